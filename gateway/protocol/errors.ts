@@ -1,0 +1,41 @@
+/**
+ * Error responses (errors.*). Protocol 7 clients read `error`; `code` is our stable machine code.
+ * Every code the gateway emits is listed here with its status, so docs and clients share one table.
+ */
+export const ERROR_CODES = {
+  unauthorized: 401,
+  not_found: 404,
+  session_not_found: 404,
+  permission_request_not_found: 404,
+  execution_not_found: 404,
+  profile_not_found: 404,
+  method_not_allowed: 405,
+  invalid_json: 400,
+  invalid_request: 400,
+  profile_required: 400,
+  unknown_profile: 400,
+  field_not_supported: 400,
+  permission_mode_not_supported: 400,
+  capability_not_granted: 400,
+  cwd_required: 400,
+  scope_invalid: 400,
+  forbidden: 403,
+  profile_not_allowed: 403,
+  cwd_outside_roots: 403,
+  bypass_disabled: 403,
+  scope_mismatch: 403,
+  conflict: 409,
+  session_parked: 409,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+  engine_failed: 502,
+  not_implemented: 501,
+  profile_unavailable: 503,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+export interface ErrorResponse {
+  error: string
+  code: ErrorCode
+}

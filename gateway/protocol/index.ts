@@ -1,0 +1,11 @@
+/** The wire protocol: shapes, constants and pure rules shared by server, clients and the conformance kit. */
+export * from './version.ts'
+export * from './capabilities.ts'
+export * from './session.ts'
+export * from './messages.ts'
+export * from './events.ts'
+export * from './commands.ts'
+export * from './jobs.ts'
+export * from './notifications.ts'
+export * from './profiles.ts'
+export * from './errors.ts'

@@ -1,0 +1,36 @@
+/** Message content (messages-and-attachments.*). Unknown block types stay as UnknownBlock. */
+
+export interface TextBlock { type: 'text'; text: string }
+export interface ThinkingBlock { type: 'thinking'; thinking: string }
+export interface ToolUseBlock { type: 'tool_use'; id: string; name: string; input: unknown }
+export interface ToolResultBlock { type: 'tool_result'; tool_use_id: string; content: unknown; is_error?: boolean }
+export interface ImageBlock { type: 'image'; source: unknown }
+export interface UnknownBlock { type: string; [key: string]: unknown }
+
+export type ContentBlock = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock | UnknownBlock
+
+export interface ApiMessage {
+  role: 'user' | 'assistant'
+  content: string | ContentBlock[]
+  model?: string
+  usage?: Usage
+  [key: string]: unknown
+}
+
+export interface Usage {
+  input_tokens?: number
+  output_tokens?: number
+  cache_creation_input_tokens?: number
+  cache_read_input_tokens?: number
+}
+
+export interface MessageAttachment {
+  id: string
+  name: string
+  mediaType: string
+  bytes: number
+}
+
+export interface UploadAttachmentResponse {
+  attachment: MessageAttachment
+}
