@@ -29,7 +29,9 @@ export const ERROR_CODES = {
   body_too_large: 413,
   unsupported_media_type: 415,
   engine_failed: 502,
+  internal_error: 500,
   not_implemented: 501,
+  upgrade_required: 426,
   profile_unavailable: 503,
 } as const
 

@@ -1,0 +1,125 @@
+/**
+ * The gateway wired to the fake engines, as the `gateway` command and the conformance self target
+ * run it: fake model server, provider profiles, a declared cli_primary profile, bearer principals,
+ * CORS, a fallback, and short timers. Returns the target manifest describing all of it.
+ */
+import { randomBytes } from 'node:crypto'
+import { realpath } from 'node:fs/promises'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { startFakeModelServer } from '../fake-engines/provider-model/server.ts'
+import { createAiSdkRunner } from './engines/provider/index.ts'
+import { createGatewayServer } from './server/create-server.ts'
+import type { Fault } from './server/options.ts'
+import type { Principal } from './server/principal.ts'
+import type { ProfileConfig } from './protocol/index.ts'
+
+export interface DevGatewayOptions {
+  port?: number
+  host?: string
+  cwdRoot: string
+  webhookUrl?: string
+  parkDelayMs?: number
+  faults?: Fault[]
+}
+
+const ALLOWED_ORIGIN = 'http://allowed.example'
+const MAX_BODY_BYTES = 64 * 1024
+const PROVIDER_MODELS = ['fake-small', 'fake-large']
+
+export const DEV_PROFILES: ProfileConfig[] = [
+  { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: { id: 'fake', model: 'fake-small', models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY' } },
+  { name: 'alt', engine: 'provider', description: 'A second provider profile with narrower grants', provider: { id: 'fake', model: 'fake-large', models: ['fake-large'] }, session: { capabilities: ['web_fetch'] } },
+  { name: 'primary', engine: 'cli_primary', description: 'Primary CLI engine (validation only in this build)' },
+]
+
+export interface TargetManifest {
+  baseUrl: string
+  tokens: Record<'operator' | 'tenantA' | 'tenantB' | 'restricted' | 'manager', string>
+  profiles: Record<string, string>
+  cwdRoot: string
+  timers: Record<string, number | null>
+  limits: { maxBodyBytes: number }
+  cors: { allowedOrigin: string }
+  fallback: { path: string }
+  policy: { disableBypassPermissions: boolean }
+  models: Record<string, string[]>
+  webhookUrl?: string
+  features: string[]
+}
+
+export async function startDevGateway(options: DevGatewayOptions) {
+  const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
+  const tokens = {
+    operator: token(), tenantA: token(), tenantB: token(), restricted: token(), manager: token(),
+  }
+  const principals = new Map<string, Principal>([
+    [tokens.operator, { name: 'operator' }],
+    [tokens.tenantA, { name: 'tenantA', scope: { tenant: 'a' } }],
+    [tokens.tenantB, { name: 'tenantB', scope: { tenant: 'b' } }],
+    [tokens.restricted, { name: 'restricted', allowedProfiles: ['default'] }],
+    [tokens.manager, { name: 'manager', canManageProfiles: true }],
+  ])
+  const cwdRoot = await realpath(options.cwdRoot)
+  const gateway = createGatewayServer({
+    authenticate: (req) => principals.get(bearer(req) ?? ''),
+    profiles: DEV_PROFILES,
+    createEngineRunner: (ctx) => createAiSdkRunner(ctx, { baseURL: model.baseURL }),
+    allowedCwdRoots: [cwdRoot],
+    cors: { origins: [ALLOWED_ORIGIN] },
+    maxBodyBytes: MAX_BODY_BYTES,
+    disableBypassPermissions: true,
+    fallback: devFallback,
+    faults: options.faults,
+  })
+  let listening
+  try {
+    listening = await gateway.listen(options.port ?? 0, options.host ?? '127.0.0.1')
+  } catch (err) {
+    await model.close()
+    throw err
+  }
+  const manifest: TargetManifest = {
+    baseUrl: listening.url,
+    tokens,
+    profiles: { provider: 'default', providerAlt: 'alt', cli_primary: 'primary' },
+    cwdRoot,
+    timers: { parkDelayMs: options.parkDelayMs ?? 2000, approvalTimeoutMs: null },
+    limits: { maxBodyBytes: MAX_BODY_BYTES },
+    cors: { allowedOrigin: ALLOWED_ORIGIN },
+    fallback: { path: '/healthz' },
+    policy: { disableBypassPermissions: true },
+    models: { provider: PROVIDER_MODELS },
+    features: ['provider', 'cors', 'fallback', 'bypassDisabled'],
+  }
+  if (options.webhookUrl) manifest.webhookUrl = options.webhookUrl
+  return {
+    manifest,
+    gateway,
+    async close() {
+      await gateway.close()
+      await model.close()
+    },
+  }
+}
+
+function token(): string {
+  return randomBytes(18).toString('base64url')
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization
+  return header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
+}
+
+/** The host's own routes on the gateway's port: no auth, nothing proxied (embedding-rules.1-2). */
+function devFallback(req: IncomingMessage, res: ServerResponse): void {
+  const path = new URL(req.url ?? '/', 'http://host.invalid').pathname
+  if (path === '/healthz') {
+    res.setHeader('content-type', 'application/json')
+    res.end(JSON.stringify({ ok: true, fallback: true }))
+    return
+  }
+  res.statusCode = 404
+  res.setHeader('content-type', 'text/plain')
+  res.end('not found (host fallback)')
+}

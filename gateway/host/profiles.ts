@@ -1,0 +1,124 @@
+/**
+ * Profiles: the declared set, auto-detection, construction-time validation, resolution of a
+ * request's profile, and the ProfileInfo view (profile-declared-or-managed.*, profiles.*).
+ */
+import { existsSync, statSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import {
+  ENGINE_CAPABILITIES, isEngineName, type EngineName, type ModelOption, type ProfileConfig, type ProfileInfo,
+} from '../protocol/index.ts'
+
+export interface ResolvedProfile extends ProfileConfig {
+  engine: EngineName
+}
+
+/** Throws with a clear message for every profile the spec says must fail construction (errors.13). */
+export function validateProfiles(profiles: readonly ProfileConfig[], hasEngineRunnerHook: boolean): ResolvedProfile[] {
+  const seen = new Set<string>()
+  return profiles.map((profile, index) => {
+    const where = `profiles[${index}]`
+    if (!profile || typeof profile.name !== 'string' || !profile.name || profile.name.includes('/')) {
+      throw new Error(`${where}: a profile needs a non-empty name without '/'`)
+    }
+    if (seen.has(profile.name)) throw new Error(`${where}: duplicate profile name '${profile.name}'`)
+    seen.add(profile.name)
+    const engine = profile.engine ?? 'cli_primary'
+    if (!isEngineName(engine)) throw new Error(`profile '${profile.name}': unknown engine '${String(engine)}'`)
+    if (engine === 'provider') {
+      if (!hasEngineRunnerHook) {
+        throw new Error(`profile '${profile.name}' uses the provider engine, which needs the createEngineRunner option`)
+      }
+      if (!profile.provider || typeof profile.provider.model !== 'string') {
+        throw new Error(`profile '${profile.name}': a provider profile needs provider.{id, model}`)
+      }
+    }
+    if (profile.configDir !== undefined) {
+      if (engine !== 'cli_primary') throw new Error(`profile '${profile.name}': configDir is for cli_primary profiles only`)
+      if (!isDirectory(profile.configDir)) {
+        throw new Error(`profile '${profile.name}': configDir '${profile.configDir}' does not exist or is not a directory`)
+      }
+    }
+    const mode = profile.defaults?.permissionMode
+    if (mode !== undefined && !ENGINE_CAPABILITIES[engine].permissionModes.includes(mode)) {
+      throw new Error(`profile '${profile.name}': default permissionMode '${mode}' is not supported by engine ${engine}`)
+    }
+    return { ...profile, engine }
+  })
+}
+
+/**
+ * Auto-detection when `profiles` is unset (server-configuration: profiles): `default` from the
+ * primary engine's config directory and `codex` from the secondary engine's home, each only when
+ * the directory exists. The detected `default` is never pinned to a configDir (authentication.8).
+ */
+export function detectProfiles(env: NodeJS.ProcessEnv = process.env): ProfileConfig[] {
+  const detected: ProfileConfig[] = []
+  const claudeDir = env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude')
+  if (isDirectory(claudeDir)) detected.push({ name: 'default', engine: 'cli_primary' })
+  const codexHome = env.CODEX_HOME || join(homedir(), '.codex')
+  if (isDirectory(codexHome)) detected.push({ name: 'codex', engine: 'cli_secondary' })
+  return detected
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return existsSync(path) && statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** The static model catalog, served from the first request (before any session has run). */
+export function staticModels(profile: ResolvedProfile): ModelOption[] {
+  if (profile.engine !== 'provider' || !profile.provider) return []
+  const models = profile.provider.models?.length ? profile.provider.models : [profile.provider.model]
+  return models.map((value) => ({ value }))
+}
+
+/** Learned default models, keyed by profile, fed by sessions' `capabilities` events. */
+export class ProfileCatalog {
+  readonly profiles: readonly ResolvedProfile[]
+  #byName: Map<string, ResolvedProfile>
+  #learnedDefault = new Map<string, string>()
+  #infoCache = new Map<string, ProfileInfo>()
+
+  constructor(profiles: readonly ResolvedProfile[]) {
+    this.profiles = profiles
+    this.#byName = new Map(profiles.map((p) => [p.name, p]))
+  }
+
+  get(name: string): ResolvedProfile | undefined {
+    return this.#byName.get(name)
+  }
+
+  learnDefaultModel(name: string, model: string): void {
+    if (this.#learnedDefault.get(name) === model) return
+    this.#learnedDefault.set(name, model)
+    this.#infoCache.delete(name)
+  }
+
+  info(profile: ResolvedProfile): ProfileInfo {
+    const cached = this.#infoCache.get(profile.name)
+    if (cached) return cached
+    const info: ProfileInfo = {
+      name: profile.name,
+      engine: profile.engine,
+      capabilities: ENGINE_CAPABILITIES[profile.engine],
+      models: staticModels(profile),
+      managed: false,
+    }
+    if (profile.description !== undefined) info.description = profile.description
+    const learned = this.#learnedDefault.get(profile.name) ?? profile.provider?.model
+    if (learned !== undefined) info.defaultModel = learned
+    if (profile.defaults) info.defaults = { ...profile.defaults }
+    if (profile.session) info.session = structuredClone(profile.session)
+    if (profile.provider) {
+      const { id, model, models, apiKeyEnv } = profile.provider
+      info.provider = { id, model, models: models?.length ? [...models] : [model] }
+      if (apiKeyEnv !== undefined) info.provider.apiKeyEnv = apiKeyEnv // a variable name, never its value
+    }
+    this.#infoCache.set(profile.name, info)
+    return info
+  }
+}

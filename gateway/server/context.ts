@@ -1,0 +1,17 @@
+/** The one record every route reads: the server's services, built once by createGatewayServer. */
+import type { ProfileCatalog } from '../host/profiles.ts'
+import type { SessionRegistry } from '../sessions/registry.ts'
+import type { CreatePolicy } from './create-request.ts'
+import type { GatewayServerOptions, ResolvedOptions } from './options.ts'
+import type { Visibility } from './principal.ts'
+import type { SessionFactory } from './session-factory.ts'
+
+export interface GatewayContext {
+  options: GatewayServerOptions
+  resolved: ResolvedOptions
+  registry: SessionRegistry
+  catalog: ProfileCatalog
+  factory: SessionFactory
+  visibility: Visibility
+  createPolicy: CreatePolicy
+}

@@ -1,0 +1,192 @@
+/**
+ * createGatewayServer: validates options, assembles the services once, and dispatches HTTP
+ * requests and WebSocket upgrades. Order per request: CORS and preflight (before auth), fallback
+ * outside basePath (no auth), authentication (401), then the route.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { realpathSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { WebSocketServer } from 'ws'
+import { ProfileCatalog } from '../host/profiles.ts'
+import { SessionRegistry } from '../sessions/registry.ts'
+import type { GatewayContext } from './context.ts'
+import { applyCors } from './cors.ts'
+import { sendRefusal } from './http.ts'
+import { resolveOptions, type GatewayServerOptions } from './options.ts'
+import { createAuthenticator, createVisibility } from './principal.ts'
+import { isRefusal, NOT_FOUND, refuse, UNAUTHORIZED } from './refusal.ts'
+import { handleProfiles } from './routes/profiles.ts'
+import { gateSession } from './routes/session-gate.ts'
+import { handleSession, handleSessionCollection } from './routes/sessions.ts'
+import { handleSessionSubroute } from './routes/session-subroutes.ts'
+import { handleUnconfigured } from './routes/unconfigured.ts'
+import { createSessionFactory } from './session-factory.ts'
+import { abortHandshake } from './ws/abort-handshake.ts'
+import { MAX_FRAME_BYTES } from './ws/command-parser.ts'
+import { attachClient } from './ws/session-socket.ts'
+
+export interface GatewayServer {
+  readonly server: Server
+  readonly context: GatewayContext
+  listen(port?: number, host?: string): Promise<{ port: number; url: string }>
+  close(): Promise<void>
+}
+
+const MALFORMED_PATH = refuse('invalid_request', 'malformed URL path')
+
+export function createGatewayServer(options: GatewayServerOptions): GatewayServer {
+  const resolved = resolveOptions(options)
+  const registry = new SessionRegistry()
+  const catalog = new ProfileCatalog(resolved.profiles)
+  const onError = options.onError ?? defaultOnError
+  const context: GatewayContext = {
+    options,
+    resolved,
+    registry,
+    catalog,
+    visibility: createVisibility(options.authorizeSession),
+    createPolicy: {
+      catalog,
+      disableBypassPermissions: options.disableBypassPermissions === true,
+      cwdRoots: options.allowedCwdRoots?.map(canonicalRoot),
+    },
+    factory: createSessionFactory({
+      registry,
+      catalog,
+      createEngineRunner: options.createEngineRunner,
+      buildRunnerConfig: options.buildRunnerConfig,
+      engines: options.engines ?? {},
+      bridgeFor: (id) => ({ attachedCount: () => attached.get(id) ?? 0 }),
+      approvalTimeoutMs: options.approvalTimeoutMs,
+      onError,
+    }),
+  }
+  registry.onRegister((runner) => {
+    runner.subscribe((event) => {
+      if (event.type === 'capabilities' && event.defaultModel) catalog.learnDefaultModel(runner.info().profile, event.defaultModel)
+    }, runner.info().lastSeq)
+  })
+  const principalOf = createAuthenticator(options.authenticate)
+  const attached = new Map<string, number>()
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES })
+  const { basePath } = resolved
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://gateway.invalid')
+    if (applyCors(req, res, resolved.corsOrigins)) return
+    const path = url.pathname
+    if (basePath && path !== basePath && !path.startsWith(`${basePath}/`)) {
+      if (options.fallback) return options.fallback(req, res)
+      return sendRefusal(res, NOT_FOUND)
+    }
+    const principal = await principalOf(req)
+    if (!principal) return sendRefusal(res, UNAUTHORIZED)
+    const segments = splitPath(path.slice(basePath.length))
+    if (!segments) return sendRefusal(res, MALFORMED_PATH)
+    const [family, ...rest] = segments
+    if (family === 'sessions') {
+      if (rest.length === 0) return handleSessionCollection(context, req, res, principal)
+      if (rest.length === 1) return handleSession(context, req, res, principal, rest[0])
+      return handleSessionSubroute(context, req, res, principal, rest[0], rest.slice(1))
+    }
+    if (family === 'profiles') return handleProfiles(context, req, res, principal, rest)
+    return handleUnconfigured(family ?? '', req, res, rest)
+  }
+
+  async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://gateway.invalid')
+    const segments = url.pathname.startsWith(`${basePath}/`) ? splitPath(url.pathname.slice(basePath.length)) : undefined
+    if (!segments || segments.length !== 3 || segments[0] !== 'sessions' || segments[2] !== 'ws') {
+      return abortHandshake(socket, NOT_FOUND)
+    }
+    const principal = await principalOf(req)
+    if (!principal) return abortHandshake(socket, UNAUTHORIZED)
+    const runner = gateSession(context, principal, segments[1])
+    if (isRefusal(runner)) return abortHandshake(socket, runner)
+    const afterSeq = parseAfterSeq(url.searchParams.get('afterSeq'))
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const id = runner.id
+      attached.set(id, (attached.get(id) ?? 0) + 1)
+      ws.on('close', () => {
+        const left = (attached.get(id) ?? 1) - 1
+        if (left > 0) attached.set(id, left)
+        else attached.delete(id)
+      })
+      attachClient(context, ws, runner, afterSeq)
+    })
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((err) => {
+      onError(err, 'request')
+      if (!res.headersSent) sendRefusal(res, refuse('internal_error', 'internal error'))
+      else res.destroy()
+    })
+  })
+  server.on('upgrade', (req, socket, head) => {
+    socket.on('error', () => socket.destroy())
+    upgrade(req, socket, head).catch((err) => {
+      onError(err, 'upgrade')
+      socket.destroy()
+    })
+  })
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+  })
+
+  return {
+    server,
+    context,
+    listen(port = 0, host = '127.0.0.1') {
+      return new Promise((resolvePromise, reject) => {
+        server.once('error', reject)
+        server.listen(port, host, () => {
+          server.off('error', reject)
+          const address = server.address() as AddressInfo
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+          resolvePromise({ port: address.port, url: `http://${shownHost}:${address.port}${basePath}` })
+        })
+      })
+    },
+    async close() {
+      registry.closeAll()
+      for (const client of wss.clients) client.terminate()
+      await new Promise<void>((done) => wss.close(() => done()))
+      await new Promise<void>((done) => {
+        server.close(() => done())
+        server.closeAllConnections()
+      })
+    },
+  }
+}
+
+/** Decoded path segments; undefined for a malformed percent-escape or an empty inner segment. */
+function splitPath(path: string): string[] | undefined {
+  const raw = path.split('/').slice(1)
+  if (raw.length && raw[raw.length - 1] === '') raw.pop()
+  try {
+    const segments = raw.map((s) => decodeURIComponent(s))
+    return segments.some((s) => s === '') ? undefined : segments
+  } catch {
+    return undefined
+  }
+}
+
+/** A missing or non-integer `afterSeq` replays from the start, as protocol 7 does. */
+function parseAfterSeq(value: string | null): number {
+  if (value === null || !/^\d{1,15}$/.test(value)) return 0
+  return Number(value)
+}
+
+function canonicalRoot(root: string): string {
+  try {
+    return realpathSync(root)
+  } catch {
+    throw new Error(`allowedCwdRoots: '${root}' does not exist`)
+  }
+}
+
+function defaultOnError(err: unknown, where: string): void {
+  console.error(`[gateway] ${where}: ${err instanceof Error ? err.message : String(err)}`)
+}

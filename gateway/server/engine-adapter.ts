@@ -1,0 +1,7 @@
+/** How the server builds a runner for a CLI engine; the provider engine goes through createEngineRunner. */
+import type { ResolvedProfile } from '../host/profiles.ts'
+import type { Runner, RunnerConfig } from '../sessions/runner.ts'
+
+export interface EngineAdapter {
+  createRunner(config: RunnerConfig, profile: ResolvedProfile): Runner | Promise<Runner>
+}

@@ -1,0 +1,79 @@
+/** Response writers and the bounded JSON body reader. */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { refuse, type Refusal } from './refusal.ts'
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendRawJson(res, status, JSON.stringify(body))
+}
+
+/** For bodies serialised ahead of time (the session list caches row JSON). */
+export function sendRawJson(res: ServerResponse, status: number, json: string): void {
+  if (res.headersSent) return
+  res.statusCode = status
+  res.setHeader('content-type', 'application/json; charset=utf-8')
+  res.setHeader('content-length', Buffer.byteLength(json))
+  res.end(json)
+}
+
+export function sendRefusal(res: ServerResponse, refusal: Refusal): void {
+  if (refusal.code === 'body_too_large' && !res.headersSent) res.setHeader('connection', 'close')
+  sendJson(res, refusal.status, { error: refusal.error, code: refusal.code })
+}
+
+export type BodyResult = { ok: true; value: unknown } | { ok: false; refusal: Refusal }
+
+/**
+ * Reads a JSON body of at most `limit` bytes. An overflow is 413 (protocol 7 answered 500; see
+ * docs/compatibility.md), malformed JSON is 400, an empty body is `undefined`.
+ */
+export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  return new Promise((resolve) => {
+    const declared = Number(req.headers['content-length'])
+    if (Number.isFinite(declared) && declared > limit) {
+      drainAndRefuse(req, resolve, limit)
+      return
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    let done = false
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        done = true
+        req.off('data', onData)
+        drainAndRefuse(req, resolve, limit)
+        return
+      }
+      chunks.push(chunk)
+    }
+    req.on('data', onData)
+    req.on('error', () => {
+      if (done) return
+      done = true
+      resolve({ ok: false, refusal: refuse('invalid_request', 'request body could not be read') })
+    })
+    req.on('end', () => {
+      if (done) return
+      done = true
+      if (size === 0) return resolve({ ok: true, value: undefined })
+      try {
+        resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) })
+      } catch (err) {
+        resolve({ ok: false, refusal: refuse('invalid_json', `malformed JSON body: ${(err as Error).message}`) })
+      }
+    })
+  })
+}
+
+/** Keeps reading (discarding) so the client sees the 413 instead of a reset connection. */
+function drainAndRefuse(req: IncomingMessage, resolve: (r: BodyResult) => void, limit: number): void {
+  // Drain a bounded amount so the client can read the 413, then cut off a sender that keeps going.
+  let drained = 0
+  const cap = limit * 4 + 1024 * 1024
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length
+    if (drained > cap) req.socket.destroy()
+  })
+  req.resume()
+  resolve({ ok: false, refusal: refuse('body_too_large', `request body is larger than ${limit} bytes`) })
+}

@@ -1,0 +1,85 @@
+/**
+ * createGatewayServer options (server-configuration.*) and their construction-time validation.
+ * Every misconfiguration the spec names throws here, before anything listens (errors.13).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ProfileConfig } from '../protocol/index.ts'
+import { detectProfiles, validateProfiles, type ResolvedProfile } from '../host/profiles.ts'
+import type { CreateEngineRunner, RunnerConfig } from '../sessions/runner.ts'
+import type { Authenticate, AuthorizeSession } from './principal.ts'
+import type { EngineAdapter } from './engine-adapter.ts'
+
+export interface GatewayServerOptions {
+  authenticate?: Authenticate
+  allowUnauthenticated?: boolean
+  authorizeSession?: AuthorizeSession
+  allowedCwdRoots?: string[]
+  /** Declared profiles; `[]` disables profiles; unset auto-detects. */
+  profiles?: ProfileConfig[]
+  createEngineRunner?: CreateEngineRunner
+  buildRunnerConfig?: (config: RunnerConfig) => RunnerConfig | Promise<RunnerConfig>
+  basePath?: string
+  fallback?: (req: IncomingMessage, res: ServerResponse) => void
+  cors?: { origins: string[] }
+  maxBodyBytes?: number
+  disableBypassPermissions?: boolean
+  approvalTimeoutMs?: number | null
+  /** Adapters for the CLI engines, keyed by engine (the provider engine uses createEngineRunner). */
+  engines?: Partial<Record<'cli_primary' | 'cli_secondary', EngineAdapter>>
+  /** Receives failures that are not the caller's fault (engine build/start errors). */
+  onError?: (err: unknown, where: string) => void
+  /** Test-only deliberate misbehaviour, used to prove the conformance kit catches it. */
+  faults?: readonly Fault[]
+}
+
+export type Fault = 'scope-403' | 'replay-inclusive'
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+
+export interface ResolvedOptions {
+  basePath: string
+  maxBodyBytes: number
+  profiles: ResolvedProfile[]
+  corsOrigins: ReadonlySet<string> | undefined
+  faults: ReadonlySet<Fault>
+}
+
+export function resolveOptions(options: GatewayServerOptions): ResolvedOptions {
+  if (!options.authenticate && options.allowUnauthenticated !== true) {
+    throw new Error('createGatewayServer: an authenticate hook is required (or set allowUnauthenticated: true for local development)')
+  }
+  if (options.authenticate !== undefined && typeof options.authenticate !== 'function') {
+    throw new Error('createGatewayServer: authenticate must be a function')
+  }
+  const basePath = normaliseBasePath(options.basePath ?? '/v1')
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
+    throw new Error('createGatewayServer: maxBodyBytes must be a positive integer')
+  }
+  if (options.cors && !Array.isArray(options.cors.origins)) {
+    throw new Error('createGatewayServer: cors.origins must be an array of exact origins')
+  }
+  for (const origin of options.cors?.origins ?? []) {
+    if (origin.includes('*')) throw new Error(`createGatewayServer: cors origin '${origin}' has a wildcard; origins are exact`)
+  }
+  if (options.fallback !== undefined && typeof options.fallback !== 'function') {
+    throw new Error('createGatewayServer: fallback must be a (req, res) function')
+  }
+  const declared = options.profiles ?? detectProfiles()
+  if (!Array.isArray(declared)) throw new Error('createGatewayServer: profiles must be an array')
+  const profiles = validateProfiles(declared, typeof options.createEngineRunner === 'function')
+  return {
+    basePath,
+    maxBodyBytes,
+    profiles,
+    corsOrigins: options.cors ? new Set(options.cors.origins) : undefined,
+    faults: new Set(options.faults ?? []),
+  }
+}
+
+function normaliseBasePath(path: string): string {
+  if (typeof path !== 'string') throw new Error('createGatewayServer: basePath must be a string')
+  const trimmed = path.replace(/\/+$/, '')
+  if (trimmed !== '' && !trimmed.startsWith('/')) throw new Error(`createGatewayServer: basePath '${path}' must start with '/'`)
+  return trimmed
+}

@@ -1,0 +1,58 @@
+/**
+ * Sub-resources of a session that this build answers minimally: every one passes the scope gate
+ * first, so a miss is the same 404 on every `/sessions/:id/*` route (authentication.3).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { GatewayContext } from '../context.ts'
+import { readJsonBody, sendJson, sendRefusal } from '../http.ts'
+import type { Principal } from '../principal.ts'
+import { isRefusal, METHOD_NOT_ALLOWED, NOT_FOUND, refuse } from '../refusal.ts'
+import { gateSession } from './session-gate.ts'
+
+export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, principal: Principal, id: string, rest: string[]): Promise<void> {
+  const runner = gateSession(ctx, principal, id)
+  if (isRefusal(runner)) return sendRefusal(res, runner)
+  const info = ctx.registry.info(id)!
+  const [head, second] = rest
+  switch (head) {
+    case 'ws':
+      return sendRefusal(res, refuse('upgrade_required', 'this route needs a WebSocket upgrade'))
+    case 'permissions': {
+      if (rest.length !== 2) return sendRefusal(res, NOT_FOUND)
+      if (req.method !== 'POST') return sendRefusal(res, METHOD_NOT_ALLOWED)
+      const body = await readJsonBody(req, ctx.resolved.maxBodyBytes)
+      if (!body.ok) return sendRefusal(res, body.refusal)
+      const decision = body.value as { behavior?: unknown; updatedInput?: unknown; message?: unknown; interrupt?: unknown } | undefined
+      if (!decision || typeof decision !== 'object' || (decision.behavior !== 'allow' && decision.behavior !== 'deny')) {
+        return sendRefusal(res, refuse('invalid_request', "behavior must be 'allow' or 'deny'"))
+      }
+      const resolved = runner.resolvePermission(second, {
+        behavior: decision.behavior,
+        updatedInput: decision.behavior === 'allow' ? decision.updatedInput : undefined,
+        message: decision.behavior === 'deny' && typeof decision.message === 'string' ? decision.message : undefined,
+        interrupt: decision.behavior === 'deny' && decision.interrupt === true,
+      }, 'rest')
+      if (!resolved) return sendRefusal(res, refuse('permission_request_not_found', 'permission request not found (already resolved or expired)'))
+      return sendJson(res, 200, { resolved: true })
+    }
+    case 'mcp':
+      if (rest.length !== 1) return sendRefusal(res, req.method === 'POST' ? refuse('not_implemented', 'this session does not support MCP server actions') : NOT_FOUND)
+      if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
+      if (!info.capabilities.mcpStatus) return sendRefusal(res, refuse('not_implemented', 'this session does not report MCP servers'))
+      return sendJson(res, 200, { servers: [] })
+    case 'files':
+      if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
+      if (!info.capabilities.scratchFiles) return sendRefusal(res, refuse('not_found', 'session has no file store'))
+      if (rest.length === 1) return sendJson(res, 200, { files: [] })
+      return sendRefusal(res, refuse('not_found', `no such file: ${rest.slice(1).join('/')}`))
+    case 'produced':
+      if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
+      if (rest.length === 1) return sendJson(res, 200, { files: [] })
+      return sendRefusal(res, refuse('not_found', 'no such produced file'))
+    case 'project':
+      if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
+      return sendRefusal(res, refuse('not_found', 'no project icon'))
+    default:
+      return sendRefusal(res, NOT_FOUND)
+  }
+}

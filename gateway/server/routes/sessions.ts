@@ -1,0 +1,72 @@
+/** `/sessions` and `/sessions/:id` (endpoints-sessions.*). */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { GatewayContext } from '../context.ts'
+import { readJsonBody, sendJson, sendRawJson, sendRefusal } from '../http.ts'
+import type { Principal } from '../principal.ts'
+import { isRefusal, METHOD_NOT_ALLOWED, refuse } from '../refusal.ts'
+import { validateCreate } from '../create-request.ts'
+import { gateSession } from './session-gate.ts'
+
+export async function handleSessionCollection(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
+  if (req.method === 'GET') return listSessions(ctx, res, principal)
+  if (req.method === 'POST') return createSession(ctx, req, res, principal)
+  sendRefusal(res, METHOD_NOT_ALLOWED)
+}
+
+function listSessions(ctx: GatewayContext, res: ServerResponse, principal: Principal): void {
+  const { registry, visibility } = ctx
+  const rows: string[] = []
+  const unrestricted = !ctx.options.authorizeSession && !principal.scope
+  for (const id of registry.ids()) {
+    if (!unrestricted) {
+      const info = registry.info(id)
+      if (!info || !visibility.canSee(principal, info)) continue
+    }
+    const json = registry.json(id)
+    if (json) rows.push(json)
+  }
+  sendRawJson(res, 200, `{"sessions":[${rows.join(',')}]}`)
+}
+
+async function createSession(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
+  const body = await readJsonBody(req, ctx.resolved.maxBodyBytes)
+  if (!body.ok) return sendRefusal(res, body.refusal)
+  const valid = await validateCreate(body.value, principal, ctx.createPolicy)
+  if (isRefusal(valid)) return sendRefusal(res, valid)
+  const runner = await ctx.factory.create(valid)
+  if (isRefusal(runner)) return sendRefusal(res, runner)
+  sendJson(res, 201, { session: runner.info() })
+}
+
+export async function handleSession(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, principal: Principal, id: string): Promise<void> {
+  const runner = gateSession(ctx, principal, id)
+  if (isRefusal(runner)) return sendRefusal(res, runner)
+  switch (req.method) {
+    case 'GET':
+      return sendRawJson(res, 200, `{"session":${ctx.registry.json(id)}}`)
+    case 'PATCH': {
+      const body = await readJsonBody(req, ctx.resolved.maxBodyBytes)
+      if (!body.ok) return sendRefusal(res, body.refusal)
+      const value = body.value ?? {}
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        return sendRefusal(res, refuse('invalid_request', 'request body must be a JSON object'))
+      }
+      if ('title' in value) {
+        const { title } = value as { title: unknown }
+        if (title !== null && typeof title !== 'string') {
+          return sendRefusal(res, refuse('invalid_request', 'title must be a string or null'))
+        }
+        // A rename is metadata only; the engine never hears of it (updatesessionrequest.2).
+        runner.setTitle(typeof title === 'string' && title.trim() ? title.trim() : undefined)
+        ctx.registry.invalidate(id)
+      }
+      return sendRawJson(res, 200, `{"session":${ctx.registry.json(id)}}`)
+    }
+    case 'DELETE': {
+      ctx.registry.remove(id)
+      return sendJson(res, 200, { session: runner.info() })
+    }
+    default:
+      sendRefusal(res, METHOD_NOT_ALLOWED)
+  }
+}

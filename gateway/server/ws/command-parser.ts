@@ -1,0 +1,48 @@
+/**
+ * Parses one client frame into a SessionCommand (commands-sessioncommand.*). Bad input of any
+ * kind becomes a `protocol_error` message, never a thrown error or a closed socket.
+ */
+import { z } from 'zod'
+import type { SessionCommand } from '../../protocol/index.ts'
+
+/** A frame larger than this is refused without parsing. */
+export const MAX_FRAME_BYTES = 1024 * 1024
+
+const schemas = {
+  user_message: z.object({ type: z.literal('user_message'), text: z.string(), attachmentIds: z.array(z.string()).optional() }),
+  permission_decision: z.discriminatedUnion('behavior', [
+    z.object({ type: z.literal('permission_decision'), requestId: z.string().min(1), behavior: z.literal('allow'), updatedInput: z.unknown().optional() }),
+    z.object({ type: z.literal('permission_decision'), requestId: z.string().min(1), behavior: z.literal('deny'), message: z.string().optional(), interrupt: z.boolean().optional() }),
+  ]),
+  interrupt: z.object({ type: z.literal('interrupt') }),
+  set_permission_mode: z.object({ type: z.literal('set_permission_mode'), mode: z.string().min(1) }),
+  set_model: z.object({ type: z.literal('set_model'), model: z.string().min(1).optional() }),
+  clear_context: z.object({ type: z.literal('clear_context') }),
+  close: z.object({ type: z.literal('close') }),
+  tool_call_result: z.object({ type: z.literal('tool_call_result'), executionId: z.string().min(1), result: z.unknown() }),
+  tool_call_error: z.object({ type: z.literal('tool_call_error'), executionId: z.string().min(1), error: z.string() }),
+} as const
+
+export type ParsedFrame = { ok: true; command: SessionCommand } | { ok: false; message: string }
+
+export function parseCommand(data: string): ParsedFrame {
+  if (data.length > MAX_FRAME_BYTES) return { ok: false, message: 'frame too large' }
+  let value: unknown
+  try {
+    value = JSON.parse(data)
+  } catch {
+    return { ok: false, message: 'invalid JSON frame' }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, message: 'a command must be a JSON object' }
+  }
+  const type = (value as { type?: unknown }).type
+  if (typeof type !== 'string') return { ok: false, message: 'a command needs a string type' }
+  if (!Object.hasOwn(schemas, type)) return { ok: false, message: `unknown command: ${type.slice(0, 64)}` }
+  const parsed = schemas[type as keyof typeof schemas].safeParse(value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    return { ok: false, message: `invalid ${type} command: ${issue.path.join('.') || 'body'}: ${issue.message}` }
+  }
+  return { ok: true, command: parsed.data as SessionCommand }
+}

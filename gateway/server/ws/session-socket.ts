@@ -1,0 +1,91 @@
+/**
+ * One attached client of a session (websocket-framing-session.*): `attached` first, then the
+ * replay of events after `afterSeq`, then live events; client frames are commands. Failures are
+ * `protocol_error` frames and the socket stays open; only the client closes it.
+ */
+import type { WebSocket } from 'ws'
+import { ENGINE_CAPABILITIES, PROTOCOL_VERSION, type SessionCommand } from '../../protocol/index.ts'
+import type { Runner } from '../../sessions/runner.ts'
+import type { GatewayContext } from '../context.ts'
+import { parseCommand } from './command-parser.ts'
+
+export function attachClient(ctx: GatewayContext, ws: WebSocket, runner: Runner, afterSeq: number): void {
+  const info = ctx.registry.info(runner.id) ?? runner.info()
+  ws.send(JSON.stringify({ type: 'attached', protocolVersion: PROTOCOL_VERSION, session: info, replayingFrom: afterSeq }))
+  // Test-only fault: replays the event at afterSeq too, which the kit must catch.
+  const from = ctx.resolved.faults.has('replay-inclusive') ? Math.max(0, afterSeq - 1) : afterSeq
+  const unsubscribe = runner.subscribe((_event, frame) => {
+    if (ws.readyState === ws.OPEN) ws.send(frame())
+  }, from)
+  ws.on('message', (data, isBinary) => {
+    const text = isBinary ? '' : data.toString()
+    const parsed = parseCommand(text)
+    if (!parsed.ok) return sendProtocolError(ws, parsed.message)
+    try {
+      const problem = dispatch(ctx, runner, parsed.command)
+      if (problem) sendProtocolError(ws, problem)
+    } catch (err) {
+      sendProtocolError(ws, err instanceof Error && err.message ? err.message : 'command failed')
+    }
+  })
+  ws.on('close', unsubscribe)
+  ws.on('error', unsubscribe)
+}
+
+function sendProtocolError(ws: WebSocket, message: string): void {
+  if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'protocol_error', message }))
+}
+
+/** Runs one command; returns a protocol_error message for a refusal, undefined on success. */
+function dispatch(ctx: GatewayContext, runner: Runner, command: SessionCommand): string | undefined {
+  const info = ctx.registry.info(runner.id) ?? runner.info()
+  const record = ENGINE_CAPABILITIES[info.engine]
+  switch (command.type) {
+    case 'user_message':
+      if (command.attachmentIds?.length) return `unknown attachment(s): ${command.attachmentIds.join(', ')}`
+      runner.sendMessage(command.text)
+      return undefined
+    case 'permission_decision': {
+      const decision = command.behavior === 'allow'
+        ? { behavior: 'allow' as const, updatedInput: command.updatedInput }
+        : { behavior: 'deny' as const, message: command.message, interrupt: command.interrupt }
+      if (!runner.resolvePermission(command.requestId, decision, 'client')) {
+        return `permission request not found (already resolved or expired): ${command.requestId}`
+      }
+      return undefined
+    }
+    case 'interrupt':
+      runner.interrupt()
+      return undefined
+    case 'set_permission_mode':
+      if (!(record.permissionModes as readonly string[]).includes(command.mode)) {
+        return `permission mode '${command.mode}' is not supported by engine ${info.engine}`
+      }
+      if (command.mode === 'bypassPermissions' && ctx.options.disableBypassPermissions) {
+        return 'bypassPermissions is disabled on this server (disableBypassPermissions)'
+      }
+      if (command.mode === 'bypassPermissions' && !info.canBypassPermissions) {
+        return 'this session was not created with allowDangerouslySkipPermissions'
+      }
+      runner.setPermissionMode(command.mode)
+      return undefined
+    case 'set_model':
+      runner.setModel(command.model)
+      return undefined
+    case 'clear_context':
+      if (!record.clearContext || !runner.clearContext) return `clear_context is not supported by engine ${info.engine}`
+      runner.clearContext()
+      return undefined
+    case 'close':
+      runner.close('client')
+      return undefined
+    case 'tool_call_result':
+    case 'tool_call_error':
+      // Unknown or late executions are ignored: the bridge may already have timed them out.
+      return undefined
+    default: {
+      const never: never = command
+      return `unknown command: ${(never as { type: string }).type}`
+    }
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The live session registry. Each row's SessionInfo JSON is cached and invalidated by the
+ * session's own events, so listing N sessions concatenates N strings instead of re-deriving N
+ * objects per request (DESIGN.md §7: serialise a list without re-deriving every row).
+ */
+import type { SessionInfo } from '../protocol/index.ts'
+import type { Runner } from './runner.ts'
+
+interface Row {
+  runner: Runner
+  info: SessionInfo | undefined
+  json: string | undefined
+  unsubscribe: () => void
+}
+
+export class SessionRegistry {
+  #rows = new Map<string, Row>()
+  #onRegister: Array<(runner: Runner) => void> = []
+
+  onRegister(listener: (runner: Runner) => void): void {
+    this.#onRegister.push(listener)
+  }
+
+  register(runner: Runner): void {
+    const previous = this.#rows.get(runner.id)
+    previous?.unsubscribe()
+    const row: Row = { runner, info: undefined, json: undefined, unsubscribe: () => {} }
+    this.#rows.set(runner.id, row)
+    row.unsubscribe = runner.subscribe(() => this.invalidate(runner.id), runner.info().lastSeq)
+    for (const listener of this.#onRegister) listener(runner)
+  }
+
+  get(id: string): Runner | undefined {
+    return this.#rows.get(id)?.runner
+  }
+
+  /** Call after a change no event reports (a rename). */
+  invalidate(id: string): void {
+    const row = this.#rows.get(id)
+    if (row) {
+      row.info = undefined
+      row.json = undefined
+    }
+  }
+
+  info(id: string): SessionInfo | undefined {
+    const row = this.#rows.get(id)
+    if (!row) return undefined
+    return (row.info ??= row.runner.info())
+  }
+
+  json(id: string): string | undefined {
+    const row = this.#rows.get(id)
+    if (!row) return undefined
+    return (row.json ??= JSON.stringify(row.info ??= row.runner.info()))
+  }
+
+  ids(): IterableIterator<string> {
+    return this.#rows.keys()
+  }
+
+  get size(): number {
+    return this.#rows.size
+  }
+
+  /** Closes (reason `server`) and forgets. */
+  remove(id: string): Runner | undefined {
+    const row = this.#rows.get(id)
+    if (!row) return undefined
+    this.#rows.delete(id)
+    row.unsubscribe()
+    try {
+      row.runner.close('server')
+    } catch {
+      // Closing is best effort; the row is gone either way.
+    }
+    return row.runner
+  }
+
+  closeAll(): void {
+    for (const id of [...this.#rows.keys()]) this.remove(id)
+  }
+}
