@@ -1,6 +1,6 @@
 /**
  * Profiles: the declared set, auto-detection, construction-time validation, resolution of a
- * request's profile, and the ProfileInfo view (profile-declared-or-managed.*, profiles.*).
+ * request's profile, and the ProfileInfo view (profile.*, profiles.*).
  */
 import { existsSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'

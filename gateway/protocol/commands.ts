@@ -1,4 +1,4 @@
-/** Session WebSocket commands and frames (commands-sessioncommand.*, websocket-framing-session.*). */
+/** Session WebSocket commands and frames (commands.*, websocket-framing.*). */
 import type { PermissionMode } from './capabilities.ts'
 import type { SessionEvent } from './events.ts'
 import type { SessionInfo } from './session.ts'

@@ -77,7 +77,7 @@ function countAssistantRows(message: ApiMessage): number {
 }
 
 /**
- * The row-count rule (events.24, versioning.4): how many transcript rows an event is worth.
+ * The row-count rule (events.22, versioning.4): how many transcript rows an event is worth.
  * It drives `activityCount`, an unread cursor measured in rows, never turns or seqs.
  */
 export function transcriptActivity(event: SessionEventBody): number {
@@ -102,7 +102,7 @@ const CONTENT_TYPES: ReadonlySet<string> = new Set([
 ])
 
 /**
- * Transcript content, the part of the log a `conversation_reset` hides on re-attach (events.22).
+ * Transcript content, the part of the log a `conversation_reset` hides on re-attach (events.20).
  * State-bearing events (status, model, mode, capabilities) are not content and always replay;
  * unknown future types are not content either.
  */

@@ -1,4 +1,4 @@
-/** Out-of-band session notifications (events.27-28, other-shapes.4). */
+/** Out-of-band session notifications (events.24, other-shapes.4). */
 import type { PermissionRequest, SessionClosedReason } from './events.ts'
 import type { SessionInfo } from './session.ts'
 

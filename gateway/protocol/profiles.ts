@@ -1,4 +1,4 @@
-/** Profile shapes (profile-declared-or-managed.*). No credential value ever appears here. */
+/** Profile shapes (profile.*). No credential value ever appears here. */
 import type { EngineCapabilities, EngineName, PermissionMode, ProviderGrant } from './capabilities.ts'
 import type { ModelOption } from './events.ts'
 

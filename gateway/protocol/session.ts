@@ -1,4 +1,4 @@
-/** Session resource shapes (session-sessioninfo.*, createsessionrequest.*, updatesessionrequest.*). */
+/** Session resource shapes (session.*, createsessionrequest.*, updatesessionrequest.*). */
 import type { EngineCapabilities, EngineName, PermissionMode } from './capabilities.ts'
 
 export const SESSION_STATUSES = ['starting', 'running', 'awaiting_approval', 'idle', 'parked', 'failed', 'closed'] as const

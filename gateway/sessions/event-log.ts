@@ -1,6 +1,6 @@
 /**
  * The per-session event log: numbering (seq from 1, `ts` in epoch ms), replay after a seq, and the
- * `conversation_reset` rule (events.22). Each event's wire frame is serialised once, lazily, and
+ * `conversation_reset` rule (events.20). Each event's wire frame is serialised once, lazily, and
  * shared by every attached client and every replay: serialisation is the cost that scales with
  * clients, so it is paid once per event rather than once per client.
  */

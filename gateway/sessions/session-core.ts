@@ -43,6 +43,8 @@ export class SessionCore {
     this.#createdAt = restore?.createdAt ?? config.createdAt
     this.log = new EventLog(restore?.events ?? [], restore?.seq ?? 0)
     for (const event of this.log.events()) this.#apply(event)
+    // The create response already carries the title the first prompt will give (session.2).
+    if (!restore && typeof config.prompt === 'string') this.#derivedTitle = deriveTitle(config.prompt)
   }
 
   get status(): SessionStatus {
@@ -164,7 +166,7 @@ export class SessionCore {
   }
 }
 
-/** The first prompt's first line, trimmed to a readable length (session-sessioninfo.2). */
+/** The first prompt's first line, trimmed to a readable length (session.2). */
 export function deriveTitle(content: unknown): string | undefined {
   let text = ''
   if (typeof content === 'string') text = content

@@ -1,4 +1,4 @@
-/** Read-only profile routes (endpoints-profiles.*); management needs a profileStore (a later issue). */
+/** Read-only profile routes (profiles.*); management needs a profileStore (a later issue). */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { GatewayContext } from '../context.ts'
 import { sendJson, sendRefusal } from '../http.ts'

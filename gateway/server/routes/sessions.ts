@@ -1,4 +1,4 @@
-/** `/sessions` and `/sessions/:id` (endpoints-sessions.*). */
+/** `/sessions` and `/sessions/:id` (sessions.*). */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { GatewayContext } from '../context.ts'
 import { readJsonBody, sendJson, sendRawJson, sendRefusal } from '../http.ts'

@@ -1,5 +1,5 @@
 /**
- * Parses one client frame into a SessionCommand (commands-sessioncommand.*). Bad input of any
+ * Parses one client frame into a SessionCommand (commands.*). Bad input of any
  * kind becomes a `protocol_error` message, never a thrown error or a closed socket.
  */
 import { z } from 'zod'

@@ -1,5 +1,5 @@
 /**
- * One attached client of a session (websocket-framing-session.*): `attached` first, then the
+ * One attached client of a session (websocket-framing.*): `attached` first, then the
  * replay of events after `afterSeq`, then live events; client frames are commands. Failures are
  * `protocol_error` frames and the socket stays open; only the client closes it.
  */
