@@ -63,7 +63,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
   const gateway = createGatewayServer({
     authenticate: (req) => principals.get(bearer(req) ?? ''),
     profiles: DEV_PROFILES,
-    createEngineRunner: (ctx) => createAiSdkRunner(ctx, { baseURL: model.baseURL }),
+    createEngineRunner: (ctx) => createAiSdkRunner(ctx, { baseURL: model.baseURL, maxRetries: 0 }),
     allowedCwdRoots: [cwdRoot],
     cors: { origins: [ALLOWED_ORIGIN] },
     maxBodyBytes: MAX_BODY_BYTES,

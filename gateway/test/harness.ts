@@ -59,7 +59,7 @@ export async function startTestGateway(overrides: Partial<GatewayServerOptions> 
   const gateway = createGatewayServer({
     authenticate: (req) => PRINCIPALS[bearer(req) ?? ''],
     profiles: [PROVIDER_PROFILE, ALT_PROFILE, PRIMARY_PROFILE],
-    createEngineRunner: (ctx) => createAiSdkRunner(ctx, { baseURL: model.baseURL }),
+    createEngineRunner: (ctx) => createAiSdkRunner(ctx, { baseURL: model.baseURL, maxRetries: 0 }),
     allowedCwdRoots: [cwdRoot],
     onError: () => {},
     ...overrides,
@@ -79,7 +79,7 @@ export async function startTestGateway(overrides: Partial<GatewayServerOptions> 
         body = JSON.stringify(opts.body)
         headers['content-type'] = 'application/json'
       }
-      const target = path.startsWith('http') ? path : path.startsWith('/v1') || !url.endsWith('/v1') ? `${origin}${path}` : `${url}${path}`
+      const target = path.startsWith('http') ? path : path.startsWith('/v1/') ? `${origin}${path}` : `${url}${path}`
       const res = await fetch(target, { method, headers, body })
       const text = await res.text()
       let parsed: unknown

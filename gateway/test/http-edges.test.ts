@@ -48,18 +48,18 @@ describe('body limits', () => {
 
 describe('fallback and basePath (embedding-rules.1-2)', () => {
   it('sends requests outside basePath to the fallback without authentication', async () => {
-    const res = await gw.request('GET', '/anything', { who: 'nobody' })
+    const res = await gw.request('GET', `${gw.origin}/anything`, { who: 'nobody' })
     expect(res.status).toBe(200)
     expect(res.text).toBe('host page')
     expect(res.headers.get('x-fallback')).toBe('1')
-    expect((await gw.request('GET', '/v1x', { who: 'nobody' })).text).toBe('host page')
+    expect((await gw.request('GET', `${gw.origin}/v1x`, { who: 'nobody' })).text).toBe('host page')
   })
 
   it('answers 404 outside basePath when no fallback is configured', async () => {
     const gw2 = await startTestGateway({ basePath: '/api' })
     try {
-      expect((await gw2.request('GET', '/v1/sessions')).status).toBe(404)
-      expect((await gw2.request('GET', '/api/sessions')).status).toBe(200)
+      expect((await gw2.request('GET', `${gw2.origin}/v1/sessions`)).status).toBe(404)
+      expect((await gw2.request('GET', `${gw2.origin}/api/sessions`)).status).toBe(200)
     } finally {
       await gw2.close()
     }

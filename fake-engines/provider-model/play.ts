@@ -1,0 +1,87 @@
+/**
+ * Plays one leg of a scenario as a sequence of model outputs. Streaming and non-streaming
+ * responses are both rendered from this one sequence, so they cannot drift apart.
+ */
+import type { Step } from '../scenario/format.ts'
+import { estimateTokens } from './plan.ts'
+
+export type Output =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; id: string; name: string; args: string }
+  | { kind: 'fail'; status: number; message: string }
+  | { kind: 'crash' }
+  | { kind: 'hang' }
+
+export interface Usage { input: number; output: number; cacheRead: number }
+
+const DEFAULT_CHUNK = 16
+
+/** Tool names the model uses for the scenario steps that hand a call over. */
+export function toolCallOf(step: Step): { name: string; input: Record<string, unknown> } | undefined {
+  switch (step.type) {
+    case 'tool':
+    case 'deferred':
+    case 'bridge':
+      return { name: step.name, input: step.input }
+    case 'question':
+      return { name: 'AskUserQuestion', input: { question: step.question, options: step.options ?? [] } }
+    case 'deliver_file':
+      return { name: 'deliver_file', input: { path: step.path, content: step.content } }
+    case 'produce_file':
+      return { name: 'write_file', input: { path: step.path, content: step.content } }
+    default:
+      return undefined
+  }
+}
+
+export async function* playLeg(steps: Step[], promptChars: number, signal: AbortSignal, callIdBase: string): AsyncGenerator<Output, Usage> {
+  let usage: Usage | undefined
+  let produced = 0
+  let calls = 0
+  for (const step of steps) {
+    if (signal.aborted) break
+    switch (step.type) {
+      case 'text': {
+        const size = step.chunkSize ?? DEFAULT_CHUNK
+        for (let i = 0; i < step.text.length; i += size) {
+          const text = step.text.slice(i, i + size)
+          produced += text.length
+          yield { kind: 'text', text }
+        }
+        break
+      }
+      case 'usage':
+        usage = { input: step.input, output: step.output, cacheRead: step.cacheRead ?? 0 }
+        break
+      case 'sleep':
+        await delay(step.ms, signal)
+        break
+      case 'fail':
+        yield { kind: 'fail', status: step.status ?? 500, message: step.message }
+        return usage ?? { input: 0, output: 0, cacheRead: 0 }
+      case 'crash':
+        yield { kind: 'crash' }
+        return { input: 0, output: 0, cacheRead: 0 }
+      case 'hang':
+        yield { kind: 'hang' }
+        return { input: 0, output: 0, cacheRead: 0 }
+      default: {
+        const call = toolCallOf(step)
+        if (call) {
+          const args = JSON.stringify(call.input)
+          produced += args.length
+          yield { kind: 'tool', id: `call_${callIdBase}_${calls++}`, name: call.name, args }
+        }
+        // cost, rate_limit and context_usage have no OpenAI wire form; CLI fakes map them.
+      }
+    }
+  }
+  return usage ?? { input: estimateTokens('x'.repeat(promptChars)), output: produced ? estimateTokens('x'.repeat(produced)) : 0, cacheRead: 0 }
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal.addEventListener('abort', () => { clearTimeout(timer); resolve() }, { once: true })
+  })
+}

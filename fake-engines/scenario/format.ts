@@ -1,0 +1,63 @@
+/**
+ * The engine-neutral scenario format (DESIGN.md §5). A scenario is a list of steps; each fake
+ * engine maps the steps onto its own real wire protocol, so one script drives every engine.
+ */
+import { z } from 'zod'
+
+const text = z.object({ type: z.literal('text'), text: z.string(), chunkSize: z.number().int().positive().optional() })
+const tool = z.object({ type: z.literal('tool'), name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}) })
+const usage = z.object({
+  type: z.literal('usage'), input: z.number().int().nonnegative(), output: z.number().int().nonnegative(),
+  cacheCreation: z.number().int().nonnegative().optional(), cacheRead: z.number().int().nonnegative().optional(),
+})
+const cost = z.object({ type: z.literal('cost'), usd: z.number().nonnegative() })
+const fail = z.object({ type: z.literal('fail'), message: z.string(), status: z.number().int().min(400).max(599).optional() })
+const sleep = z.object({ type: z.literal('sleep'), ms: z.number().int().nonnegative().max(60_000) })
+const bare = <T extends string>(name: T) => z.object({ type: z.literal(name) })
+const question = z.object({ type: z.literal('question'), question: z.string(), options: z.array(z.string()).optional() })
+const deferred = z.object({ type: z.literal('deferred'), name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}), expiresInMs: z.number().int().positive().optional() })
+const bridge = z.object({ type: z.literal('bridge'), name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}) })
+const file = <T extends string>(name: T) => z.object({ type: z.literal(name), path: z.string().min(1), content: z.string().default('') })
+const rateLimit = z.object({ type: z.literal('rate_limit'), status: z.string().default('allowed'), utilization: z.number().optional() })
+const contextUsage = z.object({ type: z.literal('context_usage'), tokens: z.number().int().nonnegative(), max: z.number().int().positive().optional() })
+
+export const stepSchema = z.discriminatedUnion('type', [
+  text, tool, usage, cost, fail, sleep, bare('crash'), bare('hang'), question, deferred, bridge,
+  file('produce_file'), file('deliver_file'), rateLimit, contextUsage,
+])
+
+export const scenarioSchema = z.object({
+  name: z.string().min(1),
+  description: z.string().optional(),
+  steps: z.array(stepSchema).min(1),
+})
+
+export type Step = z.infer<typeof stepSchema>
+export type Scenario = z.infer<typeof scenarioSchema>
+
+export class ScenarioError extends Error {}
+
+/** Parses and validates; the error names the scenario and the first bad step index. */
+export function parseScenario(value: unknown, source = 'scenario'): Scenario {
+  const parsed = scenarioSchema.safeParse(value)
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]
+  const where = issue.path[0] === 'steps' && typeof issue.path[1] === 'number' ? `step ${issue.path[1]}` : issue.path.join('.') || 'body'
+  throw new ScenarioError(`${source}: ${where}: ${issue.message}`)
+}
+
+/** Steps that end a model leg: the model hands a tool call over and waits for its result. */
+export function endsLeg(step: Step): boolean {
+  return step.type === 'tool' || step.type === 'question' || step.type === 'deferred' || step.type === 'bridge' || step.type === 'deliver_file' || step.type === 'produce_file'
+}
+
+/** Splits a scenario into legs, each ending at (and including) a step that hands a call over. */
+export function legsOf(scenario: Scenario): Step[][] {
+  const legs: Step[][] = [[]]
+  for (const step of scenario.steps) {
+    legs[legs.length - 1].push(step)
+    if (endsLeg(step)) legs.push([])
+  }
+  if (legs.length > 1 && legs[legs.length - 1].length === 0) legs.pop()
+  return legs
+}

@@ -1,0 +1,69 @@
+/**
+ * One streamed model call for a turn. Text deltas go out as they arrive (only when the session
+ * asked for partial messages); the call's total usage is added once per call, never per step.
+ */
+import { streamText, type LanguageModel, type ModelMessage } from 'ai'
+import type { Usage } from '../../protocol/index.ts'
+
+export interface TurnOutcome {
+  text: string
+  usage: Usage
+  error?: string
+  aborted: boolean
+}
+
+export interface TurnInput {
+  model: LanguageModel
+  messages: ModelMessage[]
+  system?: string
+  signal: AbortSignal
+  maxRetries: number
+  onDelta?: (text: string) => void
+}
+
+export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
+  let text = ''
+  let usage: Usage = {}
+  let error: string | undefined
+  try {
+    const result = streamText({
+      model: input.model,
+      messages: input.messages,
+      system: input.system,
+      abortSignal: input.signal,
+      maxRetries: input.maxRetries,
+      // Errors arrive as stream parts and become the turn's result; the SDK must not also log them.
+      onError: () => {},
+    })
+    for await (const part of result.stream) {
+      if (part.type === 'text-delta') {
+        text += part.text
+        input.onDelta?.(part.text)
+      } else if (part.type === 'finish') {
+        usage = toUsage(part.totalUsage)
+      } else if (part.type === 'error') {
+        error = messageOf(part.error)
+      } else if (part.type === 'abort') {
+        break
+      }
+    }
+  } catch (err) {
+    if (!input.signal.aborted) error = messageOf(err)
+  }
+  return { text, usage, error, aborted: input.signal.aborted }
+}
+
+function toUsage(total: { inputTokens?: number; outputTokens?: number; inputTokenDetails?: { cacheReadTokens?: number; cacheWriteTokens?: number } }): Usage {
+  const usage: Usage = { input_tokens: total.inputTokens ?? 0, output_tokens: total.outputTokens ?? 0 }
+  const cacheRead = total.inputTokenDetails?.cacheReadTokens
+  const cacheWrite = total.inputTokenDetails?.cacheWriteTokens
+  if (cacheRead) usage.cache_read_input_tokens = cacheRead
+  if (cacheWrite) usage.cache_creation_input_tokens = cacheWrite
+  return usage
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name
+  if (typeof err === 'object' && err !== null && 'message' in err) return String((err as { message: unknown }).message)
+  return String(err)
+}
