@@ -19,7 +19,7 @@ describe('fake OpenAI-compatible model server', () => {
   it('echoes a plain message without streaming', async () => {
     const res = await chat({ model: 'fake-small', messages: [{ role: 'user', content: 'hi there' }] })
     expect(res.status).toBe(200)
-    const body = await res.json()
+    const body: any = await res.json()
     expect(body.choices[0].message.content).toBe('echo: hi there')
     expect(body.choices[0].finish_reason).toBe('stop')
     expect(body.usage.total_tokens).toBeGreaterThan(0)
@@ -36,11 +36,11 @@ describe('fake OpenAI-compatible model server', () => {
   })
 
   it('hands a tool call over, then plays the next leg once the result is in the conversation', async () => {
-    const first = await (await chat({ model: 'm', messages: [{ role: 'user', content: 'scenario:tool-echo' }] })).json()
+    const first: any = await (await chat({ model: 'm', messages: [{ role: 'user', content: 'scenario:tool-echo' }] })).json()
     const call = first.choices[0].message.tool_calls[0]
     expect(first.choices[0].finish_reason).toBe('tool_calls')
     expect(call.function).toEqual({ name: 'echo', arguments: '{"text":"ping"}' })
-    const second = await (await chat({ model: 'm', messages: [
+    const second: any = await (await chat({ model: 'm', messages: [
       { role: 'user', content: 'scenario:tool-echo' },
       { role: 'assistant', content: null, tool_calls: [call] },
       { role: 'tool', tool_call_id: call.id, content: 'ping' },
@@ -49,26 +49,26 @@ describe('fake OpenAI-compatible model server', () => {
   })
 
   it('plays inline scenarios and fails with the scripted status', async () => {
-    const inline = await (await chat({ model: 'm', messages: [{ role: 'user', content: 'scenario:{"name":"x","steps":[{"type":"text","text":"inline!"}]}' }] })).json()
+    const inline: any = await (await chat({ model: 'm', messages: [{ role: 'user', content: 'scenario:{"name":"x","steps":[{"type":"text","text":"inline!"}]}' }] })).json()
     expect(inline.choices[0].message.content).toBe('inline!')
     const failed = await chat({ model: 'm', messages: [{ role: 'user', content: 'scenario:model-error' }] })
     expect(failed.status).toBe(500)
-    expect((await failed.json()).error.message).toBe('the fake model is having a bad day')
+    expect(((await failed.json()) as any).error.message).toBe('the fake model is having a bad day')
   })
 
   it('answers bad requests with 400 and an OpenAI-style error naming the problem', async () => {
     expect((await chat({ messages: [] })).status).toBe(400)
     const unknown = await chat({ model: 'm', messages: [{ role: 'user', content: 'scenario:no-such-thing' }] })
     expect(unknown.status).toBe(400)
-    expect((await unknown.json()).error.message).toBe("unknown scenario 'no-such-thing'")
+    expect(((await unknown.json()) as any).error.message).toBe("unknown scenario 'no-such-thing'")
     const badStep = await chat({ model: 'm', messages: [{ role: 'user', content: 'scenario:{"name":"x","steps":[{"type":"text"}]}' }] })
-    expect((await badStep.json()).error.message).toMatch(/^inline scenario: step 0:/)
+    expect(((await badStep.json()) as any).error.message).toMatch(/^inline scenario: step 0:/)
     const notJson = await fetch(`${server.baseURL}/chat/completions`, { method: 'POST', body: '{' })
     expect(notJson.status).toBe(400)
   })
 
   it('lists its models', async () => {
-    const body = await (await fetch(`${server.baseURL}/models`)).json()
+    const body: any = await (await fetch(`${server.baseURL}/models`)).json()
     expect(body.data.map((m: { id: string }) => m.id)).toEqual(['fake-small', 'fake-large'])
   })
 })
