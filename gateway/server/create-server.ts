@@ -113,7 +113,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
         if (left > 0) attached.set(id, left)
         else attached.delete(id)
       })
-      attachClient(context, ws, runner, afterSeq)
+      attachClient(context, ws, socket, runner, afterSeq)
     })
   }
 

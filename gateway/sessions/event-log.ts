@@ -6,11 +6,22 @@
  */
 import { isTranscriptContent, type SessionEvent, type SessionEventBody } from '../protocol/index.ts'
 
-export type EventListener = (event: SessionEvent, frame: () => string) => void
+/** The second argument gives the event's wire frame, serialised on first use and then shared. */
+export type EventListener = (event: SessionEvent, entry: FramedEvent) => void
 
-interface Entry {
-  event: SessionEvent
-  frame?: string
+export interface FramedEvent {
+  readonly event: SessionEvent
+  frame(): string
+}
+
+/** One logged event. A class, not a closure per event: the live path allocates per event. */
+class Entry implements FramedEvent {
+  #frame: string | undefined
+  constructor(readonly event: SessionEvent) {}
+
+  frame(): string {
+    return (this.#frame ??= `{"type":"event","event":${JSON.stringify(this.event)}}`)
+  }
 }
 
 export class EventLog {
@@ -22,7 +33,7 @@ export class EventLog {
 
   /** `events` restores a log (a rebuilt session keeps its transcript and numbering). */
   constructor(events: readonly SessionEvent[] = [], nextSeqAfter = 0) {
-    for (const event of events) this.#entries.push({ event })
+    for (const event of events) this.#entries.push(new Entry(event))
     this.#offset = events.length ? events[0].seq : nextSeqAfter + 1
     this.#seq = events.length ? Math.max(nextSeqAfter, events[events.length - 1].seq) : nextSeqAfter
     for (const { event } of this.#entries) if (event.type === 'conversation_reset') this.#latestResetSeq = event.seq
@@ -36,16 +47,18 @@ export class EventLog {
     return this.#entries.length
   }
 
+  /** Stamps `seq` and `ts` onto `body` itself: callers hand over a fresh object, and the copy showed in profiles. */
   append(body: SessionEventBody, now = Date.now()): SessionEvent {
-    const event = { ...body, seq: ++this.#seq, ts: now } as SessionEvent
-    const entry: Entry = { event }
+    const event = body as SessionEvent
+    event.seq = ++this.#seq
+    event.ts = now
+    const entry = new Entry(event)
     this.#entries.push(entry)
     if (event.type === 'conversation_reset') this.#latestResetSeq = event.seq
     if (this.#listeners.size) {
-      const frame = () => frameOf(entry)
       for (const listener of this.#listeners) {
         try {
-          listener(event, frame)
+          listener(event, entry)
         } catch {
           // A listener's failure must not break the session or other listeners.
         }
@@ -55,7 +68,7 @@ export class EventLog {
   }
 
   /** Events with seq > afterSeq, skipping transcript content strictly below the latest reset. */
-  *replay(afterSeq = 0): Generator<{ event: SessionEvent; frame: () => string }> {
+  *replay(afterSeq = 0): Generator<FramedEvent> {
     const start = Math.max(0, afterSeq + 1 - this.#offset)
     const reset = this.#latestResetSeq
     for (let i = start; i < this.#entries.length; i++) {
@@ -63,15 +76,15 @@ export class EventLog {
       const { event } = entry
       if (event.seq <= afterSeq) continue
       if (event.seq < reset && isTranscriptContent(event)) continue
-      yield { event, frame: () => frameOf(entry) }
+      yield entry
     }
   }
 
   /** Replays synchronously, then joins the live set, so no event is lost or doubled in between. */
   subscribe(listener: EventListener, afterSeq = 0): () => void {
-    for (const { event, frame } of this.replay(afterSeq)) {
+    for (const entry of this.replay(afterSeq)) {
       try {
-        listener(event, frame)
+        listener(entry.event, entry)
       } catch {
         break
       }
@@ -89,6 +102,3 @@ export class EventLog {
   }
 }
 
-function frameOf(entry: Entry): string {
-  return (entry.frame ??= `{"type":"event","event":${JSON.stringify(entry.event)}}`)
-}

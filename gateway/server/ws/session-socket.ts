@@ -3,19 +3,24 @@
  * replay of events after `afterSeq`, then live events; client frames are commands. Failures are
  * `protocol_error` frames and the socket stays open; only the client closes it.
  */
+import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import { ENGINE_CAPABILITIES, PROTOCOL_VERSION, type SessionCommand } from '../../protocol/index.ts'
 import type { Runner } from '../../sessions/runner.ts'
 import type { GatewayContext } from '../context.ts'
 import { parseCommand } from './command-parser.ts'
 
-export function attachClient(ctx: GatewayContext, ws: WebSocket, runner: Runner, afterSeq: number): void {
+export function attachClient(ctx: GatewayContext, ws: WebSocket, socket: Duplex, runner: Runner, afterSeq: number): void {
   const info = ctx.registry.info(runner.id) ?? runner.info()
+  const batch = corkedBatch(socket)
+  batch()
   ws.send(JSON.stringify({ type: 'attached', protocolVersion: PROTOCOL_VERSION, session: info, replayingFrom: afterSeq }))
   // Test-only fault: replays the event at afterSeq too, which the kit must catch.
   const from = ctx.resolved.faults.has('replay-inclusive') ? Math.max(0, afterSeq - 1) : afterSeq
-  const unsubscribe = runner.subscribe((_event, frame) => {
-    if (ws.readyState === ws.OPEN) ws.send(frame())
+  const unsubscribe = runner.subscribe((_event, entry) => {
+    if (ws.readyState !== ws.OPEN) return
+    batch()
+    ws.send(entry.frame())
   }, from)
   ws.on('message', (data, isBinary) => {
     const text = isBinary ? '' : data.toString()
@@ -30,6 +35,24 @@ export function attachClient(ctx: GatewayContext, ws: WebSocket, runner: Runner,
   })
   ws.on('close', unsubscribe)
   ws.on('error', unsubscribe)
+}
+
+/**
+ * Frames sent in one tick (a replay, a burst of deltas) leave in one write instead of one
+ * syscall each: the socket is corked on the first send of a tick and uncorked on the next.
+ */
+function corkedBatch(socket: Duplex): () => void {
+  let corked = false
+  const flush = () => {
+    corked = false
+    socket.uncork()
+  }
+  return () => {
+    if (corked) return
+    corked = true
+    socket.cork()
+    process.nextTick(flush)
+  }
 }
 
 function sendProtocolError(ws: WebSocket, message: string): void {

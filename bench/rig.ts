@@ -1,0 +1,22 @@
+/** Starts the gateway for a benchmark, on loopback, with the firehose runner as its engine. */
+import { createGatewayServer } from '../gateway/server/create-server.ts'
+import { createFirehoseRunner } from './firehose-runner.ts'
+
+export async function startBenchGateway() {
+  const gateway = createGatewayServer({
+    allowUnauthenticated: true,
+    profiles: [{ name: 'default', engine: 'provider', provider: { id: 'firehose', model: 'firehose' } }],
+    createEngineRunner: (ctx) => createFirehoseRunner(ctx),
+  })
+  const { url } = await gateway.listen(0, '127.0.0.1')
+  return {
+    url,
+    wsUrl: url.replace(/^http/, 'ws'),
+    async createSession(): Promise<string> {
+      const res = await fetch(`${url}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      const body = (await res.json()) as { session: { id: string } }
+      return body.session.id
+    },
+    close: () => gateway.close(),
+  }
+}

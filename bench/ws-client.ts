@@ -1,0 +1,45 @@
+/** WebSocket clients that count frames, the same way for the gateway and for the raw baseline. */
+import WebSocket, { WebSocketServer } from 'ws'
+
+/**
+ * Opens a socket and starts counting at once: the server's first frames can arrive in the same
+ * read as the handshake, before any listener added after 'open' would see them.
+ */
+export function connect(url: string, initialFrames = 0, keep?: string[]): Promise<{ ws: WebSocket; initial: Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false })
+    const initial = initialFrames > 0 ? receive(ws, initialFrames, keep) : Promise.resolve()
+    ws.once('open', () => resolve({ ws, initial }))
+    ws.once('error', reject)
+  })
+}
+
+/** Resolves when `ws` has received `count` frames from now on; optionally keeps their text. */
+export function receive(ws: WebSocket, count: number, keep?: string[]): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = 0
+    const onMessage = (data: WebSocket.RawData) => {
+      if (keep) keep.push(data.toString())
+      if (++seen === count) {
+        ws.off('message', onMessage)
+        resolve()
+      }
+    }
+    ws.on('message', onMessage)
+  })
+}
+
+/** A raw `ws` server that sends fixed frames: on connect (replay) or when a client speaks (live). */
+export async function startBaselineServer(frames: string[], mode: 'on-connect' | 'on-message') {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false })
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()))
+  const send = (targets: Iterable<WebSocket>) => {
+    for (const frame of frames) for (const client of targets) client.send(frame)
+  }
+  wss.on('connection', (ws) => {
+    if (mode === 'on-connect') send([ws])
+    else ws.on('message', () => send(wss.clients))
+  })
+  const { port } = wss.address() as { port: number }
+  return { url: `ws://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => { for (const c of wss.clients) c.terminate(); wss.close(() => resolve()) }) }
+}
