@@ -1,0 +1,9 @@
+/** Every case of the suite, in report order. Ids are unique and stable (a test checks both). */
+import type { Case } from '../types.ts'
+import { authenticationCases } from './authentication.ts'
+import { createRequestCases } from './create-request.ts'
+import { serverCases } from './server.ts'
+import { sessionCases } from './sessions.ts'
+import { websocketCases } from './websocket.ts'
+
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases]

@@ -1,0 +1,111 @@
+/** Cases for server-wide behaviour: body limits, fallback, basePath, profiles and unconfigured families. */
+import type { Case } from '../types.ts'
+
+export const serverCases: Case[] = [
+  {
+    id: 'limits-body-over-max-413', title: 'a JSON body over maxBodyBytes is refused (413; protocol 7 answered 500)', section: 'limits',
+    clauses: ['limits.1', 'errors.7', 'server-configuration.15'], requires: [],
+    async run(ctx) {
+      const limit = ctx.manifest.limits?.maxBodyBytes ?? 1024 * 1024
+      const res = await ctx.http('POST', '/sessions', { body: { profile: ctx.manifest.profiles.provider, prompt: 'x'.repeat(limit + 1024) } })
+      ctx.check('limits.1', res.status !== 201, 'the oversized body refused', `HTTP ${res.status}`)
+      ctx.nonStrict(res.status === 413, `a body over maxBodyBytes answered ${res.status}; 413 is the status the spec uses for size caps (protocol 7 answered 500)`)
+      ctx.check('errors.7', typeof res.json?.error === 'string', 'a JSON error body', res.text.slice(0, 120))
+    },
+  },
+  {
+    id: 'limits-body-under-max-accepted', title: 'a body just under maxBodyBytes is accepted', section: 'limits',
+    clauses: ['limits.1', 'server-configuration.15'], requires: ['provider'],
+    async run(ctx) {
+      const limit = ctx.manifest.limits?.maxBodyBytes ?? 1024 * 1024
+      const res = await ctx.http('POST', '/sessions', { body: { profile: ctx.profile('provider'), meta: { pad: 'x'.repeat(Math.max(0, limit - 200)) } } })
+      ctx.status('limits.1', res, 201)
+      await ctx.http('DELETE', `/sessions/${res.json.session.id}`)
+    },
+  },
+  {
+    id: 'embedding-fallback-outside-base-path', title: 'requests outside basePath reach the fallback without authentication', section: 'embedding-rules',
+    clauses: ['embedding-rules.1', 'embedding-rules.2', 'server-configuration.13', 'what-the-service-does.13'], requires: ['fallback'],
+    async run(ctx) {
+      const path = ctx.manifest.fallback?.path ?? '/'
+      const res = await ctx.http('GET', `${ctx.origin}${path}`, { as: 'none' })
+      ctx.check('embedding-rules.1', res.status !== 401, 'no authentication outside basePath', res.status)
+      ctx.status('server-configuration.13', res, 200)
+    },
+  },
+  {
+    id: 'versioning-base-path-prefix', title: 'routes carry the basePath prefix', section: 'versioning',
+    clauses: ['versioning.2', 'server-configuration.12'], requires: [],
+    async run(ctx) {
+      const base = new URL(ctx.manifest.baseUrl).pathname.replace(/\/$/, '')
+      ctx.check('versioning.2', base.length > 0, 'a non-empty route prefix', base)
+      ctx.status('versioning.2', await ctx.http('GET', '/sessions'), 200)
+      const outside = await ctx.http('GET', `${ctx.origin}/sessions`)
+      ctx.check('versioning.2', outside.status !== 200 || !Array.isArray(outside.json?.sessions), 'no session list outside the prefix', outside.status)
+    },
+  },
+  {
+    id: 'profiles-list', title: 'GET /profiles lists ProfileInfo with capabilities and models, and canManage', section: 'profiles',
+    clauses: ['profiles.1', 'profile.9', 'engine-capability-record.1', 'what-the-service-does.4'], requires: [],
+    async run(ctx) {
+      const res = await ctx.http('GET', '/profiles')
+      ctx.status('profiles.1', res, 200)
+      ctx.check('profiles.1', Array.isArray(res.json?.profiles) && typeof res.json?.canManage === 'boolean', '{profiles, canManage}', res.text.slice(0, 200))
+      for (const p of res.json.profiles) {
+        ctx.check('profile.9', typeof p.capabilities === 'object' && Array.isArray(p.models) && typeof p.managed === 'boolean', `ProfileInfo ${p.name} with capabilities, models, managed`, p)
+        ctx.check('engine-capability-record.1', Array.isArray(p.capabilities.permissionModes) && typeof p.capabilities.hostCwd === 'boolean', 'a capability record with permission modes', p.capabilities)
+      }
+      const provider = res.json.profiles.find((p: any) => p.name === ctx.manifest.profiles.provider)
+      if (provider) ctx.check('profile.9', provider.models.length > 0, 'a static model catalog served from the first request', provider.models)
+    },
+  },
+  {
+    id: 'profiles-credentials-never-shown', title: 'no credential value appears in profile responses', section: 'profile',
+    clauses: ['profile.5', 'authentication.8'], requires: [],
+    async run(ctx) {
+      const res = await ctx.http('GET', '/profiles')
+      const text = res.text
+      ctx.check('profile.5', !/sk-[A-Za-z0-9]{8,}|"apiKey"\s*:/.test(text), 'no key-shaped value or apiKey field', text.slice(0, 200))
+    },
+  },
+  {
+    id: 'profiles-get-one', title: 'GET /profiles/:name reads one profile; an unknown name is 404', section: 'profiles',
+    clauses: ['profiles.3', 'errors.3'], requires: [],
+    async run(ctx) {
+      const name = ctx.profile('provider')
+      const res = await ctx.http('GET', `/profiles/${name}`)
+      ctx.status('profiles.3', res, 200)
+      ctx.equal('profiles.3', res.json?.profile?.name, name, 'profile.name')
+      ctx.status('profiles.3', await ctx.http('GET', '/profiles/no-such-profile'), 404)
+    },
+  },
+  {
+    id: 'profiles-management-without-store-404', title: 'profile management without a profileStore is 404', section: 'authentication',
+    clauses: ['authentication.6', 'profiles.2', 'profiles.4', 'profiles.5', 'errors.3'], requires: ['no:profileStore', 'principal:manager'],
+    async run(ctx) {
+      ctx.errorStatus('authentication.6', await ctx.http('POST', '/profiles', { as: 'manager', body: { name: 'new-one', engine: 'provider' } }), 404)
+      ctx.errorStatus('authentication.6', await ctx.http('DELETE', `/profiles/${ctx.profile('provider')}`, { as: 'manager' }), 404)
+    },
+  },
+  {
+    id: 'unconfigured-queue-404', title: 'job and queue routes answer 404 without a queue', section: 'jobs-and-queue',
+    clauses: ['jobs-and-queue.1', 'jobs-and-queue.5', 'errors.3'], requires: ['no:queue'],
+    async run(ctx) {
+      for (const path of ['/jobs', '/queue', '/jobs/some-id']) ctx.errorStatus('errors.3', await ctx.http('GET', path), 404)
+    },
+  },
+  {
+    id: 'unconfigured-fs-404', title: '/fs routes answer 404 unless host files are configured', section: 'engine-session-stores-and-host-files',
+    clauses: ['engine-session-stores-and-host-files.8', 'errors.3'], requires: ['no:hostFiles'],
+    async run(ctx) {
+      for (const path of ['/fs/roots', '/fs/list?path=/']) ctx.errorStatus('engine-session-stores-and-host-files.8', await ctx.http('GET', path), 404)
+    },
+  },
+  {
+    id: 'executions-unknown-404', title: 'a result for an unknown execution id is 404', section: 'sessions',
+    clauses: ['sessions.15', 'errors.3'], requires: [],
+    async run(ctx) {
+      ctx.errorStatus('errors.3', await ctx.http('POST', '/executions/no-such-execution/result', { body: { status: 'ok', output: { type: 'text', value: 'x' } } }), 404)
+    },
+  },
+]

@@ -1,0 +1,106 @@
+/**
+ * The context a case runs with: the manifest, principals, HTTP and WS helpers bound to the wire
+ * log, and the checks that turn a violated clause into `fail` and a reference departure into
+ * `non-strict`. Cases never build transports themselves.
+ */
+import { ClauseViolation, NonStrict, Unsupported, type Principal, type TargetManifest } from '../types.ts'
+import { httpRequest, type HttpAnswer, type HttpOptions } from './http-client.ts'
+import { seededRandom } from './random.ts'
+import type { WebhookReceiver } from './webhook-receiver.ts'
+import { WireLog } from './wire-log.ts'
+import { openWs, type WsClient } from './ws-client.ts'
+
+export interface RequestOptions extends HttpOptions {
+  as?: Principal
+}
+
+export class CaseContext {
+  readonly log = new WireLog()
+  readonly random: () => number
+  readonly origin: string
+  #cleanups: Array<() => unknown> = []
+
+  constructor(readonly manifest: TargetManifest, seed: number, readonly deadlineMs: number, readonly receiver?: WebhookReceiver) {
+    this.random = seededRandom(seed)
+    this.origin = new URL(manifest.baseUrl).origin
+  }
+
+  token(who: Principal): string | undefined {
+    if (who === 'none') return undefined
+    const token = this.manifest.tokens[who]
+    if (!token) throw new Unsupported(`the manifest has no token for principal '${who}'`)
+    return token
+  }
+
+  profile(role: string): string {
+    const name = this.manifest.profiles[role]
+    if (!name) throw new Unsupported(`the manifest names no '${role}' profile`)
+    return name
+  }
+
+  url(path: string): string {
+    return /^https?:/.test(path) ? path : `${this.manifest.baseUrl.replace(/\/$/, '')}${path}`
+  }
+
+  http(method: string, path: string, options: RequestOptions = {}): Promise<HttpAnswer> {
+    return httpRequest(this.log, method, this.url(path), { ...options, token: options.token ?? this.token(options.as ?? 'operator') })
+  }
+
+  async ws(sessionId: string, options: { as?: Principal; afterSeq?: number | string } = {}): Promise<WsClient> {
+    const query = options.afterSeq === undefined ? '' : `?afterSeq=${options.afterSeq}`
+    const url = `${this.url(`/sessions/${encodeURIComponent(sessionId)}/ws`).replace(/^http/, 'ws')}${query}`
+    const client = await openWs(this.log, url, this.token(options.as ?? 'operator'), this.deadlineMs)
+    this.#cleanups.push(() => client.close())
+    return client
+  }
+
+  /** Creates a session and checks the 201 {session} envelope (sessions.2). */
+  async createSession(body: Record<string, unknown> = {}, as: Principal = 'operator'): Promise<any> {
+    const res = await this.http('POST', '/sessions', { as, body: { profile: this.profile('provider'), ...body } })
+    this.status('sessions.2', res, 201)
+    this.check('sessions.2', typeof res.json?.session?.id === 'string', 'a {session} envelope with an id', res.text.slice(0, 200))
+    const id = res.json.session.id
+    this.#cleanups.push(() => this.http('DELETE', `/sessions/${encodeURIComponent(id)}`).catch(() => undefined))
+    return res.json.session
+  }
+
+  /** A fresh session with one client attached, once it has reached `idle`. */
+  async idleSession(body: Record<string, unknown> = {}, as: Principal = 'operator'): Promise<{ session: any; ws: WsClient }> {
+    const session = await this.createSession(body, as)
+    const ws = await this.ws(session.id, { as })
+    await ws.waitForEvent('status_changed', this.deadlineMs, (e) => e.status === 'idle')
+    return { session, ws }
+  }
+
+  check(clause: string, condition: boolean, expected: string, got: unknown): void {
+    if (!condition) throw new ClauseViolation(clause, expected, typeof got === 'string' ? got : JSON.stringify(got))
+  }
+
+  equal<T>(clause: string, actual: T, expected: T, what: string): void {
+    this.check(clause, JSON.stringify(actual) === JSON.stringify(expected), `${what} = ${JSON.stringify(expected)}`, JSON.stringify(actual))
+  }
+
+  status(clause: string, res: HttpAnswer, expected: number): void {
+    this.check(clause, res.status === expected, `HTTP ${expected}`, `HTTP ${res.status} ${res.text.slice(0, 200)}`)
+  }
+
+  /** An error answer: the status, and a JSON body whose `error` is a string (errors.16 is open; protocol 7 uses {error}). */
+  errorStatus(clause: string, res: HttpAnswer, expected: number): void {
+    this.status(clause, res, expected)
+    if (typeof res.json?.error !== 'string') throw new NonStrict(`HTTP ${expected} without a protocol-7 {error: string} body: ${res.text.slice(0, 120)}`)
+  }
+
+  nonStrict(condition: boolean, message: string): void {
+    if (!condition) throw new NonStrict(message)
+  }
+
+  onCleanup(fn: () => unknown): void {
+    this.#cleanups.push(fn)
+  }
+
+  async cleanup(): Promise<void> {
+    for (const fn of this.#cleanups.splice(0).reverse()) {
+      try { await fn() } catch { /* cleanup is best effort */ }
+    }
+  }
+}

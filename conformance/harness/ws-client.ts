@@ -1,0 +1,103 @@
+/** The kit's WebSocket client (`ws`): keeps every frame so cases wait on frames, never on sleeps. */
+import WebSocket from 'ws'
+import type { WireLog } from './wire-log.ts'
+
+export class WsRefused extends Error {
+  constructor(readonly status: number, readonly body: string) {
+    super(`upgrade refused with ${status}`)
+  }
+}
+
+export class WsClient {
+  readonly frames: any[] = []
+  #waiters = new Set<() => void>()
+  #closed = false
+
+  constructor(readonly ws: WebSocket, private readonly log: WireLog) {
+    ws.on('message', (data) => {
+      const text = data.toString()
+      log.add('ws-in', summarise(text), text)
+      try {
+        this.frames.push(JSON.parse(text))
+      } catch {
+        this.frames.push({ type: '__not_json__', text })
+      }
+      for (const wake of this.#waiters) wake()
+    })
+    ws.on('close', (code) => {
+      this.#closed = true
+      log.add('ws-close', `closed ${code}`)
+      for (const wake of this.#waiters) wake()
+    })
+  }
+
+  get open(): boolean {
+    return !this.#closed && this.ws.readyState === WebSocket.OPEN
+  }
+
+  send(frame: unknown): void {
+    const text = typeof frame === 'string' ? frame : JSON.stringify(frame)
+    this.log.add('ws-out', summarise(text), text)
+    this.ws.send(text)
+  }
+
+  events(): any[] {
+    return this.frames.filter((f) => f.type === 'event').map((f) => f.event)
+  }
+
+  /** Waits for a frame matching `predicate` (searching frames already received too). */
+  async waitFor(predicate: (frame: any) => boolean, deadlineMs: number, what = 'a matching frame'): Promise<any> {
+    const deadline = Date.now() + deadlineMs
+    for (;;) {
+      const hit = this.frames.find(predicate)
+      if (hit) return hit
+      const left = deadline - Date.now()
+      if (left <= 0 || this.#closed) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}; frames: ${this.frames.map(kindOf).join(', ') || 'none'}`)
+      await new Promise<void>((resolve) => {
+        const wake = () => { clearTimeout(timer); this.#waiters.delete(wake); resolve() }
+        const timer = setTimeout(wake, left)
+        this.#waiters.add(wake)
+      })
+    }
+  }
+
+  waitForEvent(type: string, deadlineMs: number, extra: (event: any) => boolean = () => true): Promise<any> {
+    return this.waitFor((f) => f.type === 'event' && f.event?.type === type && extra(f.event), deadlineMs, `event ${type}`).then((f) => f.event)
+  }
+
+  close(): void {
+    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.close()
+  }
+}
+
+export function openWs(log: WireLog, url: string, token: string | undefined, deadlineMs: number): Promise<WsClient> {
+  return new Promise((resolve, reject) => {
+    log.add('ws-open', `GET ${url} (upgrade)`)
+    const ws = new WebSocket(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, handshakeTimeout: deadlineMs })
+    const client = new WsClient(ws, log) // listening before 'open': the first frames may share its read
+    ws.once('open', () => resolve(client))
+    ws.once('unexpected-response', (_req, res) => {
+      let body = ''
+      res.on('data', (chunk: Buffer) => { body += chunk.toString() })
+      res.on('end', () => {
+        log.add('ws-refused', `${res.statusCode} upgrade refused`, body)
+        reject(new WsRefused(res.statusCode ?? 0, body))
+      })
+      res.on('error', () => reject(new WsRefused(res.statusCode ?? 0, body)))
+    })
+    ws.once('error', (err) => reject(err))
+  })
+}
+
+function kindOf(frame: any): string {
+  return frame.type === 'event' ? `event:${frame.event?.type}` : String(frame.type)
+}
+
+function summarise(text: string): string {
+  try {
+    const frame = JSON.parse(text)
+    return frame && typeof frame === 'object' ? kindOf(frame) : 'non-object'
+  } catch {
+    return 'non-JSON'
+  }
+}

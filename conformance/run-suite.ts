@@ -1,0 +1,69 @@
+/**
+ * One conformance run as a function: select cases, run them against a manifest, build the report
+ * and write it. The CLI and the kit's own tests both go through here.
+ */
+import { readFileSync } from 'node:fs'
+import { applyBaseline, type Baseline } from './baseline.ts'
+import { CLAUSE_LIST_HASH, coverageOf, matchesFilter } from './coverage.ts'
+import type { WebhookReceiver } from './harness/webhook-receiver.ts'
+import { ALL_CASES } from './cases/index.ts'
+import { runCases } from './runner.ts'
+import { summarise } from '../reports/summary.ts'
+import type { Case, CaseResult, Report, TargetManifest } from './types.ts'
+
+const KIT_VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
+
+export interface SuiteOptions {
+  manifest: TargetManifest
+  filters?: string[]
+  concurrency?: number
+  timeoutMs?: number
+  seed: number
+  repeat?: number
+  baseline?: Baseline
+  receiver?: WebhookReceiver
+  onStart?: (c: Case) => void
+  onResult?: (r: CaseResult) => void
+}
+
+export function selectCases(filters: string[] = []): Case[] {
+  return filters.length ? ALL_CASES.filter((c) => filters.some((f) => matchesFilter(c, f))) : ALL_CASES
+}
+
+export async function runSuite(options: SuiteOptions): Promise<Report> {
+  const startedAt = new Date()
+  const cases = selectCases(options.filters)
+  const results = await runCases({
+    manifest: options.manifest,
+    cases,
+    concurrency: options.concurrency ?? 4,
+    timeoutMs: options.timeoutMs ?? 15_000,
+    seed: options.seed,
+    repeat: options.repeat ?? 1,
+    receiver: options.receiver,
+    onStart: options.onStart,
+    onResult: options.onResult,
+  })
+  const staleBaseline = options.baseline ? applyBaseline(results, options.baseline) : []
+  const tokens = Object.fromEntries(Object.keys(options.manifest.tokens).map((k) => [k, '<redacted>']))
+  return {
+    kit: { name: 'gateway-conformance', version: KIT_VERSION },
+    target: { baseUrl: options.manifest.baseUrl, features: options.manifest.features },
+    manifest: { ...options.manifest, tokens },
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    seed: options.seed,
+    clauseListHash: CLAUSE_LIST_HASH,
+    summary: summarise(results),
+    coverage: coverageOf(ALL_CASES),
+    staleBaseline,
+    cases: results,
+  }
+}
+
+/** 0 conformant, 1 a fail (or a stale baseline entry), 3 an error. */
+export function exitCodeOf(report: Report): number {
+  if (report.summary.error > 0) return 3
+  if (report.summary.fail > 0 || report.summary.flaky > 0 || report.staleBaseline.length > 0) return 1
+  return 0
+}

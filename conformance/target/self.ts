@@ -1,0 +1,78 @@
+/**
+ * The self target: our gateway with the fake engines, started as a child process of the
+ * `gateway` command (so the kit imports nothing from gateway/), the kit's webhook receiver, short
+ * timers, and the manifest the command writes. `close()` tears all of it down.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { WebhookReceiver } from '../harness/webhook-receiver.ts'
+import { checkManifest } from '../manifest.ts'
+import type { TargetManifest } from '../types.ts'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const STARTUP_MS = 30_000
+
+export interface SelfTargetOptions {
+  faults?: string[]
+  parkDelayMs?: number
+}
+
+export interface SelfTarget {
+  manifest: TargetManifest
+  receiver: WebhookReceiver
+  close(): Promise<void>
+}
+
+export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<SelfTarget> {
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-self-target-'))
+  const manifestPath = join(dir, 'manifest.json')
+  const receiver = new WebhookReceiver()
+  const webhookUrl = await receiver.start()
+  const args = ['--import', 'tsx', join(ROOT, 'gateway/cli.ts'), '--port', '0', '--manifest', manifestPath, '--webhook-url', webhookUrl,
+    '--cwd-root', dir, '--park-delay-ms', String(options.parkDelayMs ?? 200)]
+  for (const fault of options.faults ?? []) args.push('--inject-fault', fault)
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.on('data', (c: Buffer) => { output += c })
+  child.stderr.on('data', (c: Buffer) => { output += c })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  // Never leave a gateway behind if this process ends without calling close().
+  const killChild = () => child.kill('SIGKILL')
+  process.once('exit', killChild)
+  const close = async () => {
+    process.off('exit', killChild)
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+      await exited
+      clearTimeout(timer)
+    }
+    await receiver.close()
+    await rm(dir, { recursive: true, force: true })
+  }
+  try {
+    const manifest = await waitForManifest(manifestPath, exited, () => output)
+    return { manifest, receiver, close }
+  } catch (err) {
+    await close()
+    throw err
+  }
+}
+
+async function waitForManifest(path: string, exited: Promise<number | null>, output: () => string): Promise<TargetManifest> {
+  let exitCode: number | null | undefined
+  void exited.then((code) => { exitCode = code })
+  const deadline = Date.now() + STARTUP_MS
+  while (Date.now() < deadline) {
+    if (exitCode !== undefined) throw new Error(`the gateway exited (${exitCode}) before writing its manifest:\n${output()}`)
+    try {
+      return checkManifest(JSON.parse(await readFile(path, 'utf8')), path)
+    } catch {
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+  throw new Error(`the gateway wrote no manifest within ${STARTUP_MS} ms:\n${output()}`)
+}
