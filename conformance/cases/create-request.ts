@@ -42,7 +42,7 @@ export const createRequestCases: Case[] = [
   },
   {
     id: 'create-capabilities-only-narrow', title: 'a create request\'s capabilities may only narrow the profile grant', section: 'profiles',
-    clauses: ['profiles.6', 'errors.4', 'embedding-rules.7'], requires: ['provider'],
+    clauses: ['profiles.6', 'profile.8', 'errors.4', 'embedding-rules.7'], requires: ['provider'],
     async run(ctx) {
       const alt = ctx.manifest.profiles.providerAlt
       const profile = (await ctx.http('GET', `/profiles/${alt ?? ctx.profile('provider')}`)).json?.profile

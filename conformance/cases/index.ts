@@ -2,8 +2,8 @@
 import type { Case } from '../types.ts'
 import { authenticationCases } from './authentication.ts'
 import { createRequestCases } from './create-request.ts'
-import { serverCases } from './server.ts'
+import { profileDefaultCases, serverCases } from './server.ts'
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases]

@@ -1,5 +1,5 @@
 /** Cases for server-wide behaviour: body limits, fallback, basePath, profiles and unconfigured families. */
-import type { Case } from '../types.ts'
+import { Unsupported, type Case } from '../types.ts'
 
 export const serverCases: Case[] = [
   {
@@ -46,7 +46,7 @@ export const serverCases: Case[] = [
   },
   {
     id: 'profiles-list', title: 'GET /profiles lists ProfileInfo with capabilities and models, and canManage', section: 'profiles',
-    clauses: ['profiles.1', 'profile.9', 'engine-capability-record.1', 'what-the-service-does.4'], requires: [],
+    clauses: ['profiles.1', 'profile.9', 'profile.4', 'profile.6', 'engine-capability-record.1', 'what-the-service-does.4', 'server-configuration.5'], requires: [],
     async run(ctx) {
       const res = await ctx.http('GET', '/profiles')
       ctx.status('profiles.1', res, 200)
@@ -54,6 +54,8 @@ export const serverCases: Case[] = [
       for (const p of res.json.profiles) {
         ctx.check('profile.9', typeof p.capabilities === 'object' && Array.isArray(p.models) && typeof p.managed === 'boolean', `ProfileInfo ${p.name} with capabilities, models, managed`, p)
         ctx.check('engine-capability-record.1', Array.isArray(p.capabilities.permissionModes) && typeof p.capabilities.hostCwd === 'boolean', 'a capability record with permission modes', p.capabilities)
+        ctx.check('profile.4', ['cli_primary', 'cli_secondary', 'provider'].includes(p.engine), 'engine one of cli_primary, cli_secondary, provider', p.engine)
+        ctx.check('profile.6', p.description === undefined || typeof p.description === 'string', 'description a string when present', p.description)
       }
       const provider = res.json.profiles.find((p: any) => p.name === ctx.manifest.profiles.provider)
       if (provider) ctx.check('profile.9', provider.models.length > 0, 'a static model catalog served from the first request', provider.models)
@@ -70,7 +72,7 @@ export const serverCases: Case[] = [
   },
   {
     id: 'profiles-get-one', title: 'GET /profiles/:name reads one profile; an unknown name is 404', section: 'profiles',
-    clauses: ['profiles.3', 'errors.3'], requires: [],
+    clauses: ['profiles.3', 'profile.1', 'errors.3'], requires: [],
     async run(ctx) {
       const name = ctx.profile('provider')
       const res = await ctx.http('GET', `/profiles/${name}`)
@@ -106,6 +108,39 @@ export const serverCases: Case[] = [
     clauses: ['sessions.15', 'errors.3'], requires: [],
     async run(ctx) {
       ctx.errorStatus('errors.3', await ctx.http('POST', '/executions/no-such-execution/result', { body: { status: 'ok', output: { type: 'text', value: 'x' } } }), 404)
+    },
+  },
+]
+
+export const profileDefaultCases: Case[] = [
+  {
+    id: 'profiles-defaults-fill-unset-fields', title: 'profile defaults fill unset request fields; an explicit value wins', section: 'profile',
+    clauses: ['profile.7', 'profile.8', 'server-configuration.5'], requires: ['provider'],
+    async run(ctx) {
+      const profiles = (await ctx.http('GET', '/profiles')).json?.profiles ?? []
+      const withDefault = profiles.find((p: any) => p.engine === 'provider' && p.defaults?.permissionMode)
+      if (!withDefault) throw new Unsupported('no provider profile declares defaults.permissionMode')
+      const filled = await ctx.http('POST', '/sessions', { body: { profile: withDefault.name } })
+      ctx.status('profile.7', filled, 201)
+      ctx.equal('profile.7', filled.json.session.permissionMode, withDefault.defaults.permissionMode, 'permissionMode filled from the profile default')
+      const explicit = await ctx.http('POST', '/sessions', { body: { profile: withDefault.name, permissionMode: 'default' } })
+      ctx.status('profile.7', explicit, 201)
+      ctx.equal('profile.7', explicit.json.session.permissionMode, 'default', 'an explicit permissionMode')
+      for (const res of [filled, explicit]) await ctx.http('DELETE', `/sessions/${res.json.session.id}`)
+    },
+  },
+  {
+    id: 'ws-unknown-executions-and-requests-harmless', title: 'decisions and tool results for unknown ids never break the session', section: 'commands',
+    clauses: ['commands.2', 'commands.8', 'commands.9', 'errors.12'], requires: ['provider'],
+    async run(ctx) {
+      const { ws } = await ctx.idleSession()
+      ws.send({ type: 'permission_decision', requestId: 'no-such-request', behavior: 'allow' })
+      ws.send({ type: 'permission_decision', requestId: 'no-such-request', behavior: 'deny', message: 'no', interrupt: false })
+      ws.send({ type: 'tool_call_result', executionId: 'no-such-execution', result: { type: 'text', value: 'x' } })
+      ws.send({ type: 'tool_call_error', executionId: 'no-such-execution', error: 'boom' })
+      ws.send({ type: 'user_message', text: 'still fine?' })
+      ctx.equal('commands.2', (await ws.waitForEvent('turn_result', ctx.deadlineMs)).isError, false, 'a turn after the unknown ids')
+      ctx.check('errors.12', ws.open, 'the socket still open', 'closed')
     },
   },
 ]

@@ -215,7 +215,7 @@ export const websocketCases: Case[] = [
   },
   {
     id: 'ws-system-init-and-capabilities', title: 'a session reports system_init and its model catalog', section: 'events',
-    clauses: ['events.2', 'events.4'], requires: ['provider'],
+    clauses: ['events.2', 'events.4', 'versioning.3'], requires: ['provider'],
     async run(ctx) {
       const { ws } = await ctx.idleSession()
       const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
