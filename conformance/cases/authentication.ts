@@ -12,7 +12,7 @@ const SUBROUTES: Array<[string, string, unknown?]> = [
 export const authenticationCases: Case[] = [
   {
     id: 'auth-401-rest', title: 'a request without credentials is 401 on every route', section: 'authentication',
-    clauses: ['authentication.1', 'errors.2', 'server-configuration.1', 'embedding-rules.3'], requires: [],
+    clauses: ['authentication.1', 'errors.2', 'server-configuration.1', 'embedding-rules.3', 'endpoints.1'], requires: [],
     async run(ctx) {
       for (const [method, path] of [['GET', '/sessions'], ['POST', '/sessions'], ['GET', `/sessions/${UNKNOWN_ID}`], ['GET', '/profiles'], ['GET', '/profiles/x']] as const) {
         ctx.errorStatus('authentication.1', await ctx.http(method, path, { as: 'none', body: method === 'POST' ? {} : undefined }), 401)
@@ -40,7 +40,7 @@ export const authenticationCases: Case[] = [
   },
   {
     id: 'auth-scope-miss-identical-404', title: 'a scope miss is a 404 byte-identical to an unknown id on every /sessions/:id route', section: 'authentication',
-    clauses: ['authentication.3', 'errors.1', 'errors.3', 'principal.1'], requires: ['provider', 'principal:tenantA', 'principal:tenantB'],
+    clauses: ['authentication.3', 'errors.1', 'errors.3', 'principal.1', 'endpoints.1'], requires: ['provider', 'principal:tenantA', 'principal:tenantB'],
     async run(ctx) {
       const s = await ctx.createSession({}, 'tenantA')
       for (const [method, suffix, body] of SUBROUTES) {

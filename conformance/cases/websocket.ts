@@ -49,7 +49,7 @@ export const websocketCases: Case[] = [
   },
   {
     id: 'ws-user-message-turn', title: 'user_message runs a turn: user_message, assistant_message, turn_result', section: 'commands',
-    clauses: ['commands.1', 'commands.10', 'events.10', 'events.12', 'websocket-framing.2'], requires: ['provider'],
+    clauses: ['commands.1', 'commands.10', 'events.10', 'events.12', 'websocket-framing.2', 'messages-and-attachments.1'], requires: ['provider'],
     async run(ctx) {
       const { ws } = await ctx.idleSession()
       ws.send({ type: 'user_message', text: 'scenario:hello' })
@@ -57,6 +57,8 @@ export const websocketCases: Case[] = [
       const assistant = await ws.waitForEvent('assistant_message', ctx.deadlineMs)
       const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
       ctx.check('events.10', user.seq < assistant.seq && assistant.seq < result.seq, 'user, assistant, result in order', [user.seq, assistant.seq, result.seq])
+      const content = assistant.message?.content
+      ctx.check('messages-and-attachments.1', typeof content === 'string' || (Array.isArray(content) && content.every((b: any) => typeof b?.type === 'string')), 'an ApiMessage of typed content blocks', content)
       for (const key of ['subtype', 'isError', 'durationMs', 'numTurns', 'totalCostUsd']) ctx.check('events.12', key in result, `turn_result.${key}`, Object.keys(result))
     },
   },
