@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { runCases } from '../runner.ts'
+import { ClauseViolation, NonStrict, type Case, type TargetManifest } from '../types.ts'
+
+const manifest: TargetManifest = { baseUrl: 'http://127.0.0.1:9/v1', tokens: { operator: 't' }, profiles: {}, features: [] }
+const make = (id: string, run: Case['run'], extra: Partial<Case> = {}): Case => ({ id, title: id, section: 's', clauses: ['s.1'], requires: [], run, ...extra })
+
+describe('the case runner', () => {
+  it('classifies outcomes: pass, fail with the clause, non-strict, error, unsupported', async () => {
+    const results = await runCases({
+      manifest, concurrency: 2, timeoutMs: 1000, seed: 1, repeat: 1,
+      cases: [
+        make('ok', async () => {}),
+        make('violated', async () => { throw new ClauseViolation('errors.1', '404', '403') }),
+        make('open', async () => { throw new NonStrict('answered 500') }),
+        make('broken', async () => { throw new Error('ECONNRESET') }),
+        make('needs-queue', async () => {}, { requires: ['queue'] }),
+      ],
+    })
+    expect(results.map((r) => [r.id, r.outcome])).toEqual([['ok', 'pass'], ['violated', 'fail'], ['open', 'non-strict'], ['broken', 'error'], ['needs-queue', 'unsupported']])
+    expect(results[1].message).toBe('errors.1: expected 404, got 403')
+  })
+
+  it('marks a case flaky when repeats disagree, and times out a hanging case as error', async () => {
+    let n = 0
+    const results = await runCases({
+      manifest, concurrency: 1, timeoutMs: 200, seed: 1, repeat: 3,
+      cases: [
+        make('alternating', async () => { if (n++ % 2) throw new ClauseViolation('x.1', 'a', 'b') }),
+        make('hangs', () => new Promise(() => {})),
+      ],
+    })
+    expect(results[0].outcome).toBe('flaky')
+    expect(results[0].repeats).toEqual(['pass', 'fail', 'pass'])
+    expect(results[1].outcome).toBe('error')
+    expect(results[1].message).toMatch(/timed out after 200 ms/)
+  })
+
+  it('runs global cases alone, after the per-session ones', async () => {
+    const order: string[] = []
+    let running = 0
+    let overlapped = false
+    const track = (id: string) => async () => {
+      running++
+      if (id === 'global' && running > 1) overlapped = true
+      await new Promise((r) => setTimeout(r, 10))
+      order.push(id)
+      running--
+    }
+    await runCases({ manifest, concurrency: 4, timeoutMs: 1000, seed: 1, repeat: 1, cases: [make('global', track('global'), { isolation: 'global' }), make('a', track('a')), make('b', track('b'))] })
+    expect(order.at(-1)).toBe('global')
+    expect(overlapped).toBe(false)
+  })
+})
