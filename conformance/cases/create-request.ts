@@ -1,5 +1,5 @@
 /** Cases for CreateSessionRequest validation: cwd, forsworn fields, permission modes, grants, bypass policy. */
-import type { Case } from '../types.ts'
+import { Unsupported, type Case } from '../types.ts'
 
 const PROVIDER_FORSWORN: Array<Record<string, unknown>> = [
   { resume: 'some-session' }, { forkSession: true }, { settingSources: ['user'] }, { maxTurns: 2 },
@@ -47,7 +47,7 @@ export const createRequestCases: Case[] = [
       const alt = ctx.manifest.profiles.providerAlt
       const profile = (await ctx.http('GET', `/profiles/${alt ?? ctx.profile('provider')}`)).json?.profile
       const granted: string[] | undefined = profile?.session?.capabilities
-      if (!alt || !granted) ctx.nonStrict(false, 'no provider profile with an explicit grant list in the manifest')
+      if (!alt || !granted) throw new Unsupported('no provider profile with an explicit grant list in the manifest')
       const notGranted = ['web_fetch', 'web_search', 'download', 'deliver_file'].find((g) => !granted!.includes(g))!
       ctx.errorStatus('profiles.6', await ctx.http('POST', '/sessions', { body: { profile: alt, capabilities: [notGranted] } }), 400)
       const narrowed = await ctx.http('POST', '/sessions', { body: { profile: alt, capabilities: [] } })
@@ -79,7 +79,7 @@ export const createRequestCases: Case[] = [
     clauses: ['server-configuration.4', 'errors.5'], requires: [],
     async run(ctx) {
       const root = ctx.manifest.cwdRoot
-      if (!root) ctx.nonStrict(false, 'the manifest gives no cwdRoot')
+      if (!root) throw new Unsupported('the manifest gives no cwdRoot')
       const primary = ctx.profile('cli_primary')
       ctx.errorStatus('errors.5', await ctx.http('POST', '/sessions', { body: { profile: primary, cwd: '/' } }), 403)
       ctx.errorStatus('server-configuration.4', await ctx.http('POST', '/sessions', { body: { profile: primary, cwd: `${root}/../..` } }), 403)

@@ -17,7 +17,8 @@ export const serverCases: Case[] = [
     id: 'limits-body-under-max-accepted', title: 'a body just under maxBodyBytes is accepted', section: 'limits',
     clauses: ['limits.1', 'server-configuration.15'], requires: ['provider'],
     async run(ctx) {
-      const limit = ctx.manifest.limits?.maxBodyBytes ?? 1024 * 1024
+      const limit = ctx.manifest.limits?.maxBodyBytes
+      if (!limit) throw new Unsupported('the manifest does not give limits.maxBodyBytes')
       const res = await ctx.http('POST', '/sessions', { body: { profile: ctx.profile('provider'), meta: { pad: 'x'.repeat(Math.max(0, limit - 200)) } } })
       ctx.status('limits.1', res, 201)
       await ctx.http('DELETE', `/sessions/${res.json.session.id}`)

@@ -1,6 +1,6 @@
 /** Cases for the session WebSocket: attach, replay, live events, commands and protocol_error. */
 import { PROTOCOL_VERSION } from '../../gateway/protocol/index.ts'
-import type { Case } from '../types.ts'
+import { Unsupported, type Case } from '../types.ts'
 
 export const websocketCases: Case[] = [
   {
@@ -108,7 +108,7 @@ export const websocketCases: Case[] = [
     clauses: ['commands.5', 'events.5'], requires: ['provider'],
     async run(ctx) {
       const models = ctx.manifest.models?.provider
-      if (!models || models.length < 2) ctx.nonStrict(false, 'the manifest lists fewer than two provider models')
+      if (!models || models.length < 2) throw new Unsupported('the manifest lists fewer than two provider models')
       const { session, ws } = await ctx.idleSession()
       const other = models!.find((m) => m !== session.model) ?? models![1]
       ws.send({ type: 'set_model', model: other })
@@ -145,7 +145,7 @@ export const websocketCases: Case[] = [
     clauses: ['commands.6', 'events.20', 'session-status-values.9'], requires: ['provider'],
     async run(ctx) {
       const { session, ws } = await ctx.idleSession({ prompt: 'before the reset' })
-      if (!session.capabilities?.clearContext) ctx.nonStrict(false, 'the provider engine record does not set clearContext')
+      if (!session.capabilities?.clearContext) throw new Unsupported('the provider engine record does not set clearContext')
       await ws.waitForEvent('turn_result', ctx.deadlineMs)
       ws.send({ type: 'clear_context' })
       const reset = await ws.waitForEvent('conversation_reset', ctx.deadlineMs)
