@@ -1,5 +1,6 @@
 /** The one record every route reads: the server's services, built once by createGatewayServer. */
 import type { ProfileCatalog } from '../host/profiles.ts'
+import type { JobQueue } from '../queue/job-queue.ts'
 import type { SessionRegistry } from '../sessions/registry.ts'
 import type { CreatePolicy } from './create-request.ts'
 import type { GatewayServerOptions, ResolvedOptions } from './options.ts'
@@ -14,4 +15,5 @@ export interface GatewayContext {
   factory: SessionFactory
   visibility: Visibility
   createPolicy: CreatePolicy
+  queue?: JobQueue
 }

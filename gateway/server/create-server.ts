@@ -9,6 +9,9 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import { ProfileCatalog } from '../host/profiles.ts'
+import { JobQueue } from '../queue/job-queue.ts'
+import { QUEUE_DEFAULTS } from '../queue/options.ts'
+import { WebhookDeliverer } from '../sessions/webhooks.ts'
 import { SessionRegistry } from '../sessions/registry.ts'
 import type { GatewayContext } from './context.ts'
 import { applyCors } from './cors.ts'
@@ -16,6 +19,8 @@ import { sendRefusal } from './http.ts'
 import { resolveOptions, type GatewayServerOptions } from './options.ts'
 import { createAuthenticator, createVisibility } from './principal.ts'
 import { isRefusal, NOT_FOUND, refuse, UNAUTHORIZED } from './refusal.ts'
+import { validateCreate } from './create-request.ts'
+import { handleJobs } from './routes/jobs.ts'
 import { handleProfiles } from './routes/profiles.ts'
 import { gateSession } from './routes/session-gate.ts'
 import { handleSession, handleSessionCollection } from './routes/sessions.ts'
@@ -24,6 +29,7 @@ import { handleUnconfigured } from './routes/unconfigured.ts'
 import { createSessionFactory } from './session-factory.ts'
 import { abortHandshake } from './ws/abort-handshake.ts'
 import { MAX_FRAME_BYTES } from './ws/command-parser.ts'
+import { attachQueueClient } from './ws/queue-socket.ts'
 import { attachClient } from './ws/session-socket.ts'
 
 export interface GatewayServer {
@@ -67,6 +73,23 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       if (event.type === 'capabilities' && event.defaultModel) catalog.learnDefaultModel(runner.info().profile, event.defaultModel)
     }, runner.info().lastSeq)
   })
+  if (options.queue) {
+    const queueOptions = options.queue
+    context.queue = new JobQueue(queueOptions, {
+      deliverer: new WebhookDeliverer({
+        attempts: queueOptions.webhookAttempts ?? QUEUE_DEFAULTS.webhookAttempts,
+        retryDelayMs: queueOptions.webhookRetryDelayMs ?? QUEUE_DEFAULTS.webhookRetryDelayMs,
+      }),
+      // Job sessions are ordinary registry sessions, built through the one factory (job-status.1).
+      async startSession(request) {
+        const valid = await validateCreate(request, {}, context.createPolicy)
+        if (isRefusal(valid)) throw new Error(valid.error)
+        const runner = await context.factory.create(valid)
+        if (isRefusal(runner)) throw new Error(runner.error)
+        return runner
+      },
+    })
+  }
   const principalOf = createAuthenticator(options.authenticate)
   const attached = new Map<string, number>()
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES })
@@ -91,12 +114,14 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       return handleSessionSubroute(context, req, res, principal, rest[0], rest.slice(1))
     }
     if (family === 'profiles') return handleProfiles(context, req, res, principal, rest)
+    if ((family === 'jobs' || family === 'queue') && context.queue) return handleJobs(context, context.queue, req, res, principal, family, rest)
     return handleUnconfigured(family ?? '', req, res, rest)
   }
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid')
     const segments = url.pathname.startsWith(`${basePath}/`) ? splitPath(url.pathname.slice(basePath.length)) : undefined
+    if (segments?.length === 2 && segments[0] === 'queue' && segments[1] === 'ws') return upgradeQueue(req, socket, head)
     if (!segments || segments.length !== 3 || segments[0] !== 'sessions' || segments[2] !== 'ws') {
       return abortHandshake(socket, NOT_FOUND)
     }
@@ -115,6 +140,15 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       })
       attachClient(context, ws, socket, runner, afterSeq)
     })
+  }
+
+  async function upgradeQueue(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const queue = context.queue
+    if (!queue) return abortHandshake(socket, refuse('not_found', 'job queue not configured'))
+    const principal = await principalOf(req)
+    if (!principal) return abortHandshake(socket, UNAUTHORIZED)
+    if (!context.visibility.isOperator(principal)) return abortHandshake(socket, NOT_FOUND) // authentication.4
+    wss.handleUpgrade(req, socket, head, (ws) => void attachQueueClient(ws, queue))
   }
 
   const server = createServer((req, res) => {
@@ -150,6 +184,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       })
     },
     async close() {
+      // The queue first, so runs ended by the shutdown fail without scheduling retries.
+      context.queue?.close()
       registry.closeAll()
       for (const client of wss.clients) client.terminate()
       await new Promise<void>((done) => wss.close(() => done()))

@@ -8,6 +8,7 @@ import { detectProfiles, validateProfiles, type ResolvedProfile } from '../host/
 import type { CreateEngineRunner, RunnerConfig } from '../sessions/runner.ts'
 import type { Authenticate, AuthorizeSession } from './principal.ts'
 import type { EngineAdapter } from './engine-adapter.ts'
+import type { QueueOptions } from '../queue/options.ts'
 
 export interface GatewayServerOptions {
   authenticate?: Authenticate
@@ -26,6 +27,8 @@ export interface GatewayServerOptions {
   approvalTimeoutMs?: number | null
   /** Adapters for the CLI engines, keyed by engine (the provider engine uses createEngineRunner). */
   engines?: Partial<Record<'cli_primary' | 'cli_secondary', EngineAdapter>>
+  /** Enables the job queue and its routes; without it every /jobs and /queue route is 404. */
+  queue?: QueueOptions
   /** Receives failures that are not the caller's fault (engine build/start errors). */
   onError?: (err: unknown, where: string) => void
   /** Test-only deliberate misbehaviour, used to prove the conformance kit catches it. */

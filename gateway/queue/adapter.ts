@@ -1,0 +1,39 @@
+/**
+ * The QueueAdapter contract (queue-options: adapter; jobs rules): storage for jobs and the daily
+ * token counters. `claimNext` is atomic across workers and skips jobs whose `nextRunAt` is in the
+ * future; daily counters are keyed by UTC `YYYY-MM-DD`.
+ */
+import type { CreateJobRequest, JobInfo } from '../protocol/index.ts'
+
+export interface JobRecord {
+  info: JobInfo
+  request: CreateJobRequest
+}
+
+export interface QueueAdapter {
+  add(record: JobRecord): Promise<void>
+  /** Atomically moves the oldest queued job whose nextRunAt is unset or ≤ now to `running`. */
+  claimNext(now: number): Promise<JobRecord | undefined>
+  get(id: string): Promise<JobRecord | undefined>
+  /** Oldest first. */
+  list(): Promise<JobRecord[]>
+  /** Shallow merge into `info`; a key set to undefined clears the field. */
+  update(id: string, patch: Partial<JobInfo>): Promise<JobRecord | undefined>
+  /** Deletes terminal jobs finished at or before `now - olderThanMs`; returns how many. */
+  prune(olderThanMs: number, now: number): Promise<number>
+  addDailyTokens(dayKey: string, tokens: number): Promise<number>
+  dailyTokens(dayKey: string): Promise<number>
+  /** Another worker added or released work. */
+  onWork?(listener: () => void): void
+}
+
+/** The UTC day a timestamp falls in, as the daily counters are keyed. */
+export function dayKeyOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10)
+}
+
+/** Milliseconds until the next UTC midnight. */
+export function msUntilUtcRollover(ms: number): number {
+  const d = new Date(ms)
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - ms
+}

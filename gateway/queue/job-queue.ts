@@ -1,0 +1,356 @@
+/**
+ * The job queue (job-status.*): claims jobs into ordinary registry sessions, completes them on the
+ * first turn result, retries failed runs with doubling delays, enforces token and duration limits,
+ * frees slots while parked, and reports every transition as a JobEvent, in order, per job.
+ */
+import { randomUUID } from 'node:crypto'
+import {
+  TERMINAL_JOB_STATUSES, type CreateJobRequest, type CreateSessionRequest, type JobEvent, type JobEventBody, type JobInfo,
+  type JobStatus, type QueueStats, type Scope, type SessionEvent,
+} from '../protocol/index.ts'
+import type { Runner } from '../sessions/runner.ts'
+import type { WebhookDeliverer } from '../sessions/webhooks.ts'
+import { dayKeyOf, msUntilUtcRollover, type JobRecord, type QueueAdapter } from './adapter.ts'
+import { JobRun, stricter, sumUsage } from './job-run.ts'
+import { createMemoryQueueAdapter } from './memory-adapter.ts'
+import { QUEUE_DEFAULTS, type QueueOptions } from './options.ts'
+import { progressOf } from './progress.ts'
+
+export interface QueueDeps {
+  /** Starts the job's session through the server's one session factory. */
+  startSession(request: CreateSessionRequest): Promise<Runner>
+  deliverer: WebhookDeliverer
+  /** Drops a parked session's stored state (parking, a later issue). */
+  discardSession?(sessionId: string): void
+  now?: () => number
+}
+
+export class QueueRefusal extends Error {}
+
+export class JobQueue {
+  readonly adapter: QueueAdapter
+  #options: QueueOptions
+  #deps: QueueDeps
+  #now: () => number
+  #running = new Map<string, JobRun>()
+  #parked = new Map<string, JobRun>()
+  #timers = new Set<NodeJS.Timeout>()
+  #listeners = new Set<(event: JobEvent) => void>()
+  #pumping = false
+  #pumpAgain = false
+  #closed = false
+
+  constructor(options: QueueOptions, deps: QueueDeps) {
+    this.#options = options
+    this.#deps = deps
+    this.#now = deps.now ?? Date.now
+    this.adapter = options.adapter ?? createMemoryQueueAdapter()
+    this.adapter.onWork?.(() => void this.pump())
+    const retention = options.retention
+    if (retention) {
+      const timer = setInterval(() => void this.#sweep(), retention.sweepIntervalMs ?? Math.min(retention.maxAgeMs, 60_000))
+      timer.unref()
+      this.#timers.add(timer)
+    }
+  }
+
+  get maxConcurrency(): number {
+    return this.#options.maxConcurrency ?? QUEUE_DEFAULTS.maxConcurrency
+  }
+
+  /** Local observers and the queue WS see every event, job_submitted included. */
+  subscribe(listener: (event: JobEvent) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  async submit(request: CreateJobRequest, scope: Scope | undefined): Promise<JobInfo> {
+    if (this.#closed) throw new QueueRefusal('queue is closed')
+    const { session } = request
+    if (session.resume !== undefined || session.forkSession !== undefined) throw new QueueRefusal('resume/forkSession are not supported for queued jobs')
+    const attempts = request.attempts ?? 1
+    if (!Number.isInteger(attempts) || attempts < 1) throw new QueueRefusal('attempts must be a positive integer')
+    if (request.retryDelayMs !== undefined && !(request.retryDelayMs >= 0)) throw new QueueRefusal('retryDelayMs must be >= 0')
+    const info: JobInfo = {
+      id: randomUUID(), status: 'queued', cwd: session.cwd ?? '', prompt: session.prompt, createdAt: this.#now(),
+      attempt: 1, maxAttempts: attempts, usage: { tokens: 0, totalCostUsd: 0, numTurns: 0 },
+    }
+    if (session.profile !== undefined) info.profile = session.profile
+    if (request.meta !== undefined) info.meta = request.meta
+    if (scope !== undefined) info.scope = scope
+    await this.adapter.add({ info, request })
+    this.#emit({ type: 'job_submitted' }, info, undefined)
+    void this.pump()
+    return info
+  }
+
+  get(id: string): Promise<JobRecord | undefined> {
+    return this.adapter.get(id)
+  }
+
+  async list(): Promise<JobInfo[]> {
+    return (await this.adapter.list()).map((r) => r.info)
+  }
+
+  async cancel(id: string): Promise<JobInfo | undefined> {
+    const run = this.#running.get(id) ?? this.#parked.get(id)
+    if (run) {
+      run.canceled = true
+      run.killReason = 'canceled'
+      await this.#finalize(run, 'canceled', { error: 'canceled' })
+      return (await this.adapter.get(id))?.info
+    }
+    const record = await this.adapter.get(id)
+    if (!record || record.info.status !== 'queued') return record?.info
+    const info = await this.adapter.update(id, { status: 'canceled', finishedAt: this.#now(), error: 'canceled', nextRunAt: undefined })
+    if (info) this.#emit({ type: 'job_completed' }, info.info, undefined)
+    return info?.info
+  }
+
+  async stats(): Promise<QueueStats> {
+    const jobs = await this.adapter.list()
+    const used = await this.adapter.dailyTokens(dayKeyOf(this.#now()))
+    const limit = this.#options.dailyTokenLimit
+    const stats: QueueStats = {
+      maxConcurrency: this.maxConcurrency,
+      running: this.#running.size,
+      queued: jobs.filter((j) => j.info.status === 'queued').length,
+      parked: this.#parked.size,
+      dailyTokensUsed: used,
+      paused: limit !== undefined && used >= limit,
+    }
+    if (this.#options.sessionTokenLimit !== undefined) stats.sessionTokenLimit = this.#options.sessionTokenLimit
+    if (limit !== undefined) stats.dailyTokenLimit = limit
+    return stats
+  }
+
+  /** Claims while a slot is free and the daily budget allows (job-status.2). Single-flight. */
+  async pump(): Promise<void> {
+    if (this.#pumping) {
+      this.#pumpAgain = true
+      return
+    }
+    this.#pumping = true
+    try {
+      do {
+        this.#pumpAgain = false
+        while (!this.#closed && this.#running.size < this.maxConcurrency) {
+          if (await this.#budgetExhausted()) break
+          const claimed = await this.adapter.claimNext(this.#now())
+          if (!claimed) break
+          await this.#start(claimed)
+        }
+      } while (this.#pumpAgain && !this.#closed)
+    } finally {
+      this.#pumping = false
+    }
+  }
+
+  async #budgetExhausted(): Promise<boolean> {
+    const limit = this.#options.dailyTokenLimit
+    if (limit === undefined) return false
+    const now = this.#now()
+    if ((await this.adapter.dailyTokens(dayKeyOf(now))) < limit) return false
+    // Held jobs start at the UTC rollover without waiting for an unrelated event.
+    this.#later(msUntilUtcRollover(now) + 5, () => void this.pump())
+    return true
+  }
+
+  async #start(record: JobRecord): Promise<void> {
+    const meta = { ...record.request.meta, ...record.request.session.meta, jobId: record.info.id }
+    let runner: Runner
+    try {
+      runner = await this.#deps.startSession({ ...record.request.session, meta, scope: record.info.scope })
+    } catch (err) {
+      const info = await this.adapter.update(record.info.id, { status: 'failed', finishedAt: this.#now(), error: (err as Error).message })
+      if (info) this.#emit({ type: 'job_completed' }, info.info, undefined)
+      return
+    }
+    const run = new JobRun(record, runner, this.#now())
+    this.#running.set(run.id, run)
+    const info = await this.adapter.update(run.id, { status: 'running', startedAt: this.#now(), sessionId: runner.id })
+    if (info) run.record.info = info.info
+    this.#emit({ type: 'job_started' }, run.record.info, run)
+    this.#armDuration(run)
+    run.unsubscribe = runner.subscribe((event) => this.#onEvent(run, event), 0)
+  }
+
+  #armDuration(run: JobRun): void {
+    const limit = stricter(run.record.request.maxDurationMs, this.#options.maxJobDurationMs)
+    if (limit === undefined) return
+    clearTimeout(run.durationTimer)
+    run.durationTimer = setTimeout(() => this.#kill(run, `job exceeded max duration (${limit}ms)`), Math.max(0, limit - run.runningMs))
+  }
+
+  #onEvent(run: JobRun, event: SessionEvent): void {
+    if (run.finalized) return
+    run.lastSeq = event.seq
+    switch (event.type) {
+      case 'system_init':
+        if (event.sdkSessionId) void this.adapter.update(run.id, { sdkSessionId: event.sdkSessionId })
+        break
+      case 'assistant_message': {
+        if (event.replay) break
+        run.estimatedTokens += sumUsage(event.message.usage)
+        const limit = stricter(run.record.request.maxTokens, this.#options.sessionTokenLimit)
+        if (limit !== undefined && run.estimatedTokens > limit) this.#kill(run, `session token limit exceeded (${run.estimatedTokens} > ${limit})`)
+        const progress = progressOf(event)
+        if (progress) this.#emit({ type: 'job_progress', progress }, run.record.info, run)
+        break
+      }
+      case 'permission_requested':
+      case 'permission_resolved': {
+        const progress = progressOf(event)
+        if (progress) this.#emit({ type: 'job_progress', progress }, run.record.info, run)
+        break
+      }
+      case 'turn_result': {
+        // The first turn result completes the job (job-status.7).
+        const tokens = sumUsage(event.usage) || run.estimatedTokens
+        const result = { subtype: event.subtype, isError: event.isError, durationMs: event.durationMs, ...(event.result !== undefined ? { result: event.result } : {}), ...(event.errors ? { errors: event.errors } : {}) }
+        const status: JobStatus = run.killReason ? (run.canceled ? 'canceled' : 'failed') : event.isError ? 'failed' : 'succeeded'
+        const error = run.killReason ?? (event.isError ? (event.errors?.join('; ') || event.subtype) : undefined)
+        void this.#finalize(run, status, { result, ...(error ? { error } : {}) }, { tokens, totalCostUsd: event.totalCostUsd, numTurns: event.numTurns })
+        break
+      }
+      case 'session_error':
+        void this.#finalize(run, run.canceled ? 'canceled' : 'failed', { error: event.message })
+        break
+      case 'session_closed':
+        void this.#finalize(run, run.canceled ? 'canceled' : 'failed', { error: run.killReason ?? 'session closed before completing' })
+        break
+    }
+  }
+
+  /** Interrupts, then force-finalizes after killGraceMs (job-status.9-10). Idempotent. */
+  #kill(run: JobRun, reason: string): void {
+    if (run.killReason || run.finalized) return
+    run.killReason = reason
+    if (run.parked) {
+      void this.#finalize(run, 'failed', { error: reason })
+      return
+    }
+    try { run.runner.interrupt() } catch { /* the grace timer finalizes anyway */ }
+    run.forceTimer = setTimeout(() => void this.#finalize(run, run.canceled ? 'canceled' : 'failed', { error: reason }), this.#options.killGraceMs ?? QUEUE_DEFAULTS.killGraceMs)
+  }
+
+  async #finalize(run: JobRun, status: JobStatus, patch: Partial<JobInfo>, usage?: { tokens: number; totalCostUsd: number; numTurns: number }): Promise<void> {
+    if (run.finalized) return
+    run.finalized = true
+    run.unsubscribe()
+    run.clearTimers()
+    const wasParked = run.parked
+    this.#running.delete(run.id)
+    this.#parked.delete(run.id)
+    try { run.runner.close('server') } catch { /* already closed */ }
+    if (wasParked) this.#deps.discardSession?.(run.runner.id)
+    const tokens = usage?.tokens ?? run.estimatedTokens
+    if (tokens > 0) await this.adapter.addDailyTokens(dayKeyOf(this.#now()), tokens)
+    const current = (await this.adapter.get(run.id))?.info ?? run.record.info
+    const total = {
+      tokens: current.usage.tokens + tokens,
+      totalCostUsd: current.usage.totalCostUsd + (usage?.totalCostUsd ?? 0),
+      numTurns: current.usage.numTurns + (usage?.numTurns ?? 0),
+    }
+    const retry = status === 'failed' && current.attempt < current.maxAttempts && !this.#closed
+    if (retry) {
+      const delay = (run.record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * 2 ** (current.attempt - 1)
+      const nextRunAt = this.#now() + delay
+      const updated = await this.adapter.update(run.id, {
+        status: 'queued', attempt: current.attempt + 1, nextRunAt, error: patch.error, usage: total,
+        sessionId: undefined, sdkSessionId: undefined, startedAt: undefined, result: undefined, parkedAt: undefined, parkedExecutionId: undefined,
+      })
+      if (updated) this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated.info, run)
+      this.#later(delay, () => void this.pump())
+    } else {
+      const updated = await this.adapter.update(run.id, { ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() })
+      if (updated) this.#emit({ type: 'job_completed' }, updated.info, run)
+      await this.#sweep()
+    }
+    void this.pump()
+  }
+
+  /** Parking asks before it parks a job session; false vetoes (job-status.4). */
+  async onSessionParking(sessionId: string, executionId: string): Promise<boolean> {
+    const run = [...this.#running.values()].find((r) => r.runner.id === sessionId)
+    if (!run) return ![...this.#parked.values()].some((r) => r.runner.id === sessionId)
+    if (run.finalized || run.killReason) return false
+    const now = this.#now()
+    run.runningMs += now - run.legStartedAt
+    clearTimeout(run.durationTimer)
+    run.unsubscribe()
+    run.parked = true
+    run.parkedAt = now
+    this.#running.delete(run.id)
+    this.#parked.set(run.id, run)
+    const updated = await this.adapter.update(run.id, { status: 'parked', parkedAt: now, parkedExecutionId: executionId })
+    if (updated) run.record.info = updated.info
+    this.#emit({ type: 'job_parked', executionId }, run.record.info, run)
+    const cap = this.#options.maxParkedDurationMs
+    if (cap !== undefined) run.parkTimer = setTimeout(() => this.#kill(run, `job exceeded max parked duration (${cap}ms)`), Math.max(0, cap - run.parkedMs))
+    void this.pump()
+    return true
+  }
+
+  /** A rebuilt session takes its slot back and is watched from where it left off (job-status.5). */
+  async onSessionResumed(sessionId: string, runner: Runner): Promise<void> {
+    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
+    if (!run || run.finalized) return
+    const now = this.#now()
+    run.parkedMs += now - run.parkedAt
+    clearTimeout(run.parkTimer)
+    run.parked = false
+    run.runner = runner
+    run.legStartedAt = now
+    this.#parked.delete(run.id)
+    this.#running.set(run.id, run)
+    const updated = await this.adapter.update(run.id, { status: 'running', parkedAt: undefined, parkedExecutionId: undefined })
+    if (updated) run.record.info = updated.info
+    this.#emit({ type: 'job_resumed' }, run.record.info, run)
+    this.#armDuration(run)
+    run.unsubscribe = runner.subscribe((event) => this.#onEvent(run, event), run.lastSeq)
+  }
+
+  #emit(body: JobEventBody, job: JobInfo, run: JobRun | undefined): void {
+    const event = { ...body, jobId: job.id, job, ts: this.#now() } as JobEvent
+    try { this.#options.onEvent?.(event) } catch { /* an observer never breaks the queue */ }
+    for (const listener of this.#listeners) {
+      try { listener(event) } catch { /* nor does a socket */ }
+    }
+    const record = run?.record
+    const webhook = record?.request.webhook ?? undefined
+    if (!webhook || body.type === 'job_submitted') return // job_submitted goes to local observers only (events.23)
+    if (body.type === 'job_progress' && webhook.progress === 'completion') return
+    this.#deps.deliverer.deliver(`job:${job.id}`, { url: webhook.url, headers: webhook.headers }, event)
+  }
+
+  async #sweep(): Promise<void> {
+    const retention = this.#options.retention
+    if (!retention) return
+    try {
+      await this.adapter.prune(retention.maxAgeMs, this.#now())
+    } catch {
+      // Retention is housekeeping; a failed sweep is retried on the next one.
+    }
+  }
+
+  #later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer)
+      fn()
+    }, ms)
+    timer.unref()
+    this.#timers.add(timer)
+  }
+
+  close(): void {
+    this.#closed = true
+    for (const timer of this.#timers) clearTimeout(timer)
+    this.#timers.clear()
+    for (const run of [...this.#running.values(), ...this.#parked.values()]) run.clearTimers()
+  }
+
+  isTerminal(status: JobStatus): boolean {
+    return TERMINAL_JOB_STATUSES.includes(status)
+  }
+}

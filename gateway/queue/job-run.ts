@@ -1,0 +1,55 @@
+/** The live state of one running (or parked) attempt of a job: its runner, clocks and tokens. */
+import type { Usage } from '../protocol/index.ts'
+import type { Runner } from '../sessions/runner.ts'
+import type { JobRecord } from './adapter.ts'
+
+export class JobRun {
+  runner: Runner
+  unsubscribe: () => void = () => {}
+  estimatedTokens = 0
+  lastSeq = 0
+  killReason: string | undefined
+  canceled = false
+  finalized = false
+  parked = false
+  legStartedAt: number
+  runningMs = 0
+  parkedMs = 0
+  parkedAt = 0
+  durationTimer: NodeJS.Timeout | undefined
+  forceTimer: NodeJS.Timeout | undefined
+  parkTimer: NodeJS.Timeout | undefined
+
+  constructor(readonly record: JobRecord, runner: Runner, now: number) {
+    this.runner = runner
+    this.legStartedAt = now
+  }
+
+  get id(): string {
+    return this.record.info.id
+  }
+
+  clearTimers(): void {
+    clearTimeout(this.durationTimer)
+    clearTimeout(this.forceTimer)
+    clearTimeout(this.parkTimer)
+    this.durationTimer = this.forceTimer = this.parkTimer = undefined
+  }
+}
+
+/** input + output + cache-creation + cache-read, each counted only when it is a number (queue-options.2). */
+export function sumUsage(usage: Usage | undefined): number {
+  if (!usage) return 0
+  let total = 0
+  for (const n of [usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens]) {
+    if (typeof n === 'number' && Number.isFinite(n)) total += n
+  }
+  return total
+}
+
+/** The stricter of two optional limits wins (limits.16). */
+export function stricter(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b
+  if (b === undefined) return a
+  return Math.min(a, b)
+}

@@ -1,0 +1,25 @@
+/** Queue options (queue-options.*) with the spec's defaults. */
+import type { JobEvent } from '../protocol/index.ts'
+import type { QueueAdapter } from './adapter.ts'
+
+export interface QueueOptions {
+  maxConcurrency?: number
+  sessionTokenLimit?: number
+  dailyTokenLimit?: number
+  maxJobDurationMs?: number
+  maxParkedDurationMs?: number
+  killGraceMs?: number
+  retention?: { maxAgeMs: number; sweepIntervalMs?: number }
+  adapter?: QueueAdapter
+  webhookAttempts?: number
+  webhookRetryDelayMs?: number
+  onEvent?: (event: JobEvent) => void
+}
+
+export const QUEUE_DEFAULTS = {
+  maxConcurrency: 1,
+  killGraceMs: 5000,
+  retryDelayMs: 5000,
+  webhookAttempts: 3,
+  webhookRetryDelayMs: 500,
+} as const

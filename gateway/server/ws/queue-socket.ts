@@ -1,0 +1,27 @@
+/**
+ * `WS /queue/ws` (jobs-and-queue.6): one-way. `queue_attached` with the protocol version and
+ * stats, then every JobEvent as `job_event`, and refreshed `queue_stats` after each non-progress
+ * event. No replay: clients re-list jobs on connect. Operator only (authentication.4).
+ */
+import type { WebSocket } from 'ws'
+import { PROTOCOL_VERSION } from '../../protocol/index.ts'
+import type { JobQueue } from '../../queue/job-queue.ts'
+
+export async function attachQueueClient(ws: WebSocket, queue: JobQueue): Promise<void> {
+  const send = (frame: unknown) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame))
+  }
+  const pending: unknown[] = []
+  let ready = false
+  const unsubscribe = queue.subscribe((event) => {
+    const frames: unknown[] = [{ type: 'job_event', event }]
+    if (!ready) return void pending.push(...frames)
+    send(frames[0])
+    if (event.type !== 'job_progress') void queue.stats().then((stats) => send({ type: 'queue_stats', stats }))
+  })
+  ws.on('close', unsubscribe)
+  ws.on('error', unsubscribe)
+  send({ type: 'queue_attached', protocolVersion: PROTOCOL_VERSION, stats: await queue.stats() })
+  ready = true
+  for (const frame of pending) send(frame)
+}

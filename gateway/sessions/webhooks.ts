@@ -1,0 +1,67 @@
+/**
+ * The one webhook deliverer, shared by job events and session notifications (DESIGN.md §7):
+ * POST JSON with the configured headers, ordered per key (a job, a session) even while an earlier
+ * delivery is being retried, exponential backoff, best effort after the last attempt. Delivery
+ * never blocks or throws into the caller.
+ */
+export interface WebhookTarget {
+  url: string
+  headers?: Record<string, string>
+}
+
+export interface DelivererOptions {
+  attempts: number
+  retryDelayMs: number
+  fetch?: typeof fetch
+  /** Per-attempt timeout. */
+  timeoutMs?: number
+  onGiveUp?: (target: WebhookTarget, error: string) => void
+}
+
+export class WebhookDeliverer {
+  #chains = new Map<string, Promise<void>>()
+  #options: DelivererOptions
+
+  constructor(options: DelivererOptions) {
+    this.#options = options
+  }
+
+  deliver(key: string, target: WebhookTarget, body: unknown): void {
+    const previous = this.#chains.get(key) ?? Promise.resolve()
+    const next = previous.then(() => this.#send(target, body))
+    this.#chains.set(key, next)
+    // Drop the chain entry once drained, so idle keys hold no memory.
+    void next.then(() => {
+      if (this.#chains.get(key) === next) this.#chains.delete(key)
+    })
+  }
+
+  /** Resolves when everything queued so far has been delivered or given up. */
+  async idle(): Promise<void> {
+    while (this.#chains.size) await Promise.all([...this.#chains.values()])
+  }
+
+  async #send(target: WebhookTarget, body: unknown): Promise<void> {
+    const { attempts, retryDelayMs, timeoutMs = 10_000 } = this.#options
+    const doFetch = this.#options.fetch ?? fetch
+    const payload = JSON.stringify(body)
+    let lastError = 'no attempt made'
+    for (let attempt = 0; attempt < Math.max(1, attempts); attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, retryDelayMs * 2 ** (attempt - 1)))
+      try {
+        const res = await doFetch(target.url, {
+          method: 'POST',
+          headers: { ...target.headers, 'content-type': 'application/json' },
+          body: payload,
+          signal: AbortSignal.timeout(timeoutMs),
+        })
+        await res.arrayBuffer().catch(() => undefined)
+        if (res.ok) return
+        lastError = `HTTP ${res.status}`
+      } catch (err) {
+        lastError = err instanceof Error ? err.message : String(err)
+      }
+    }
+    this.#options.onGiveUp?.(target, lastError)
+  }
+}
