@@ -36,6 +36,9 @@ export class JobQueue {
   #parked = new Map<string, JobRun>()
   #timers = new Set<NodeJS.Timeout>()
   #listeners = new Set<(event: JobEvent) => void>()
+  /** Slots promised to parked jobs whose session is being rebuilt; resumes go before new claims. */
+  #reserved = new Set<string>()
+  #resumeWaiters: Array<{ jobId: string; grant: () => void }> = []
   #pumping = false
   #pumpAgain = false
   #closed = false
@@ -79,7 +82,7 @@ export class JobQueue {
     if (request.meta !== undefined) info.meta = request.meta
     if (scope !== undefined) info.scope = scope
     await this.adapter.add({ info, request })
-    this.#emit({ type: 'job_submitted' }, info, undefined)
+    this.#emit({ type: 'job_submitted' }, info, undefined, request)
     void this.pump()
     return info
   }
@@ -103,7 +106,7 @@ export class JobQueue {
     const record = await this.adapter.get(id)
     if (!record || record.info.status !== 'queued') return record?.info
     const info = await this.adapter.update(id, { status: 'canceled', finishedAt: this.#now(), error: 'canceled', nextRunAt: undefined })
-    if (info) this.#emit({ type: 'job_completed' }, info.info, undefined)
+    if (info) this.#emit({ type: 'job_completed' }, info.info, undefined, record.request)
     return info?.info
   }
 
@@ -113,7 +116,7 @@ export class JobQueue {
     const limit = this.#options.dailyTokenLimit
     const stats: QueueStats = {
       maxConcurrency: this.maxConcurrency,
-      running: this.#running.size,
+      running: this.#running.size + this.#reserved.size,
       queued: jobs.filter((j) => j.info.status === 'queued').length,
       parked: this.#parked.size,
       dailyTokensUsed: used,
@@ -134,7 +137,13 @@ export class JobQueue {
     try {
       do {
         this.#pumpAgain = false
-        while (!this.#closed && this.#running.size < this.maxConcurrency) {
+        while (!this.#closed && this.#running.size + this.#reserved.size < this.maxConcurrency) {
+          const waiter = this.#resumeWaiters.shift()
+          if (waiter) {
+            this.#reserved.add(waiter.jobId)
+            waiter.grant()
+            continue
+          }
           if (await this.#budgetExhausted()) break
           const claimed = await this.adapter.claimNext(this.#now())
           if (!claimed) break
@@ -163,7 +172,7 @@ export class JobQueue {
       runner = await this.#deps.startSession({ ...record.request.session, meta, scope: record.info.scope })
     } catch (err) {
       const info = await this.adapter.update(record.info.id, { status: 'failed', finishedAt: this.#now(), error: (err as Error).message })
-      if (info) this.#emit({ type: 'job_completed' }, info.info, undefined)
+      if (info) this.#emit({ type: 'job_completed' }, info.info, undefined, record.request)
       return
     }
     const run = new JobRun(record, runner, this.#now())
@@ -242,6 +251,8 @@ export class JobQueue {
     const wasParked = run.parked
     this.#running.delete(run.id)
     this.#parked.delete(run.id)
+    this.#reserved.delete(run.id)
+    this.#resumeWaiters = this.#resumeWaiters.filter((w) => w.jobId !== run.id)
     try { run.runner.close('server') } catch { /* already closed */ }
     if (wasParked) this.#deps.discardSession?.(run.runner.id)
     const tokens = usage?.tokens ?? run.estimatedTokens
@@ -292,11 +303,25 @@ export class JobQueue {
     return true
   }
 
+  /**
+   * Parking calls this before rebuilding a parked job's session: it resolves once a slot is free,
+   * so a resume never pushes `running` past maxConcurrency. Sessions of no job resolve at once.
+   */
+  waitForResumeSlot(sessionId: string): Promise<void> {
+    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
+    if (!run || this.#closed) return Promise.resolve()
+    return new Promise((grant) => {
+      this.#resumeWaiters.push({ jobId: run.id, grant })
+      void this.pump()
+    })
+  }
+
   /** A rebuilt session takes its slot back and is watched from where it left off (job-status.5). */
   async onSessionResumed(sessionId: string, runner: Runner): Promise<void> {
     const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
     if (!run || run.finalized) return
     const now = this.#now()
+    this.#reserved.delete(run.id)
     run.parkedMs += now - run.parkedAt
     clearTimeout(run.parkTimer)
     run.parked = false
@@ -311,14 +336,13 @@ export class JobQueue {
     run.unsubscribe = runner.subscribe((event) => this.#onEvent(run, event), run.lastSeq)
   }
 
-  #emit(body: JobEventBody, job: JobInfo, run: JobRun | undefined): void {
+  #emit(body: JobEventBody, job: JobInfo, run: JobRun | undefined, request?: CreateJobRequest): void {
     const event = { ...body, jobId: job.id, job, ts: this.#now() } as JobEvent
     try { this.#options.onEvent?.(event) } catch { /* an observer never breaks the queue */ }
     for (const listener of this.#listeners) {
       try { listener(event) } catch { /* nor does a socket */ }
     }
-    const record = run?.record
-    const webhook = record?.request.webhook ?? undefined
+    const webhook = (run?.record.request ?? request)?.webhook
     if (!webhook || body.type === 'job_submitted') return // job_submitted goes to local observers only (events.23)
     if (body.type === 'job_progress' && webhook.progress === 'completion') return
     this.#deps.deliverer.deliver(`job:${job.id}`, { url: webhook.url, headers: webhook.headers }, event)

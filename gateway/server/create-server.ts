@@ -11,6 +11,7 @@ import { WebSocketServer } from 'ws'
 import { ProfileCatalog } from '../host/profiles.ts'
 import { JobQueue } from '../queue/job-queue.ts'
 import { QUEUE_DEFAULTS } from '../queue/options.ts'
+import { attachNotifier, NOTIFICATION_DEFAULTS } from '../sessions/notifications.ts'
 import { WebhookDeliverer } from '../sessions/webhooks.ts'
 import { SessionRegistry } from '../sessions/registry.ts'
 import type { GatewayContext } from './context.ts'
@@ -73,6 +74,10 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       if (event.type === 'capabilities' && event.defaultModel) catalog.learnDefaultModel(runner.info().profile, event.defaultModel)
     }, runner.info().lastSeq)
   })
+  if (options.notifications) {
+    const { attempts = NOTIFICATION_DEFAULTS.attempts, retryDelayMs = NOTIFICATION_DEFAULTS.retryDelayMs } = options.notifications
+    attachNotifier(registry, options.notifications, new WebhookDeliverer({ attempts, retryDelayMs }))
+  }
   if (options.queue) {
     const queueOptions = options.queue
     context.queue = new JobQueue(queueOptions, {

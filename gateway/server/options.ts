@@ -9,6 +9,7 @@ import type { CreateEngineRunner, RunnerConfig } from '../sessions/runner.ts'
 import type { Authenticate, AuthorizeSession } from './principal.ts'
 import type { EngineAdapter } from './engine-adapter.ts'
 import type { QueueOptions } from '../queue/options.ts'
+import type { NotificationOptions } from '../sessions/notifications.ts'
 
 export interface GatewayServerOptions {
   authenticate?: Authenticate
@@ -29,6 +30,8 @@ export interface GatewayServerOptions {
   engines?: Partial<Record<'cli_primary' | 'cli_secondary', EngineAdapter>>
   /** Enables the job queue and its routes; without it every /jobs and /queue route is 404. */
   queue?: QueueOptions
+  /** Session notifications to a webhook and/or a local observer (events.24). */
+  notifications?: NotificationOptions
   /** Receives failures that are not the caller's fault (engine build/start errors). */
   onError?: (err: unknown, where: string) => void
   /** Test-only deliberate misbehaviour, used to prove the conformance kit catches it. */
