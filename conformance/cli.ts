@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util'
 import { loadBaseline, writeBaseline } from './baseline.ts'
 import { loadManifest, ManifestError, urlManifest } from './manifest.ts'
 import { exitCodeOf, runSuite, selectCases } from './run-suite.ts'
+import { WebhookReceiver } from './harness/webhook-receiver.ts'
 import { startSelfTarget, type SelfTarget } from './target/self.ts'
 import type { Report, TargetManifest } from './types.ts'
 import { createProgress, printSummary } from '../reports/console.ts'
@@ -85,6 +86,8 @@ async function main(): Promise<void> {
   } catch (err) {
     fail(err instanceof ManifestError ? err.message : `could not start the target: ${(err as Error).message}`, err instanceof ManifestError ? 2 : 3)
   }
+  // A manifest naming a webhook receiver on this host gets the kit's receiver on that port.
+  const receiver = self?.receiver ?? (await receiverFor(manifest))
   try {
     if (!(await reachable(manifest.baseUrl))) {
       console.error(`target unreachable: ${manifest.baseUrl}`)
@@ -94,7 +97,7 @@ async function main(): Promise<void> {
     console.log(`running ${selectCases(filters).length} cases against ${manifest.baseUrl} (seed ${seed})`)
     const progress = createProgress(selectCases(filters).length)
     const report = await runSuite({
-      manifest, filters, seed, baseline, receiver: self?.receiver,
+      manifest, filters, seed, baseline, receiver,
       concurrency, timeoutMs, repeat,
       onStart: (c) => progress.start(c), onResult: (r) => progress.finish(r),
     })
@@ -106,6 +109,21 @@ async function main(): Promise<void> {
     process.exitCode = exitCodeOf(report)
   } finally {
     await self?.close()
+    if (!self) await receiver?.close()
+  }
+}
+
+async function receiverFor(manifest: TargetManifest): Promise<WebhookReceiver | undefined> {
+  if (!manifest.webhookUrl) return undefined
+  const url = new URL(manifest.webhookUrl)
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) || !url.port) return undefined
+  const receiver = new WebhookReceiver()
+  try {
+    await receiver.start(Number(url.port))
+    return receiver
+  } catch {
+    console.error(`could not listen on ${manifest.webhookUrl}; cases that need the webhook receiver are unsupported`)
+    return undefined
   }
 }
 

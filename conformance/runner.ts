@@ -48,9 +48,11 @@ async function runRepeated(c: Case, options: RunOptions): Promise<CaseResult> {
   return { ...bad, outcome: 'flaky', repeats: outcomes, message: `outcomes differ between repeats (${outcomes.join(', ')}): ${bad.message ?? ''}` }
 }
 
-export function missingRequirement(c: Case, manifest: TargetManifest): string | undefined {
+export function missingRequirement(c: Case, manifest: TargetManifest, hasReceiver = false): string | undefined {
   for (const need of c.requires) {
-    if (need.startsWith('principal:')) {
+    if (need === 'receiver') {
+      if (!hasReceiver) return 'needs the kit\'s webhook receiver (the self target, or a manifest webhookUrl on this host)'
+    } else if (need.startsWith('principal:')) {
       if (!manifest.tokens[need.slice('principal:'.length) as keyof TargetManifest['tokens']]) return `needs principal ${need.slice(10)}`
     } else if (need.startsWith('no:')) {
       if (manifest.features.includes(need.slice(3))) return `applies only without feature ${need.slice(3)}`
@@ -64,7 +66,7 @@ export function missingRequirement(c: Case, manifest: TargetManifest): string | 
 async function runOnce(c: Case, options: RunOptions): Promise<CaseResult> {
   const started = Date.now()
   const base = { id: c.id, title: c.title, section: c.section, clauses: c.clauses }
-  const missing = missingRequirement(c, options.manifest)
+  const missing = missingRequirement(c, options.manifest, options.receiver !== undefined)
   if (missing) return { ...base, outcome: 'unsupported', message: missing, durationMs: 0, wireLog: [] }
   const ctx = new CaseContext(options.manifest, caseSeed(options.seed, c.id), Math.min(options.timeoutMs, 10_000), options.receiver)
   let outcome: Outcome = 'pass'

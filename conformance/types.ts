@@ -21,6 +21,7 @@ export interface TargetManifest {
   cors?: { allowedOrigin?: string }
   fallback?: { path: string }
   policy?: { disableBypassPermissions?: boolean }
+  queue?: { maxConcurrency?: number }
   models?: Record<string, string[]>
   webhookUrl?: string
   features: string[]

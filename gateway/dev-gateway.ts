@@ -25,6 +25,8 @@ export interface DevGatewayOptions {
 const ALLOWED_ORIGIN = 'http://allowed.example'
 const MAX_BODY_BYTES = 64 * 1024
 const PROVIDER_MODELS = ['fake-small', 'fake-large']
+/** Short queue timers so the conformance suite waits milliseconds, not seconds. */
+const QUEUE = { maxConcurrency: 2, killGraceMs: 50, webhookRetryDelayMs: 20, webhookAttempts: 3 }
 
 export const DEV_PROFILES: ProfileConfig[] = [
   { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: { id: 'fake', model: 'fake-small', models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY' } },
@@ -42,6 +44,7 @@ export interface TargetManifest {
   cors: { allowedOrigin: string }
   fallback: { path: string }
   policy: { disableBypassPermissions: boolean }
+  queue: { maxConcurrency: number }
   models: Record<string, string[]>
   webhookUrl?: string
   features: string[]
@@ -70,6 +73,8 @@ export async function startDevGateway(options: DevGatewayOptions) {
     disableBypassPermissions: true,
     fallback: devFallback,
     faults: options.faults,
+    queue: { maxConcurrency: QUEUE.maxConcurrency, killGraceMs: QUEUE.killGraceMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, maxJobDurationMs: 60_000 },
+    notifications: options.webhookUrl ? { webhook: { url: options.webhookUrl }, retryDelayMs: QUEUE.webhookRetryDelayMs } : undefined,
   })
   let listening
   try {
@@ -83,13 +88,17 @@ export async function startDevGateway(options: DevGatewayOptions) {
     tokens,
     profiles: { provider: 'default', providerAlt: 'alt', cli_primary: 'primary' },
     cwdRoot,
-    timers: { parkDelayMs: options.parkDelayMs ?? 2000, approvalTimeoutMs: null },
+    timers: {
+      parkDelayMs: options.parkDelayMs ?? 2000, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs,
+      webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, webhookAttempts: QUEUE.webhookAttempts, notificationRetryDelayMs: QUEUE.webhookRetryDelayMs,
+    },
+    queue: { maxConcurrency: QUEUE.maxConcurrency },
     limits: { maxBodyBytes: MAX_BODY_BYTES },
     cors: { allowedOrigin: ALLOWED_ORIGIN },
     fallback: { path: '/healthz' },
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
-    features: ['provider', 'cors', 'fallback', 'bypassDisabled'],
+    features: ['provider', 'cors', 'fallback', 'bypassDisabled', 'queue', ...(options.webhookUrl ? ['notifications'] : [])],
   }
   if (options.webhookUrl) manifest.webhookUrl = options.webhookUrl
   return {

@@ -95,6 +95,15 @@ export const createRequestCases: Case[] = [
     },
   },
   {
+    id: 'create-model-outside-catalog-refused', title: 'a model outside the provider profile\'s catalog is refused as bad input, never a 5xx', section: 'profile',
+    clauses: ['profile.5', 'errors.11'], requires: ['provider'],
+    async run(ctx) {
+      const res = await ctx.http('POST', '/sessions', { body: { profile: ctx.profile('provider'), model: 'no-such-model-in-the-catalog' } })
+      ctx.check('errors.11', res.status >= 400 && res.status < 500, 'a 4xx', `HTTP ${res.status}`)
+      ctx.nonStrict(res.status === 400, `a model outside the catalog answered ${res.status}; 400 is the status of other bad create fields`)
+    },
+  },
+  {
     id: 'create-malformed-json-400', title: 'malformed JSON and a non-object body are 400', section: 'errors',
     clauses: ['errors.4', 'errors.11'], requires: [],
     async run(ctx) {

@@ -100,9 +100,11 @@ export const sessionCases: Case[] = [
   },
   {
     id: 'sessions-permission-unknown-request-404', title: 'resolving an unknown permission request is a 404', section: 'permission-request',
-    clauses: ['permission-request.1', 'sessions.13', 'errors.3'], requires: ['provider'],
+    clauses: ['permission-request.1', 'sessions.13', 'errors.3', 'other-shapes.2'], requires: ['provider'],
     async run(ctx) {
       const s = await ctx.createSession()
+      const bad = await ctx.http('POST', `/sessions/${s.id}/permissions/no-such-request`, { body: { behavior: 'maybe' } })
+      ctx.check('other-shapes.2', bad.status === 400 || bad.status === 404, 'a behavior other than allow/deny refused', `HTTP ${bad.status}`)
       ctx.errorStatus('permission-request.1', await ctx.http('POST', `/sessions/${s.id}/permissions/no-such-request`, { body: { behavior: 'allow' } }), 404)
     },
   },

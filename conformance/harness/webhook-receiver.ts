@@ -16,7 +16,7 @@ export interface Delivery {
 export class WebhookReceiver {
   readonly deliveries: Delivery[] = []
   #server: Server
-  #script: number[] = []
+  #scripts = new Map<string, number[]>()
   url = ''
 
   constructor() {
@@ -24,10 +24,11 @@ export class WebhookReceiver {
       const chunks: Buffer[] = []
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {
-        const status = this.#script.shift() ?? 200
+        const path = req.url ?? '/'
+        const status = this.#scripts.get(path)?.shift() ?? 200
         let body: unknown
         try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')) } catch { body = undefined }
-        this.deliveries.push({ at: Date.now(), path: req.url ?? '/', headers: req.headers, body, status })
+        this.deliveries.push({ at: Date.now(), path, headers: req.headers, body, status })
         res.statusCode = status
         res.end()
       })
@@ -40,9 +41,19 @@ export class WebhookReceiver {
     return this.url
   }
 
-  /** The next answers, in order (e.g. [500, 500] then 200s). */
-  answerNext(statuses: number[]): void {
-    this.#script.push(...statuses)
+  /** The next answers to deliveries on `path`, in order (e.g. [500, 500], then 200s). */
+  answerNext(path: string, statuses: number[]): void {
+    this.#scripts.set(path, [...(this.#scripts.get(path) ?? []), ...statuses])
+  }
+
+  /** A path of its own for one case, so concurrent cases never see each other's deliveries. */
+  urlFor(name: string): { url: string; path: string } {
+    const path = `/hook/${encodeURIComponent(name)}`
+    return { url: this.url.replace(/\/hook$/, path), path }
+  }
+
+  received(path: string): Delivery[] {
+    return this.deliveries.filter((d) => d.path === path && d.status >= 200 && d.status < 300)
   }
 
   close(): Promise<void> {

@@ -13,7 +13,7 @@ const FOUNDATION_SECTIONS = [
   'sessions', 'websocket-framing', 'commands', 'authentication', 'scope', 'session', 'createsessionrequest', 'updatesessionrequest',
   'event-and-command-envelope', 'engine-capability-record', 'profile', 'profiles', 'principal', 'errors', 'limits', 'versioning',
   'session-status-values', 'events', 'embedding-rules', 'what-the-service-does', 'permission-request', 'server-configuration',
-  'endpoints', 'messages-and-attachments',
+  'endpoints', 'messages-and-attachments', 'job-status', 'queue-options', 'jobs-and-queue', 'other-shapes',
 ]
 
 describe('clause traceability', () => {

@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   field_not_supported: 400,
   permission_mode_not_supported: 400,
   capability_not_granted: 400,
+  model_not_supported: 400,
   cwd_required: 400,
   scope_invalid: 400,
   forbidden: 403,

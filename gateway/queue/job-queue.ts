@@ -127,7 +127,7 @@ export class JobQueue {
     return stats
   }
 
-  /** Claims while a slot is free and the daily budget allows (job-status.2). Single-flight. */
+  /** Claims while a slot is free and the daily budget allows (job-status.3). Single-flight. */
   async pump(): Promise<void> {
     if (this.#pumping) {
       this.#pumpAgain = true
@@ -214,7 +214,7 @@ export class JobQueue {
         break
       }
       case 'turn_result': {
-        // The first turn result completes the job (job-status.7).
+        // The first turn result completes the job (job-status.8).
         const tokens = sumUsage(event.usage) || run.estimatedTokens
         const result = { subtype: event.subtype, isError: event.isError, durationMs: event.durationMs, ...(event.result !== undefined ? { result: event.result } : {}), ...(event.errors ? { errors: event.errors } : {}) }
         const status: JobStatus = run.killReason ? (run.canceled ? 'canceled' : 'failed') : event.isError ? 'failed' : 'succeeded'
@@ -281,7 +281,7 @@ export class JobQueue {
     void this.pump()
   }
 
-  /** Parking asks before it parks a job session; false vetoes (job-status.4). */
+  /** Parking asks before it parks a job session; false vetoes (job-status.5). */
   async onSessionParking(sessionId: string, executionId: string): Promise<boolean> {
     const run = [...this.#running.values()].find((r) => r.runner.id === sessionId)
     if (!run) return ![...this.#parked.values()].some((r) => r.runner.id === sessionId)
@@ -316,7 +316,7 @@ export class JobQueue {
     })
   }
 
-  /** A rebuilt session takes its slot back and is watched from where it left off (job-status.5). */
+  /** A rebuilt session takes its slot back and is watched from where it left off (job-status.6). */
   async onSessionResumed(sessionId: string, runner: Runner): Promise<void> {
     const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
     if (!run || run.finalized) return

@@ -9,7 +9,7 @@ import {
   ENGINE_CAPABILITIES, PROVIDER_GRANTS,
   type EngineCapabilities, type PermissionMode, type Scope,
 } from '../protocol/index.ts'
-import type { ProfileCatalog, ResolvedProfile } from '../host/profiles.ts'
+import { staticModels, type ProfileCatalog, type ResolvedProfile } from '../host/profiles.ts'
 import { createSessionSchema, describeIssue, KNOWN_PERMISSION_MODES, type ParsedCreateSession } from './create-request-schema.ts'
 import type { Principal } from './principal.ts'
 import { isRefusal, refuse, type Refusal } from './refusal.ts'
@@ -79,6 +79,11 @@ export async function validateCreate(body: unknown, principal: Principal, policy
   }
   const grants = checkGrants(request.capabilities, profile)
   if (grants) return grants
+  const model = request.model ?? profile.defaults?.model
+  const catalog = staticModels(profile).map((m) => m.value)
+  if (model !== undefined && catalog.length && !catalog.includes(model)) {
+    return refuse('model_not_supported', `model '${model}' is not offered by profile ${profile.name} (available: ${catalog.join(', ')})`)
+  }
 
   return {
     request,

@@ -85,7 +85,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
         attempts: queueOptions.webhookAttempts ?? QUEUE_DEFAULTS.webhookAttempts,
         retryDelayMs: queueOptions.webhookRetryDelayMs ?? QUEUE_DEFAULTS.webhookRetryDelayMs,
       }),
-      // Job sessions are ordinary registry sessions, built through the one factory (job-status.1).
+      // Job sessions are ordinary registry sessions, built through the one factory (queue-options.12).
       async startSession(request) {
         const valid = await validateCreate(request, {}, context.createPolicy)
         if (isRefusal(valid)) throw new Error(valid.error)

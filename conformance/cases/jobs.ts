@@ -1,0 +1,186 @@
+/** Cases for the job queue and its webhooks (jobs-and-queue.*, job-status.*, queue-options.*, events.23). */
+import WebSocket from 'ws'
+import { PROTOCOL_VERSION } from '../../gateway/protocol/index.ts'
+import type { CaseContext } from '../harness/context.ts'
+import type { Case } from '../types.ts'
+
+const ORDER = /^(S(P|KR)*K?Y)*(S(P|KR)*K?)?C$/
+const LETTER: Record<string, string> = { job_started: 'S', job_progress: 'P', job_parked: 'K', job_resumed: 'R', job_retrying: 'Y', job_completed: 'C', job_submitted: 'U' }
+
+async function submit(ctx: CaseContext, body: Record<string, unknown>, as: 'operator' | 'tenantA' | 'restricted' = 'operator'): Promise<any> {
+  const session = { profile: ctx.profile('provider'), ...(body.session as object) }
+  const res = await ctx.http('POST', '/jobs', { as, body: { ...body, session } })
+  ctx.status('jobs-and-queue.2', res, 201)
+  const job = res.json?.job
+  ctx.check('jobs-and-queue.2', typeof job?.id === 'string', 'a {job} envelope with an id', res.text.slice(0, 200))
+  ctx.onCleanup(() => ctx.http('DELETE', `/jobs/${job.id}`))
+  return job
+}
+
+async function waitForJob(ctx: CaseContext, id: string, done: (job: any) => boolean, what: string): Promise<any> {
+  const deadline = Date.now() + ctx.deadlineMs
+  for (;;) {
+    const job = (await ctx.http('GET', `/jobs/${id}`)).json?.job
+    if (job && done(job)) return job
+    if (Date.now() > deadline) throw new Error(`timed out after ${ctx.deadlineMs} ms waiting for ${what}; job is ${job?.status}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+async function deliveries(ctx: CaseContext, path: string, until: (types: string) => boolean): Promise<string> {
+  const deadline = Date.now() + ctx.deadlineMs
+  for (;;) {
+    const types = ctx.receiver!.received(path).map((d) => LETTER[d.body?.type] ?? '?').join('')
+    if (until(types)) return types
+    if (Date.now() > deadline) throw new Error(`timed out waiting for webhook deliveries; got '${types}'`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+export const jobCases: Case[] = [
+  {
+    id: 'jobs-lifecycle-and-webhook-order', title: 'a job runs to succeeded; its webhook gets started, progress, completed in order', section: 'job-status',
+    clauses: ['jobs-and-queue.2', 'jobs-and-queue.3', 'job-status.1', 'job-status.2', 'job-status.3', 'job-status.4', 'job-status.8', 'events.23', 'other-shapes.4', 'other-shapes.5', 'what-the-service-does.8', 'authentication.11'],
+    requires: ['provider', 'queue', 'receiver'],
+    async run(ctx) {
+      const hook = ctx.receiver!.urlFor(`lifecycle-${Math.floor(ctx.random() * 1e9)}`)
+      const job = await submit(ctx, { session: { prompt: 'scenario:hello' }, webhook: { url: hook.url, headers: { authorization: 'Bearer kit-hook' } } })
+      ctx.equal('job-status.2', job.status, 'queued', 'status of an accepted job')
+      const done = await waitForJob(ctx, job.id, (j) => ['succeeded', 'failed', 'canceled'].includes(j.status), 'a terminal status')
+      ctx.equal('job-status.8', done.status, 'succeeded', 'the terminal status after a successful first turn')
+      const order = await deliveries(ctx, hook.path, (t) => t.includes('C'))
+      ctx.check('events.23', ORDER.test(order) && order.includes('P'), 'started, progress, completed (no job_submitted on the webhook)', order)
+      ctx.check('authentication.11', ctx.receiver!.received(hook.path)[0]?.headers.authorization === 'Bearer kit-hook', 'the configured webhook headers', ctx.receiver!.received(hook.path)[0]?.headers)
+      const session = (await ctx.http('GET', `/sessions/${done.sessionId}`)).json?.session
+      ctx.equal('job-status.8', session?.status, 'closed', 'the job session after completion')
+    },
+  },
+  {
+    id: 'jobs-retry-doubling', title: 'a failed run is retried with retryDelayMs doubled each time, then fails', section: 'job-status',
+    clauses: ['job-status.7', 'limits.12'], requires: ['provider', 'queue', 'receiver'],
+    async run(ctx) {
+      const hook = ctx.receiver!.urlFor(`retry-${Math.floor(ctx.random() * 1e9)}`)
+      const job = await submit(ctx, { session: { prompt: 'scenario:model-error' }, attempts: 3, retryDelayMs: 40, webhook: { url: hook.url } })
+      const done = await waitForJob(ctx, job.id, (j) => j.status === 'failed', 'failed')
+      ctx.equal('job-status.7', done.attempt, 3, 'attempts used')
+      const order = await deliveries(ctx, hook.path, (t) => t.endsWith('C'))
+      ctx.equal('job-status.7', order, 'SYSYSC', 'webhook sequence')
+      const delays = ctx.receiver!.received(hook.path).filter((d) => d.body.type === 'job_retrying').map((d) => d.body.nextRunAt - d.body.ts)
+      ctx.check('job-status.7', delays.length === 2 && Math.abs(delays[0] - 40) <= 5 && Math.abs(delays[1] - 80) <= 5, 'retry delays 40 then 80 ms', delays)
+    },
+  },
+  {
+    id: 'jobs-webhook-retries-keep-order', title: 'a receiver answering 500 twice still gets every event once, in order', section: 'queue-options',
+    clauses: ['queue-options.9', 'queue-options.10', 'limits.13', 'events.23'], requires: ['provider', 'queue', 'receiver'],
+    async run(ctx) {
+      const hook = ctx.receiver!.urlFor(`flaky-receiver-${Math.floor(ctx.random() * 1e9)}`)
+      ctx.receiver!.answerNext(hook.path, [500, 500])
+      const job = await submit(ctx, { session: { prompt: 'scenario:hello' }, webhook: { url: hook.url } })
+      await waitForJob(ctx, job.id, (j) => j.status === 'succeeded', 'succeeded')
+      const order = await deliveries(ctx, hook.path, (t) => t.includes('C'))
+      ctx.check('events.23', ORDER.test(order), 'each event once, in order, despite two 500s', order)
+      const attempts = ctx.receiver!.deliveries.filter((d) => d.path === hook.path)
+      ctx.check('queue-options.9', attempts.length === order.length + 2, 'the first event retried twice', attempts.map((d) => d.status))
+    },
+  },
+  {
+    id: 'jobs-progress-completion-only', title: "webhook.progress 'completion' quiets job_progress deliveries", section: 'job-status',
+    clauses: ['job-status.4', 'other-shapes.4'], requires: ['provider', 'queue', 'receiver'],
+    async run(ctx) {
+      const hook = ctx.receiver!.urlFor(`quiet-${Math.floor(ctx.random() * 1e9)}`)
+      const job = await submit(ctx, { session: { prompt: 'scenario:hello' }, webhook: { url: hook.url, progress: 'completion' } })
+      await waitForJob(ctx, job.id, (j) => j.status === 'succeeded', 'succeeded')
+      ctx.equal('job-status.4', await deliveries(ctx, hook.path, (t) => t.includes('C')), 'SC', 'webhook sequence without progress')
+    },
+  },
+  {
+    id: 'jobs-token-limit-fails-run', title: 'a run over maxTokens is interrupted and failed', section: 'job-status',
+    clauses: ['job-status.9', 'queue-options.2', 'limits.16'], requires: ['provider', 'queue'],
+    async run(ctx) {
+      const job = await submit(ctx, { session: { prompt: 'scenario:usage-heavy' }, maxTokens: 100 })
+      const done = await waitForJob(ctx, job.id, (j) => ['succeeded', 'failed'].includes(j.status), 'a terminal status')
+      ctx.equal('job-status.9', done.status, 'failed', 'status after exceeding maxTokens')
+    },
+  },
+  {
+    id: 'jobs-duration-watchdog', title: 'a run over maxDurationMs is interrupted and force-finalized', section: 'job-status',
+    clauses: ['job-status.10', 'queue-options.4', 'queue-options.6', 'limits.11'], requires: ['provider', 'queue'],
+    async run(ctx) {
+      const job = await submit(ctx, { session: { prompt: 'scenario:hang' }, maxDurationMs: 100 })
+      const done = await waitForJob(ctx, job.id, (j) => ['succeeded', 'failed'].includes(j.status), 'a terminal status')
+      ctx.equal('job-status.10', done.status, 'failed', 'status after the watchdog')
+    },
+  },
+  {
+    id: 'jobs-cancel', title: 'DELETE /jobs/:id cancels a running job; a terminal job stays as it is', section: 'job-status',
+    clauses: ['job-status.12', 'jobs-and-queue.4'], requires: ['provider', 'queue'],
+    async run(ctx) {
+      const job = await submit(ctx, { session: { prompt: 'scenario:hang' } })
+      await waitForJob(ctx, job.id, (j) => j.status === 'running', 'running')
+      const canceled = await ctx.http('DELETE', `/jobs/${job.id}`)
+      ctx.status('jobs-and-queue.4', canceled, 200)
+      ctx.equal('job-status.12', canceled.json?.job?.status, 'canceled', 'status after DELETE')
+      const again = await ctx.http('DELETE', `/jobs/${job.id}`)
+      ctx.equal('job-status.12', again.json?.job?.status, 'canceled', 'a second DELETE leaves it canceled')
+    },
+  },
+  {
+    id: 'jobs-concurrency-and-queued-cancel', title: 'running never exceeds maxConcurrency; a queued job cancels', section: 'queue-options',
+    clauses: ['queue-options.1', 'limits.10', 'job-status.3', 'job-status.12', 'jobs-and-queue.5'], requires: ['provider', 'queue'], isolation: 'global',
+    async run(ctx) {
+      const max = ctx.manifest.queue?.maxConcurrency ?? 1
+      const jobs = []
+      for (let i = 0; i < max + 3; i++) jobs.push(await submit(ctx, { session: { prompt: 'scenario:hang' } }))
+      const stats = (await ctx.http('GET', '/queue')).json?.stats
+      ctx.status('jobs-and-queue.5', await ctx.http('GET', '/queue'), 200)
+      ctx.check('queue-options.1', stats.running <= max, `running ≤ ${max}`, stats)
+      const queued = (await ctx.http('GET', `/jobs/${jobs[jobs.length - 1].id}`)).json.job
+      ctx.equal('job-status.3', queued.status, 'queued', 'a job beyond the free slots')
+      ctx.equal('job-status.12', (await ctx.http('DELETE', `/jobs/${queued.id}`)).json?.job?.status, 'canceled', 'a canceled queued job')
+      for (const j of jobs) await ctx.http('DELETE', `/jobs/${j.id}`)
+    },
+  },
+  {
+    id: 'jobs-queue-ws', title: '/queue/ws sends queue_attached, job events and refreshed stats', section: 'jobs-and-queue',
+    clauses: ['jobs-and-queue.6', 'versioning.1', 'job-status.2'], requires: ['provider', 'queue'],
+    async run(ctx) {
+      const frames: any[] = []
+      const ws = new WebSocket(`${ctx.url('/queue/ws').replace(/^http/, 'ws')}`, { headers: { authorization: `Bearer ${ctx.token('operator')}` } })
+      ws.on('message', (d) => frames.push(JSON.parse(d.toString())))
+      ctx.onCleanup(() => ws.close())
+      await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject) })
+      const job = await submit(ctx, { session: { prompt: 'hello' } })
+      const deadline = Date.now() + ctx.deadlineMs
+      while (!frames.some((f) => f.type === 'job_event' && f.event?.jobId === job.id && f.event.type === 'job_completed') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      ctx.equal('jobs-and-queue.6', frames[0]?.type, 'queue_attached', 'the first frame')
+      ctx.equal('versioning.1', frames[0]?.protocolVersion, PROTOCOL_VERSION, 'queue_attached.protocolVersion')
+      const mine = frames.filter((f) => f.type === 'job_event' && f.event?.jobId === job.id).map((f) => f.event.type)
+      ctx.check('job-status.2', mine[0] === 'job_submitted' && mine.includes('job_completed'), 'job_submitted first, then the run to job_completed', mine)
+      ctx.check('jobs-and-queue.6', frames.some((f) => f.type === 'queue_stats'), 'refreshed queue_stats frames', frames.map((f) => f.type))
+    },
+  },
+  {
+    id: 'jobs-scope-and-profiles', title: 'jobs are scoped like sessions; scoped principals are refused /queue; allowedProfiles applies', section: 'authentication',
+    clauses: ['authentication.4', 'authentication.5', 'jobs-and-queue.1', 'jobs-and-queue.3', 'principal.2'], requires: ['provider', 'queue', 'principal:tenantA', 'principal:tenantB', 'principal:restricted'],
+    async run(ctx) {
+      const mine = await submit(ctx, { session: { prompt: 'hello' } }, 'tenantA')
+      ctx.status('jobs-and-queue.3', await ctx.http('GET', `/jobs/${mine.id}`, { as: 'tenantA' }), 200)
+      ctx.status('authentication.3', await ctx.http('GET', `/jobs/${mine.id}`, { as: 'tenantB' }), 404)
+      const listB = (await ctx.http('GET', '/jobs', { as: 'tenantB' })).json?.jobs ?? []
+      ctx.check('jobs-and-queue.1', !listB.some((j: any) => j.id === mine.id), 'no job of another scope listed', listB.length)
+      ctx.check('authentication.4', (await ctx.http('GET', '/queue', { as: 'tenantA' })).status >= 400, '/queue refused to a scoped principal', 'allowed')
+      const hidden = ctx.manifest.profiles.providerAlt
+      if (hidden) ctx.errorStatus('authentication.5', await ctx.http('POST', '/jobs', { as: 'restricted', body: { session: { profile: hidden, prompt: 'x' } } }), 403)
+    },
+  },
+  {
+    id: 'jobs-bad-requests-400', title: 'malformed job requests are 400; resume and forkSession are unsupported', section: 'jobs-and-queue',
+    clauses: ['jobs-and-queue.2', 'other-shapes.4'], requires: ['provider', 'queue'],
+    async run(ctx) {
+      for (const body of [{}, { session: {} }, { session: { prompt: '' } }, { session: { prompt: 'x', resume: 'abc' } }, { session: { prompt: 'x', forkSession: true } }]) {
+        const res = await ctx.http('POST', '/jobs', { body })
+        ctx.check('other-shapes.4', res.status === 400, `400 for ${JSON.stringify(body)}`, `HTTP ${res.status}`)
+      }
+    },
+  },
+]
