@@ -21,7 +21,7 @@ export interface TargetManifest {
   cors?: { allowedOrigin?: string }
   fallback?: { path: string }
   policy?: { disableBypassPermissions?: boolean }
-  queue?: { maxConcurrency?: number }
+  queue?: { maxConcurrency?: number; dailyTokenLimit?: number }
   models?: Record<string, string[]>
   webhookUrl?: string
   features: string[]

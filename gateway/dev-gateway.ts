@@ -26,7 +26,7 @@ const ALLOWED_ORIGIN = 'http://allowed.example'
 const MAX_BODY_BYTES = 64 * 1024
 const PROVIDER_MODELS = ['fake-small', 'fake-large']
 /** Short queue timers so the conformance suite waits milliseconds, not seconds. */
-const QUEUE = { maxConcurrency: 2, killGraceMs: 50, webhookRetryDelayMs: 20, webhookAttempts: 3 }
+const QUEUE = { maxConcurrency: 2, killGraceMs: 50, webhookRetryDelayMs: 20, webhookAttempts: 3, dailyTokenLimit: 40_000 }
 
 export const DEV_PROFILES: ProfileConfig[] = [
   { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: { id: 'fake', model: 'fake-small', models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY' } },
@@ -44,7 +44,7 @@ export interface TargetManifest {
   cors: { allowedOrigin: string }
   fallback: { path: string }
   policy: { disableBypassPermissions: boolean }
-  queue: { maxConcurrency: number }
+  queue: { maxConcurrency: number; dailyTokenLimit: number }
   models: Record<string, string[]>
   webhookUrl?: string
   features: string[]
@@ -73,7 +73,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     disableBypassPermissions: true,
     fallback: devFallback,
     faults: options.faults,
-    queue: { maxConcurrency: QUEUE.maxConcurrency, killGraceMs: QUEUE.killGraceMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, maxJobDurationMs: 60_000 },
+    queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit, killGraceMs: QUEUE.killGraceMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, maxJobDurationMs: 60_000 },
     notifications: options.webhookUrl ? { webhook: { url: options.webhookUrl }, retryDelayMs: QUEUE.webhookRetryDelayMs } : undefined,
   })
   let listening
@@ -92,7 +92,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
       parkDelayMs: options.parkDelayMs ?? 2000, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs,
       webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, webhookAttempts: QUEUE.webhookAttempts, notificationRetryDelayMs: QUEUE.webhookRetryDelayMs,
     },
-    queue: { maxConcurrency: QUEUE.maxConcurrency },
+    queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit },
     limits: { maxBodyBytes: MAX_BODY_BYTES },
     cors: { allowedOrigin: ALLOWED_ORIGIN },
     fallback: { path: '/healthz' },

@@ -2,7 +2,7 @@
 import WebSocket from 'ws'
 import { PROTOCOL_VERSION } from '../../gateway/protocol/index.ts'
 import type { CaseContext } from '../harness/context.ts'
-import type { Case } from '../types.ts'
+import { Unsupported, type Case } from '../types.ts'
 
 const ORDER = /^(S(P|KR)*K?Y)*(S(P|KR)*K?)?C$/
 const LETTER: Record<string, string> = { job_started: 'S', job_progress: 'P', job_parked: 'K', job_resumed: 'R', job_retrying: 'Y', job_completed: 'C', job_submitted: 'U' }
@@ -129,11 +129,20 @@ export const jobCases: Case[] = [
     clauses: ['queue-options.1', 'limits.10', 'job-status.3', 'job-status.12', 'jobs-and-queue.5'], requires: ['provider', 'queue'], isolation: 'global',
     async run(ctx) {
       const max = ctx.manifest.queue?.maxConcurrency ?? 1
+      const quick = []
+      for (let i = 0; i < 50; i++) quick.push(await submit(ctx, { session: { prompt: `job ${i}` } }))
+      let peak = 0
+      const deadline = Date.now() + ctx.deadlineMs
+      for (;;) {
+        const stats = (await ctx.http('GET', '/queue')).json?.stats
+        peak = Math.max(peak, stats.running)
+        if ((stats.running === 0 && stats.queued === 0) || Date.now() > deadline) break
+        await new Promise((r) => setTimeout(r, 5))
+      }
+      ctx.check('queue-options.1', peak <= max, `running ≤ ${max} under 50 submitted jobs`, `peak ${peak}`)
       const jobs = []
-      for (let i = 0; i < max + 3; i++) jobs.push(await submit(ctx, { session: { prompt: 'scenario:hang' } }))
-      const stats = (await ctx.http('GET', '/queue')).json?.stats
+      for (let i = 0; i < max + 1; i++) jobs.push(await submit(ctx, { session: { prompt: 'scenario:hang' } }))
       ctx.status('jobs-and-queue.5', await ctx.http('GET', '/queue'), 200)
-      ctx.check('queue-options.1', stats.running <= max, `running ≤ ${max}`, stats)
       const queued = (await ctx.http('GET', `/jobs/${jobs[jobs.length - 1].id}`)).json.job
       ctx.equal('job-status.3', queued.status, 'queued', 'a job beyond the free slots')
       ctx.equal('job-status.12', (await ctx.http('DELETE', `/jobs/${queued.id}`)).json?.job?.status, 'canceled', 'a canceled queued job')
@@ -181,6 +190,26 @@ export const jobCases: Case[] = [
         const res = await ctx.http('POST', '/jobs', { body })
         ctx.check('other-shapes.4', res.status === 400, `400 for ${JSON.stringify(body)}`, `HTTP ${res.status}`)
       }
+    },
+  },
+  {
+    // Spends the day's budget, so it runs last of all (global isolation, last in the list).
+    id: 'jobs-daily-budget-pauses-queue', title: 'once the daily token budget is spent, queued jobs are held and stats say paused', section: 'queue-options',
+    clauses: ['queue-options.3', 'limits.15', 'job-status.3'], requires: ['provider', 'queue'], isolation: 'global',
+    async run(ctx) {
+      const limit = ctx.manifest.queue?.dailyTokenLimit
+      if (!limit) throw new Unsupported('the manifest gives no queue.dailyTokenLimit')
+      for (let i = 0; i < 20; i++) {
+        const stats = (await ctx.http('GET', '/queue')).json.stats
+        if (stats.paused) break
+        const job = await submit(ctx, { session: { prompt: 'scenario:usage-heavy' } })
+        await waitForJob(ctx, job.id, (j) => ['succeeded', 'failed', 'canceled'].includes(j.status), 'a terminal status')
+      }
+      const stats = (await ctx.http('GET', '/queue')).json.stats
+      ctx.check('queue-options.3', stats.paused === true && stats.dailyTokensUsed >= limit, 'paused once dailyTokensUsed reaches the limit', stats)
+      const held = await submit(ctx, { session: { prompt: 'hello' } })
+      await new Promise((r) => setTimeout(r, 100))
+      ctx.equal('job-status.3', (await ctx.http('GET', `/jobs/${held.id}`)).json.job.status, 'queued', 'a job submitted after the budget is spent')
     },
   },
 ]

@@ -7,26 +7,9 @@
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { CreateSessionRequest, JobEvent } from '../protocol/index.ts'
-import type { Runner } from '../sessions/runner.ts'
-import { SessionCore } from '../sessions/session-core.ts'
 import type { WebhookDeliverer } from '../sessions/webhooks.ts'
 import { JobQueue } from './job-queue.ts'
-
-class ScriptedRunner {
-  core: SessionCore
-  constructor(readonly id: string, readonly jobId: string) {
-    this.core = new SessionCore({ id, profile: 'p', engine: 'provider', permissionMode: 'default', canBypassPermissions: false, createdAt: 0 })
-  }
-  runner(): Runner {
-    const core = this.core
-    return {
-      id: this.id, start: async () => {}, info: () => core.info(), subscribe: (l, a) => core.subscribe(l, a),
-      sendMessage: () => {}, setTitle: () => {}, resolvePermission: () => false, interrupt: () => {},
-      setPermissionMode: () => {}, setModel: () => {}, fail: () => {},
-      close: (reason = 'client') => { if (!core.closed) { core.emit({ type: 'session_closed', reason }); core.setStatus('closed') } },
-    }
-  }
-}
+import { ScriptedRunner } from './testing/scripted-runner.ts'
 
 const op = fc.oneof(
   fc.record({ kind: fc.constant('submit' as const), attempts: fc.integer({ min: 1, max: 3 }), retryDelayMs: fc.integer({ min: 0, max: 40 }) }),

@@ -1,0 +1,24 @@
+/** A runner the queue's tests drive by hand, on the real SessionCore (numbering, status, log). */
+import type { Runner } from '../../sessions/runner.ts'
+import { SessionCore } from '../../sessions/session-core.ts'
+
+export class ScriptedRunner {
+  core: SessionCore
+  constructor(readonly id: string, readonly jobId: string) {
+    this.core = new SessionCore({ id, profile: 'p', engine: 'provider', permissionMode: 'default', canBypassPermissions: false, createdAt: 0 })
+  }
+
+  finish(isError = false, usage?: { input_tokens: number; output_tokens: number }): void {
+    this.core.emit({ type: 'turn_result', subtype: isError ? 'error' : 'success', isError, durationMs: 1, numTurns: 1, totalCostUsd: 0, ...(usage ? { usage } : {}) })
+  }
+
+  runner(): Runner {
+    const core = this.core
+    return {
+      id: this.id, start: async () => {}, info: () => core.info(), subscribe: (l, a) => core.subscribe(l, a),
+      sendMessage: () => {}, setTitle: () => {}, resolvePermission: () => false, interrupt: () => {},
+      setPermissionMode: () => {}, setModel: () => {}, fail: () => {},
+      close: (reason = 'client') => { if (!core.closed) { core.emit({ type: 'session_closed', reason }); core.setStatus('closed') } },
+    }
+  }
+}
