@@ -18,7 +18,7 @@ export function createProgress(total: number, out: NodeJS.WriteStream = process.
       const tally = Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')
       const line = `${MARK[r.outcome] ?? ' '} ${r.id} (${r.durationMs} ms)${r.outcome !== 'pass' && r.message ? ` — ${r.message}` : ''}`
       if (tty) out.write(`\r\x1b[2K${line}\n[${done}/${total}] ${elapsed(started)} ${tally}`)
-      else out.write(`[${done}/${total} ${elapsed(started)}] ${line}\n`)
+      else out.write(`[${done}/${total} ${elapsed(started)} | ${tally}] ${line}\n`)
     },
     end() {
       if (tty) out.write('\n')

@@ -266,12 +266,13 @@ export class JobQueue {
     const retry = status === 'failed' && current.attempt < current.maxAttempts && !this.#closed
     if (retry) {
       const delay = (run.record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * 2 ** (current.attempt - 1)
-      const nextRunAt = this.#now() + delay
+      const now = this.#now()
+      const nextRunAt = now + delay
       const updated = await this.adapter.update(run.id, {
         status: 'queued', attempt: current.attempt + 1, nextRunAt, error: patch.error, usage: total,
         sessionId: undefined, sdkSessionId: undefined, startedAt: undefined, result: undefined, parkedAt: undefined, parkedExecutionId: undefined,
       })
-      if (updated) this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated.info, run)
+      if (updated) this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated.info, run, undefined, now)
       this.#later(delay, () => void this.pump())
     } else {
       const updated = await this.adapter.update(run.id, { ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() })
@@ -336,8 +337,9 @@ export class JobQueue {
     run.unsubscribe = runner.subscribe((event) => this.#onEvent(run, event), run.lastSeq)
   }
 
-  #emit(body: JobEventBody, job: JobInfo, run: JobRun | undefined, request?: CreateJobRequest): void {
-    const event = { ...body, jobId: job.id, job, ts: this.#now() } as JobEvent
+  // `ts` is passed when the event states a delay from "now", so nextRunAt - ts is exactly that delay.
+  #emit(body: JobEventBody, job: JobInfo, run: JobRun | undefined, request?: CreateJobRequest, ts = this.#now()): void {
+    const event = { ...body, jobId: job.id, job, ts } as JobEvent
     try { this.#options.onEvent?.(event) } catch { /* an observer never breaks the queue */ }
     for (const listener of this.#listeners) {
       try { listener(event) } catch { /* nor does a socket */ }

@@ -6,8 +6,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   sendRawJson(res, status, JSON.stringify(body))
 }
 
-/** For bodies serialised ahead of time (the session list caches row JSON). */
-export function sendRawJson(res: ServerResponse, status: number, json: string): void {
+/** For bodies serialised ahead of time (the session list caches row JSON and whole bodies). */
+export function sendRawJson(res: ServerResponse, status: number, json: string | Buffer): void {
   if (res.headersSent) return
   res.statusCode = status
   res.setHeader('content-type', 'application/json; charset=utf-8')

@@ -15,6 +15,8 @@ interface Row {
 
 export class SessionRegistry {
   #rows = new Map<string, Row>()
+  #version = 0
+  #listCache: { version: number; body: Buffer } | undefined
   #onRegister: Array<(runner: Runner) => void> = []
 
   onRegister(listener: (runner: Runner) => void): void {
@@ -26,6 +28,7 @@ export class SessionRegistry {
     previous?.unsubscribe()
     const row: Row = { runner, info: undefined, json: undefined, unsubscribe: () => {} }
     this.#rows.set(runner.id, row)
+    this.#version++
     row.unsubscribe = runner.subscribe(() => this.invalidate(runner.id), runner.info().lastSeq)
     for (const listener of this.#onRegister) listener(runner)
   }
@@ -37,6 +40,7 @@ export class SessionRegistry {
   /** Call after a change no event reports (a rename). */
   invalidate(id: string): void {
     const row = this.#rows.get(id)
+    this.#version++
     if (row) {
       row.info = undefined
       row.json = undefined
@@ -55,6 +59,19 @@ export class SessionRegistry {
     return (row.json ??= JSON.stringify(row.info ??= row.runner.info()))
   }
 
+  /**
+   * The whole `{sessions: [...]}` body for a caller who sees every session, encoded once and
+   * reused until any session changes: listing is the hot read of a dashboard.
+   */
+  fullListBody(): Buffer {
+    if (this.#listCache?.version === this.#version) return this.#listCache.body
+    const rows: string[] = []
+    for (const id of this.#rows.keys()) rows.push(this.json(id)!)
+    const body = Buffer.from(`{"sessions":[${rows.join(',')}]}`)
+    this.#listCache = { version: this.#version, body }
+    return body
+  }
+
   ids(): IterableIterator<string> {
     return this.#rows.keys()
   }
@@ -68,6 +85,7 @@ export class SessionRegistry {
     const row = this.#rows.get(id)
     if (!row) return undefined
     this.#rows.delete(id)
+    this.#version++
     row.unsubscribe()
     try {
       row.runner.close('server')

@@ -34,12 +34,13 @@ async function start(queue: QueueOptions = {}) {
 }
 
 async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
+  // A deadline, not a speed claim: generous so a loaded CI machine still passes.
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
     const v = await read()
     if (ok(v)) return v
     await new Promise((r) => setTimeout(r, 10))
   }
-  throw new Error(`never reached: ${what}`)
+  throw new Error(`never reached: ${what}: ${JSON.stringify(await read())}`)
 }
 
 const job = (g: TestGateway, id: string) => g.request('GET', `/jobs/${id}`).then((r) => r.body.job)

@@ -15,13 +15,13 @@ export async function handleSessionCollection(ctx: GatewayContext, req: Incoming
 
 function listSessions(ctx: GatewayContext, res: ServerResponse, principal: Principal): void {
   const { registry, visibility } = ctx
+  if (!ctx.options.authorizeSession && (!principal.scope || !Object.keys(principal.scope).length)) {
+    return sendRawJson(res, 200, registry.fullListBody())
+  }
   const rows: string[] = []
-  const unrestricted = !ctx.options.authorizeSession && !principal.scope
   for (const id of registry.ids()) {
-    if (!unrestricted) {
-      const info = registry.info(id)
-      if (!info || !visibility.canSee(principal, info)) continue
-    }
+    const info = registry.info(id)
+    if (!info || !visibility.canSee(principal, info)) continue
     const json = registry.json(id)
     if (json) rows.push(json)
   }
