@@ -13,7 +13,10 @@ const OUT_DIR = new URL('../reports/out/bench/', import.meta.url)
 
 async function main(): Promise<void> {
   const rows: BenchRow[] = []
+  // `npm run bench -- c e` runs only the steps whose letter is named.
+  const only = process.argv.slice(2)
   const step = async (label: string, run: () => Promise<BenchRow | BenchRow[]>) => {
+    if (only.length && !only.some((letter) => label.startsWith(`(${letter})`))) return
     process.stdout.write(`running ${label}…\n`)
     const result = await run()
     rows.push(...(Array.isArray(result) ? result : [result]))

@@ -20,6 +20,7 @@ import { sendRefusal } from './http.ts'
 import { resolveOptions, type GatewayServerOptions } from './options.ts'
 import { createAuthenticator, createVisibility } from './principal.ts'
 import { isRefusal, NOT_FOUND, refuse, UNAUTHORIZED } from './refusal.ts'
+import { pathOf, splitPath } from './request-path.ts'
 import { validateCreate } from './create-request.ts'
 import { handleJobs } from './routes/jobs.ts'
 import { handleProfiles } from './routes/profiles.ts'
@@ -101,9 +102,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const { basePath } = resolved
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://gateway.invalid')
     if (applyCors(req, res, resolved.corsOrigins)) return
-    const path = url.pathname
+    const path = pathOf(req.url)
     if (basePath && path !== basePath && !path.startsWith(`${basePath}/`)) {
       if (options.fallback) return options.fallback(req, res)
       return sendRefusal(res, NOT_FOUND)
@@ -124,8 +124,9 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   }
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://gateway.invalid')
-    const segments = url.pathname.startsWith(`${basePath}/`) ? splitPath(url.pathname.slice(basePath.length)) : undefined
+    const target = req.url ?? '/'
+    const path = pathOf(target)
+    const segments = path.startsWith(`${basePath}/`) ? splitPath(path.slice(basePath.length)) : undefined
     if (segments?.length === 2 && segments[0] === 'queue' && segments[1] === 'ws') return upgradeQueue(req, socket, head)
     if (!segments || segments.length !== 3 || segments[0] !== 'sessions' || segments[2] !== 'ws') {
       return abortHandshake(socket, NOT_FOUND)
@@ -134,7 +135,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     if (!principal) return abortHandshake(socket, UNAUTHORIZED)
     const runner = gateSession(context, principal, segments[1])
     if (isRefusal(runner)) return abortHandshake(socket, runner)
-    const afterSeq = parseAfterSeq(url.searchParams.get('afterSeq'))
+    const query = target.indexOf('?')
+    const afterSeq = parseAfterSeq(query === -1 ? null : new URLSearchParams(target.slice(query + 1).split('#')[0]).get('afterSeq'))
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = runner.id
       attached.set(id, (attached.get(id) ?? 0) + 1)
@@ -203,17 +205,6 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
 }
 
 /** Decoded path segments; undefined for a malformed percent-escape or an empty inner segment. */
-function splitPath(path: string): string[] | undefined {
-  const raw = path.split('/').slice(1)
-  if (raw.length && raw[raw.length - 1] === '') raw.pop()
-  try {
-    const segments = raw.map((s) => decodeURIComponent(s))
-    return segments.some((s) => s === '') ? undefined : segments
-  } catch {
-    return undefined
-  }
-}
-
 /** A missing or non-integer `afterSeq` replays from the start, as protocol 7 does. */
 function parseAfterSeq(value: string | null): number {
   if (value === null || !/^\d{1,15}$/.test(value)) return 0

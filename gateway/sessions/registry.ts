@@ -10,6 +10,7 @@ interface Row {
   runner: Runner
   info: SessionInfo | undefined
   json: string | undefined
+  body: Buffer | undefined
   unsubscribe: () => void
 }
 
@@ -26,7 +27,7 @@ export class SessionRegistry {
   register(runner: Runner): void {
     const previous = this.#rows.get(runner.id)
     previous?.unsubscribe()
-    const row: Row = { runner, info: undefined, json: undefined, unsubscribe: () => {} }
+    const row: Row = { runner, info: undefined, json: undefined, body: undefined, unsubscribe: () => {} }
     this.#rows.set(runner.id, row)
     this.#version++
     row.unsubscribe = runner.subscribe(() => this.invalidate(runner.id), runner.info().lastSeq)
@@ -44,6 +45,7 @@ export class SessionRegistry {
     if (row) {
       row.info = undefined
       row.json = undefined
+      row.body = undefined
     }
   }
 
@@ -57,6 +59,13 @@ export class SessionRegistry {
     const row = this.#rows.get(id)
     if (!row) return undefined
     return (row.json ??= JSON.stringify(row.info ??= row.runner.info()))
+  }
+
+  /** The encoded `{session}` body of `GET /sessions/:id`, built on first read after a change. */
+  singleBody(id: string): Buffer | undefined {
+    const row = this.#rows.get(id)
+    if (!row) return undefined
+    return (row.body ??= Buffer.from(`{"session":${this.json(id)}}`))
   }
 
   /**

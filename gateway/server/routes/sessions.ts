@@ -43,7 +43,7 @@ export async function handleSession(ctx: GatewayContext, req: IncomingMessage, r
   if (isRefusal(runner)) return sendRefusal(res, runner)
   switch (req.method) {
     case 'GET':
-      return sendRawJson(res, 200, `{"session":${ctx.registry.json(id)}}`)
+      return sendRawJson(res, 200, ctx.registry.singleBody(id)!)
     case 'PATCH': {
       const body = await readJsonBody(req, ctx.resolved.maxBodyBytes)
       if (!body.ok) return sendRefusal(res, body.refusal)
