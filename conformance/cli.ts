@@ -97,7 +97,7 @@ async function main(): Promise<void> {
     console.log(`running ${selectCases(filters).length} cases against ${manifest.baseUrl} (seed ${seed})`)
     const progress = createProgress(selectCases(filters).length)
     const report = await runSuite({
-      manifest, filters, seed, baseline, receiver,
+      manifest, filters, seed, baseline, receiver, restart: self?.restart,
       concurrency, timeoutMs, repeat,
       onStart: (c) => progress.start(c), onResult: (r) => progress.finish(r),
     })

@@ -22,6 +22,7 @@ export interface SuiteOptions {
   repeat?: number
   baseline?: Baseline
   receiver?: WebhookReceiver
+  restart?: () => Promise<void>
   onStart?: (c: Case) => void
   onResult?: (r: CaseResult) => void
 }
@@ -41,6 +42,7 @@ export async function runSuite(options: SuiteOptions): Promise<Report> {
     seed: options.seed,
     repeat: options.repeat ?? 1,
     receiver: options.receiver,
+    restart: options.restart,
     onStart: options.onStart,
     onResult: options.onResult,
   })

@@ -16,6 +16,8 @@ export interface RunOptions {
   seed: number
   repeat: number
   receiver?: WebhookReceiver
+  /** Restarts the target keeping its address, principals and store (the self target can). */
+  restart?: () => Promise<void>
   onStart?: (c: Case) => void
   onResult?: (r: CaseResult) => void
 }
@@ -48,12 +50,20 @@ async function runRepeated(c: Case, options: RunOptions): Promise<CaseResult> {
   return { ...bad, outcome: 'flaky', repeats: outcomes, message: `outcomes differ between repeats (${outcomes.join(', ')}): ${bad.message ?? ''}` }
 }
 
-export function missingRequirement(c: Case, manifest: TargetManifest, hasReceiver = false): string | undefined {
+export function missingRequirement(c: Case, manifest: TargetManifest, hasReceiver = false, canRestart = false): string | undefined {
   for (const need of c.requires) {
+    if (need === 'restart') {
+      if (!canRestart) return 'needs a target the kit can restart (the self target)'
+      continue
+    }
     if (need === 'receiver') {
       if (!hasReceiver) return 'needs the kit\'s webhook receiver (the self target, or a manifest webhookUrl on this host)'
     } else if (need.startsWith('principal:')) {
       if (!manifest.tokens[need.slice('principal:'.length) as keyof TargetManifest['tokens']]) return `needs principal ${need.slice(10)}`
+    } else if (need.startsWith('timer:')) {
+      if (typeof manifest.timers?.[need.slice('timer:'.length)] !== 'number') return `needs timer ${need.slice(6)} in the manifest`
+    } else if (need.startsWith('profile:')) {
+      if (!manifest.profiles[need.slice('profile:'.length)]) return `needs a '${need.slice(8)}' profile in the manifest`
     } else if (need.startsWith('no:')) {
       if (manifest.features.includes(need.slice(3))) return `applies only without feature ${need.slice(3)}`
     } else if (!manifest.features.includes(need)) {
@@ -66,9 +76,9 @@ export function missingRequirement(c: Case, manifest: TargetManifest, hasReceive
 async function runOnce(c: Case, options: RunOptions): Promise<CaseResult> {
   const started = Date.now()
   const base = { id: c.id, title: c.title, section: c.section, clauses: c.clauses }
-  const missing = missingRequirement(c, options.manifest, options.receiver !== undefined)
+  const missing = missingRequirement(c, options.manifest, options.receiver !== undefined, options.restart !== undefined)
   if (missing) return { ...base, outcome: 'unsupported', message: missing, durationMs: 0, wireLog: [] }
-  const ctx = new CaseContext(options.manifest, caseSeed(options.seed, c.id), Math.min(options.timeoutMs, 10_000), options.receiver)
+  const ctx = new CaseContext(options.manifest, caseSeed(options.seed, c.id), Math.min(options.timeoutMs, 10_000), options.receiver, options.restart)
   let outcome: Outcome = 'pass'
   let message: string | undefined
   let timer: NodeJS.Timeout | undefined

@@ -5,7 +5,7 @@
  * writes the target manifest. Swapping a fake for a real engine is configuration in
  * gateway/dev-config.ts, never code here.
  */
-import { writeFile, mkdtemp, rename } from 'node:fs/promises'
+import { mkdtemp, readFile, rename, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -13,7 +13,16 @@ import { startDevGateway, type DevGatewayOptions } from './dev-gateway.ts'
 import type { Fault } from './server/options.ts'
 
 const USAGE = `usage: gateway [--port 8787] [--host 127.0.0.1] [--manifest file.json] [--cwd-root dir]
-               [--webhook-url url] [--park-delay-ms n] [--inject-fault scope-403|replay-inclusive]`
+               [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f] [--inject-fault scope-403|replay-inclusive]`
+
+async function readTokens(path: string): Promise<DevGatewayOptions['tokens']> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8'))
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw new Error(`cannot read --tokens-file ${path}: ${(err as Error).message}`)
+  }
+}
 
 async function main(): Promise<void> {
   let values
@@ -26,6 +35,8 @@ async function main(): Promise<void> {
         'cwd-root': { type: 'string' },
         'webhook-url': { type: 'string' },
         'park-delay-ms': { type: 'string' },
+        'store-dir': { type: 'string' },
+        'tokens-file': { type: 'string' },
         'inject-fault': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
@@ -49,9 +60,13 @@ async function main(): Promise<void> {
     cwdRoot: values['cwd-root'] ?? (await mkdtemp(join(tmpdir(), 'gateway-cwd-'))),
     webhookUrl: values['webhook-url'],
     parkDelayMs: values['park-delay-ms'] === undefined ? undefined : Number(values['park-delay-ms']),
+    storeDir: values['store-dir'],
+    // A restart that must find its sessions again needs the same principals (embedding-rules.15).
+    tokens: values['tokens-file'] ? await readTokens(values['tokens-file']) : undefined,
     faults: (values['inject-fault'] ?? []) as Fault[],
   }
   const dev = await startDevGateway(options)
+  if (values['tokens-file'] && !options.tokens) await writeFile(values['tokens-file'], `${JSON.stringify(dev.manifest.tokens)}\n`, { mode: 0o600 })
   if (values.manifest) {
     // Written atomically so a watcher never reads half a manifest.
     const tmp = `${values.manifest}.${process.pid}.tmp`

@@ -9,6 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { startFakeModelServer } from '../fake-engines/provider-model/server.ts'
 import { createAiSdkRunner } from './engines/provider/index.ts'
 import { createGatewayServer } from './server/create-server.ts'
+import { createFileSessionStore } from './sessions/stores/file-store.ts'
+import type { SearchHit } from './engines/provider/tools.ts'
 import type { Fault } from './server/options.ts'
 import type { Principal } from './server/principal.ts'
 import type { ProfileConfig } from './protocol/index.ts'
@@ -19,6 +21,10 @@ export interface DevGatewayOptions {
   cwdRoot: string
   webhookUrl?: string
   parkDelayMs?: number
+  /** A file session store here makes parks and live sessions survive a restart. */
+  storeDir?: string
+  /** Bearer tokens to reuse (a restarted gateway keeps its principals); random when absent. */
+  tokens?: TargetManifest['tokens']
   faults?: Fault[]
 }
 
@@ -26,7 +32,15 @@ const ALLOWED_ORIGIN = 'http://allowed.example'
 const MAX_BODY_BYTES = 64 * 1024
 const PROVIDER_MODELS = ['fake-small', 'fake-large']
 /** Short queue timers so the conformance suite waits milliseconds, not seconds. */
-const QUEUE = { maxConcurrency: 2, killGraceMs: 50, webhookRetryDelayMs: 20, webhookAttempts: 3, dailyTokenLimit: 40_000 }
+/** Deferred tools the fake model's scenarios call; one with a deadline short enough to watch lapse. */
+const DEFERRED_TOOLS = {
+  deferred_task: { description: 'A task an outside system completes', expiresInMs: 10 * 60_000 },
+  deferred_short: { description: 'A task whose deadline lapses quickly', expiresInMs: 300 },
+}
+const BRIDGED_TOOLS = { client_eval: { description: 'Evaluate code in the attached client', expiresInMs: 30_000 } }
+const PARK_DELAY_MS = 100
+const EXPIRED_GRACE_MS = 500
+const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, killGraceMs: 50, webhookRetryDelayMs: 20, webhookAttempts: 3, dailyTokenLimit: 40_000 }
 
 export const DEV_PROFILES: ProfileConfig[] = [
   { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: { id: 'fake', model: 'fake-small', models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY' } },
@@ -52,7 +66,7 @@ export interface TargetManifest {
 
 export async function startDevGateway(options: DevGatewayOptions) {
   const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
-  const tokens = {
+  const tokens = options.tokens ?? {
     operator: token(), tenantA: token(), tenantB: token(), restricted: token(), manager: token(),
   }
   const principals = new Map<string, Principal>([
@@ -66,14 +80,21 @@ export async function startDevGateway(options: DevGatewayOptions) {
   const gateway = createGatewayServer({
     authenticate: (req) => principals.get(bearer(req) ?? ''),
     profiles: DEV_PROFILES,
-    createEngineRunner: (ctx) => createAiSdkRunner(ctx, { baseURL: model.baseURL, maxRetries: 0 }),
+    createEngineRunner: (ctx) => createAiSdkRunner(ctx, {
+      baseURL: model.baseURL, maxRetries: 0, deferredTools: DEFERRED_TOOLS, bridgedTools: BRIDGED_TOOLS,
+      backends: { fetch: true, search: fakeSearch }, evalLimits: { timeoutMs: 1000 },
+    }),
+    parking: {
+      parkDelayMs: options.parkDelayMs ?? PARK_DELAY_MS, expiredGraceMs: EXPIRED_GRACE_MS,
+      ...(options.storeDir ? { store: createFileSessionStore({ dir: options.storeDir }), persistLive: true } : {}),
+    },
     allowedCwdRoots: [cwdRoot],
     cors: { origins: [ALLOWED_ORIGIN] },
     maxBodyBytes: MAX_BODY_BYTES,
     disableBypassPermissions: true,
     fallback: devFallback,
     faults: options.faults,
-    queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit, killGraceMs: QUEUE.killGraceMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, maxJobDurationMs: 60_000 },
+    queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit, killGraceMs: QUEUE.killGraceMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, maxJobDurationMs: 60_000, maxParkedDurationMs: QUEUE.maxParkedDurationMs },
     notifications: options.webhookUrl ? { webhook: { url: options.webhookUrl }, retryDelayMs: QUEUE.webhookRetryDelayMs } : undefined,
   })
   let listening
@@ -89,7 +110,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     profiles: { provider: 'default', providerAlt: 'alt', cli_primary: 'primary' },
     cwdRoot,
     timers: {
-      parkDelayMs: options.parkDelayMs ?? 2000, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs,
+      parkDelayMs: options.parkDelayMs ?? PARK_DELAY_MS, expiredGraceMs: EXPIRED_GRACE_MS, deferredShortMs: DEFERRED_TOOLS.deferred_short.expiresInMs, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs, maxParkedDurationMs: QUEUE.maxParkedDurationMs,
       webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, webhookAttempts: QUEUE.webhookAttempts, notificationRetryDelayMs: QUEUE.webhookRetryDelayMs,
     },
     queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit },
@@ -98,7 +119,10 @@ export async function startDevGateway(options: DevGatewayOptions) {
     fallback: { path: '/healthz' },
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
-    features: ['provider', 'cors', 'fallback', 'bypassDisabled', 'queue', ...(options.webhookUrl ? ['notifications'] : [])],
+    features: [
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles',
+      ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
+    ],
   }
   if (options.webhookUrl) manifest.webhookUrl = options.webhookUrl
   return {
@@ -109,6 +133,11 @@ export async function startDevGateway(options: DevGatewayOptions) {
       await model.close()
     },
   }
+}
+
+/** The search backend the host wires: canned, so a case can recognise its results. */
+async function fakeSearch(query: string): Promise<SearchHit[]> {
+  return [{ title: `Result for ${query}`, url: 'http://127.0.0.1/search-result', snippet: 'canned search result' }]
 }
 
 function token(): string {

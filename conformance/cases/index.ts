@@ -4,8 +4,9 @@ import { authenticationCases } from './authentication.ts'
 import { createRequestCases } from './create-request.ts'
 import { jobCases } from './jobs.ts'
 import { notificationCases } from './notifications.ts'
+import { parkingCases } from './parking.ts'
 import { profileDefaultCases, serverCases } from './server.ts'
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases]

@@ -39,6 +39,43 @@ async function deliveries(ctx: CaseContext, path: string, until: (types: string)
 
 export const jobCases: Case[] = [
   {
+    id: 'jobs-park-and-resume', title: 'a job waiting on a deferred execution parks (slot freed) and resumes on the result', section: 'job-status',
+    clauses: ['job-status.5', 'job-status.6', 'job-status.1', 'events.23', 'other-shapes.5'], requires: ['provider', 'queue', 'parking', 'receiver'],
+    async run(ctx) {
+      const hook = ctx.receiver!.urlFor(`parked-job-${Math.floor(ctx.random() * 1e9)}`)
+      const job = await submit(ctx, { session: { prompt: 'scenario:deferred' }, webhook: { url: hook.url } })
+      const parked = await waitForJob(ctx, job.id, (j) => j.status === 'parked', 'parked')
+      ctx.check('job-status.5', typeof parked.parkedExecutionId === 'string' && typeof parked.parkedAt === 'number', 'parkedExecutionId and parkedAt on a parked job', parked)
+      const stats = (await ctx.http('GET', '/queue')).json?.stats
+      ctx.check('job-status.1', stats?.parked >= 1, 'QueueStats counts the parked job', stats)
+      const res = await ctx.http('POST', `/executions/${parked.parkedExecutionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'go on' } } })
+      ctx.equal('job-status.6', res.json?.applied, true, 'the result is applied')
+      const done = await waitForJob(ctx, job.id, (j) => ['succeeded', 'failed', 'canceled'].includes(j.status), 'a terminal status')
+      ctx.equal('job-status.6', done.status, 'succeeded', 'status after the resumed run')
+      const order = await deliveries(ctx, hook.path, (t) => t.includes('C'))
+      ctx.check('events.23', ORDER.test(order) && order.includes('KR'), 'started, progress, parked, resumed, completed', order)
+      const parkedEvent = ctx.receiver!.received(hook.path).find((d) => d.body?.type === 'job_parked')
+      ctx.equal('job-status.5', parkedEvent?.body?.executionId, parked.parkedExecutionId, 'job_parked carries the executionId')
+    },
+  },
+  {
+    id: 'jobs-parked-cap', title: 'a job parked longer than maxParkedDurationMs fails', section: 'queue-options',
+    clauses: ['job-status.11', 'queue-options.5'], requires: ['provider', 'queue', 'parking', 'timer:maxParkedDurationMs'],
+    async run(ctx) {
+      const job = await submit(ctx, { session: { prompt: 'scenario:deferred' } })
+      await waitForJob(ctx, job.id, (j) => j.status === 'parked', 'parked')
+      const cap = Number(ctx.manifest.timers?.maxParkedDurationMs)
+      const deadline = Date.now() + cap + ctx.deadlineMs
+      let current: any
+      while (Date.now() < deadline) {
+        current = (await ctx.http('GET', `/jobs/${job.id}`)).json?.job
+        if (current?.status !== 'parked') break
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      ctx.equal('job-status.11', current?.status, 'failed', `status after ${cap} ms parked`)
+    },
+  },
+  {
     id: 'jobs-lifecycle-and-webhook-order', title: 'a job runs to succeeded; its webhook gets started, progress, completed in order', section: 'job-status',
     clauses: ['jobs-and-queue.2', 'jobs-and-queue.3', 'job-status.1', 'job-status.2', 'job-status.3', 'job-status.4', 'job-status.8', 'events.23', 'other-shapes.4', 'other-shapes.5', 'what-the-service-does.8', 'authentication.11'],
     requires: ['provider', 'queue', 'receiver'],

@@ -20,7 +20,7 @@ export class CaseContext {
   readonly origin: string
   #cleanups: Array<() => unknown> = []
 
-  constructor(readonly manifest: TargetManifest, seed: number, readonly deadlineMs: number, readonly receiver?: WebhookReceiver) {
+  constructor(readonly manifest: TargetManifest, seed: number, readonly deadlineMs: number, readonly receiver?: WebhookReceiver, readonly restartTarget?: () => Promise<void>) {
     this.random = seededRandom(seed)
     this.origin = new URL(manifest.baseUrl).origin
   }

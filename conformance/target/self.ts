@@ -3,7 +3,7 @@
  * `gateway` command (so the kit imports nothing from gateway/), the kit's webhook receiver, short
  * timers, and the manifest the command writes. `close()` tears all of it down.
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,6 +23,11 @@ export interface SelfTargetOptions {
 export interface SelfTarget {
   manifest: TargetManifest
   receiver: WebhookReceiver
+  /**
+   * Stops the gateway gracefully and starts it again on the same port with the same principals
+   * and file store, so restart cases can check what survives (session-status-values.7-8).
+   */
+  restart(): Promise<void>
   close(): Promise<void>
 }
 
@@ -31,31 +36,49 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
   const manifestPath = join(dir, 'manifest.json')
   const receiver = new WebhookReceiver()
   const webhookUrl = await receiver.start()
-  const args = ['--import', 'tsx', join(ROOT, 'gateway/cli.ts'), '--port', '0', '--manifest', manifestPath, '--webhook-url', webhookUrl,
-    '--cwd-root', dir, '--park-delay-ms', String(options.parkDelayMs ?? 200)]
-  for (const fault of options.faults ?? []) args.push('--inject-fault', fault)
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
-  child.stdout.on('data', (c: Buffer) => { output += c })
-  child.stderr.on('data', (c: Buffer) => { output += c })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   // Never leave a gateway behind if this process ends without calling close().
-  const killChild = () => child.kill('SIGKILL')
+  let child: ChildProcess | undefined
+  const killChild = () => child?.kill('SIGKILL')
   process.once('exit', killChild)
-  const close = async () => {
-    process.off('exit', killChild)
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM')
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+
+  const spawnGateway = (port: number) => {
+    const args = ['--import', 'tsx', join(ROOT, 'gateway/cli.ts'), '--port', String(port), '--manifest', manifestPath, '--webhook-url', webhookUrl,
+      '--cwd-root', dir, '--park-delay-ms', String(options.parkDelayMs ?? 200), '--store-dir', join(dir, 'store'), '--tokens-file', join(dir, 'tokens.json')]
+    for (const fault of options.faults ?? []) args.push('--inject-fault', fault)
+    const started = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    started.stdout!.on('data', (c: Buffer) => { output += c })
+    started.stderr!.on('data', (c: Buffer) => { output += c })
+    const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)))
+    child = started
+    return { started, exited }
+  }
+  let current = spawnGateway(0)
+
+  const stopGateway = async () => {
+    const { started, exited } = current
+    if (started.exitCode === null && started.signalCode === null) {
+      started.kill('SIGTERM')
+      const timer = setTimeout(() => started.kill('SIGKILL'), 5000)
       await exited
       clearTimeout(timer)
     }
+  }
+  const close = async () => {
+    process.off('exit', killChild)
+    await stopGateway()
     await receiver.close()
     await rm(dir, { recursive: true, force: true })
   }
   try {
-    const manifest = await waitForManifest(manifestPath, exited, () => output)
-    return { manifest, receiver, close }
+    const manifest = await waitForManifest(manifestPath, current.exited, () => output)
+    const restart = async () => {
+      await stopGateway()
+      await rm(manifestPath, { force: true })
+      current = spawnGateway(Number(new URL(manifest.baseUrl).port))
+      await waitForManifest(manifestPath, current.exited, () => output)
+    }
+    return { manifest, receiver, restart, close }
   } catch (err) {
     await close()
     throw err

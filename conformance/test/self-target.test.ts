@@ -20,7 +20,7 @@ let dir: string
 
 beforeAll(async () => {
   target = await startSelfTarget()
-  report = await runSuite({ manifest: target.manifest, seed: 1234, receiver: target.receiver })
+  report = await runSuite({ manifest: target.manifest, seed: 1234, receiver: target.receiver, restart: target.restart })
   dir = await mkdtemp(join(tmpdir(), 'conformance-report-'))
   await writeReports(report, dir, false)
 }, 120_000)

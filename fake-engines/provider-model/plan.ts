@@ -24,9 +24,13 @@ export function planLeg(messages: WireMessage[], scenariosDir?: string): LegPlan
   const userText = userIndex >= 0 ? textOf(messages[userIndex]) : ''
   const scenario = selectScenario(userText, scenariosDir) ?? echoScenario(userText)
   const legs = legsOf(scenario)
-  const done = messages.slice(userIndex + 1).filter((m) => m.role === 'assistant').length
+  const after = messages.slice(userIndex + 1)
+  const done = after.filter((m) => m.role === 'assistant').length
   if (done >= legs.length) return { scenario: scenario.name, steps: [{ type: 'text', text: '' }], more: false }
-  return { scenario: scenario.name, steps: legs[done], more: done < legs.length - 1 }
+  // `{{toolResult}}` in a text step is the latest tool result, so a scenario can show what came back.
+  const toolResult = textOf([...after].reverse().find((m) => m.role === 'tool') ?? { role: 'tool' })
+  const steps = legs[done].map((step) => (step.type === 'text' ? { ...step, text: step.text.replaceAll('{{toolResult}}', toolResult) } : step))
+  return { scenario: scenario.name, steps, more: done < legs.length - 1 }
 }
 
 export function estimateTokens(text: string): number {

@@ -1,6 +1,7 @@
 /** The one record every route reads: the server's services, built once by createGatewayServer. */
 import type { ProfileCatalog } from '../host/profiles.ts'
 import type { JobQueue } from '../queue/job-queue.ts'
+import type { ParkingManager } from '../sessions/parking.ts'
 import type { SessionRegistry } from '../sessions/registry.ts'
 import type { CreatePolicy } from './create-request.ts'
 import type { GatewayServerOptions, ResolvedOptions } from './options.ts'
@@ -13,6 +14,7 @@ export interface GatewayContext {
   registry: SessionRegistry
   catalog: ProfileCatalog
   factory: SessionFactory
+  parking: ParkingManager
   visibility: Visibility
   createPolicy: CreatePolicy
   queue?: JobQueue

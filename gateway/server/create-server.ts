@@ -14,6 +14,7 @@ import { QUEUE_DEFAULTS } from '../queue/options.ts'
 import { attachNotifier, NOTIFICATION_DEFAULTS } from '../sessions/notifications.ts'
 import { WebhookDeliverer } from '../sessions/webhooks.ts'
 import { SessionRegistry } from '../sessions/registry.ts'
+import { ParkingManager } from '../sessions/parking.ts'
 import type { GatewayContext } from './context.ts'
 import { applyCors } from './cors.ts'
 import { sendRefusal } from './http.ts'
@@ -22,6 +23,7 @@ import { createAuthenticator, createVisibility } from './principal.ts'
 import { isRefusal, NOT_FOUND, refuse, UNAUTHORIZED } from './refusal.ts'
 import { pathOf, splitPath } from './request-path.ts'
 import { validateCreate } from './create-request.ts'
+import { handleExecutions } from './routes/executions.ts'
 import { handleJobs } from './routes/jobs.ts'
 import { handleProfiles } from './routes/profiles.ts'
 import { gateSession } from './routes/session-gate.ts'
@@ -33,6 +35,7 @@ import { abortHandshake } from './ws/abort-handshake.ts'
 import { MAX_FRAME_BYTES } from './ws/command-parser.ts'
 import { attachQueueClient } from './ws/queue-socket.ts'
 import { attachClient } from './ws/session-socket.ts'
+import { BridgeHub } from './ws/tool-bridge.ts'
 
 export interface GatewayServer {
   readonly server: Server
@@ -48,6 +51,27 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const registry = new SessionRegistry()
   const catalog = new ProfileCatalog(resolved.profiles)
   const onError = options.onError ?? defaultOnError
+  const hub = new BridgeHub()
+  const factory = createSessionFactory({
+    registry,
+    catalog,
+    createEngineRunner: options.createEngineRunner,
+    buildRunnerConfig: options.buildRunnerConfig,
+    engines: options.engines ?? {},
+    bridgeFor: (id) => hub.bridgeFor(id),
+    approvalTimeoutMs: options.approvalTimeoutMs,
+    onError,
+  })
+  const parking = new ParkingManager(options.parking ?? {}, {
+    registry,
+    attachedCount: (id) => hub.count(id),
+    rebuild: (record) => factory.rebuild(record),
+    onParking: (id, executionId) => context.queue?.onSessionParking(id, executionId) ?? Promise.resolve(true),
+    beforeResume: (id) => context.queue?.waitForResumeSlot(id) ?? Promise.resolve(),
+    onResumed: (id, runner) => void context.queue?.onSessionResumed(id, runner),
+    onError,
+  })
+  factory.onBuilt((runner, config, open) => parking.watch(runner, config, open))
   const context: GatewayContext = {
     options,
     resolved,
@@ -59,16 +83,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       disableBypassPermissions: options.disableBypassPermissions === true,
       cwdRoots: options.allowedCwdRoots?.map(canonicalRoot),
     },
-    factory: createSessionFactory({
-      registry,
-      catalog,
-      createEngineRunner: options.createEngineRunner,
-      buildRunnerConfig: options.buildRunnerConfig,
-      engines: options.engines ?? {},
-      bridgeFor: (id) => ({ attachedCount: () => attached.get(id) ?? 0 }),
-      approvalTimeoutMs: options.approvalTimeoutMs,
-      onError,
-    }),
+    factory,
+    parking,
   }
   registry.onRegister((runner) => {
     runner.subscribe((event) => {
@@ -94,10 +110,10 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
         if (isRefusal(runner)) throw new Error(runner.error)
         return runner
       },
+      discardSession: (id) => void registry.remove(id),
     })
   }
   const principalOf = createAuthenticator(options.authenticate)
-  const attached = new Map<string, number>()
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES })
   const { basePath } = resolved
 
@@ -119,6 +135,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       return handleSessionSubroute(context, req, res, principal, rest[0], rest.slice(1))
     }
     if (family === 'profiles') return handleProfiles(context, req, res, principal, rest)
+    if (family === 'executions') return handleExecutions(context, req, res, principal, rest)
     if ((family === 'jobs' || family === 'queue') && context.queue) return handleJobs(context, context.queue, req, res, principal, family, rest)
     return handleUnconfigured(family ?? '', req, res, rest)
   }
@@ -133,17 +150,18 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     }
     const principal = await principalOf(req)
     if (!principal) return abortHandshake(socket, UNAUTHORIZED)
-    const runner = gateSession(context, principal, segments[1])
-    if (isRefusal(runner)) return abortHandshake(socket, runner)
+    // Authorization before the wake: an unauthorized attach must trigger no rebuild (session-status-values.6).
+    const gated = gateSession(context, principal, segments[1])
+    if (isRefusal(gated)) return abortHandshake(socket, gated)
+    const runner = await parking.ensureLive(gated.id)
+    if (!runner) return abortHandshake(socket, NOT_FOUND)
     const query = target.indexOf('?')
     const afterSeq = parseAfterSeq(query === -1 ? null : new URLSearchParams(target.slice(query + 1).split('#')[0]).get('afterSeq'))
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = runner.id
-      attached.set(id, (attached.get(id) ?? 0) + 1)
+      hub.attach(id, ws)
       ws.on('close', () => {
-        const left = (attached.get(id) ?? 1) - 1
-        if (left > 0) attached.set(id, left)
-        else attached.delete(id)
+        if (hub.detach(id, ws) === 0) parking.onDetach(id)
       })
       attachClient(context, ws, socket, runner, afterSeq)
     })
@@ -179,7 +197,9 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   return {
     server,
     context,
-    listen(port = 0, host = '127.0.0.1') {
+    async listen(port = 0, host = '127.0.0.1') {
+      // Stored parks and live records become rows before the first request can ask for them.
+      await parking.hydrate()
       return new Promise((resolvePromise, reject) => {
         server.once('error', reject)
         server.listen(port, host, () => {
@@ -193,6 +213,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     async close() {
       // The queue first, so runs ended by the shutdown fail without scheduling retries.
       context.queue?.close()
+      // Parking before the registry: shutdown closes must not discard what a restart should adopt.
+      const flushed = parking.close()
       registry.closeAll()
       for (const client of wss.clients) client.terminate()
       await new Promise<void>((done) => wss.close(() => done()))
@@ -200,6 +222,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
         server.close(() => done())
         server.closeAllConnections()
       })
+      await flushed
     },
   }
 }

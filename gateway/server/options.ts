@@ -28,6 +28,8 @@ export interface GatewayServerOptions {
   approvalTimeoutMs?: number | null
   /** Adapters for the CLI engines, keyed by engine (the provider engine uses createEngineRunner). */
   engines?: Partial<Record<'cli_primary' | 'cli_secondary', EngineAdapter>>
+  /** Deferred execution: session store, park delay, boot grace, persistLive (session-stores). */
+  parking?: import('../sessions/parking.ts').ParkingOptions
   /** Enables the job queue and its routes; without it every /jobs and /queue route is 404. */
   queue?: QueueOptions
   /** Session notifications to a webhook and/or a local observer (events.24). */

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { ProfileCatalog, ResolvedProfile } from '../host/profiles.ts'
 import type { SessionRegistry } from '../sessions/registry.ts'
 import type { CreateEngineRunner, Runner, RunnerConfig, ToolBridge } from '../sessions/runner.ts'
+import type { RunnerSnapshot, StoredExecution, StoredSession } from '../sessions/session-store.ts'
 import type { ValidCreate } from './create-request.ts'
 import type { EngineAdapter } from './engine-adapter.ts'
 import { refuse, type Refusal } from './refusal.ts'
@@ -22,15 +23,21 @@ export interface SessionFactoryDeps {
   onError: (err: unknown, where: string) => void
 }
 
+/** Told of every runner built, before it starts: parking watches it from its first event. */
+export type BuiltListener = (runner: Runner, config: RunnerConfig, open: readonly StoredExecution[]) => void
+
 export function createSessionFactory(deps: SessionFactoryDeps) {
-  async function buildRunner(config: RunnerConfig, profile: ResolvedProfile): Promise<Runner> {
+  const built: BuiltListener[] = []
+
+  async function buildRunner(config: RunnerConfig, profile: ResolvedProfile, restore?: RunnerSnapshot): Promise<Runner> {
     const patched = deps.buildRunnerConfig ? await deps.buildRunnerConfig({ ...config }) : config
     const final: RunnerConfig = { ...patched, id: config.id, scope: config.scope, profile: config.profile, engine: config.engine }
     let runner: Runner
     if (profile.engine === 'provider') {
       if (!deps.createEngineRunner) throw new Error('no createEngineRunner hook is configured')
-      runner = await deps.createEngineRunner({ config: final, profile, bridge: deps.bridgeFor(config.id) })
+      runner = await deps.createEngineRunner({ config: final, profile, bridge: deps.bridgeFor(config.id), ...(restore ? { restore } : {}) })
     } else {
+      if (restore) throw new Error(`engine ${profile.engine} cannot restore a parked session`)
       const adapter = deps.engines[profile.engine]
       if (!adapter) throw new EngineUnavailable(profile.engine)
       runner = await adapter.createRunner(final, profile)
@@ -43,7 +50,29 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
     return runner
   }
 
+  function launch(runner: Runner, config: RunnerConfig, open: readonly StoredExecution[] = []): void {
+    deps.registry.register(runner)
+    for (const listener of built) listener(runner, config, open)
+    runner.start().catch((err) => {
+      deps.onError(err, 'start')
+      try { runner.fail(`session failed to start: ${(err as Error).message}`) } catch { /* already closed */ }
+    })
+  }
+
   return {
+    onBuilt(listener: BuiltListener): void {
+      built.push(listener)
+    },
+
+    /** Rebuilds a stored session under its own id, same transcript and seq numbering (session-status-values.3). */
+    async rebuild(record: StoredSession): Promise<Runner> {
+      const profile = deps.catalog.get(record.config.profile)
+      if (!profile) throw new Error(`profile ${record.config.profile} of session ${record.id} no longer exists`)
+      const runner = await buildRunner(record.config, profile, record.snapshot)
+      launch(runner, record.config, record.snapshot.executions)
+      return runner
+    },
+
     async create(valid: ValidCreate): Promise<Runner | Refusal> {
       const { request, profile } = valid
       const config: RunnerConfig = {
@@ -68,11 +97,7 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
         deps.onError(err, 'create')
         return refuse('engine_failed', `the session could not be created: ${(err as Error).message}`)
       }
-      deps.registry.register(runner)
-      runner.start().catch((err) => {
-        deps.onError(err, 'start')
-        try { runner.fail(`session failed to start: ${(err as Error).message}`) } catch { /* already closed */ }
-      })
+      launch(runner, config)
       return runner
     },
   }

@@ -7,6 +7,7 @@ import type {
   SessionClosedReason, SessionInfo,
 } from '../protocol/index.ts'
 import type { EventListener } from './event-log.ts'
+import type { RunnerSnapshot } from './session-store.ts'
 
 /** A create request after validation, profile resolution, defaults and `buildRunnerConfig`. */
 export interface RunnerConfig extends CreateSessionRequest {
@@ -50,12 +51,54 @@ export interface Runner {
   fail(message: string): void
   /** Emits `session_closed{reason}` then status `closed`. Idempotent. */
   close(reason?: SessionClosedReason): void
+
+  // Optional members: engines that can do more say so by having them.
+  /** The scratch filesystem behind `/sessions/:id/files` (path → bytes). */
+  files?(): ScratchFiles | undefined
+  /**
+   * Feeds a deferred execution's result into the agent loop. Idempotent: false for an unknown or
+   * already settled id.
+   */
+  settleExecution?(executionId: string, result: ExecutionOutcome): boolean
+  /** Snapshot and go inert, without `session_closed`; undefined when the runner cannot park now. */
+  park?(): RunnerSnapshot | undefined
+  /** The same value without tearing down; undefined while a turn is in flight. */
+  snapshot?(): RunnerSnapshot | undefined
+  /** A bridged tool call's answer from the attached client (tool_call_result / tool_call_error). */
+  resolveToolCall?(executionId: string, outcome: { ok: true; value: unknown } | { ok: false; error: string }): boolean
 }
+
+export interface ScratchFiles {
+  list(): Array<{ path: string; size: number }>
+  read(path: string): Uint8Array | undefined
+}
+
+/** A deferred execution's result, whoever produced it (a POST, the watchdog, an interrupt). */
+export type ExecutionOutcome =
+  | { status: 'ok'; output: unknown }
+  | { status: 'failed'; reason: string; error: string }
 
 /** The tool bridge handed to provider runners; sandboxed tools are executed by the first attached client. */
 export interface ToolBridge {
   /** Number of clients attached to this session right now. */
   attachedCount(): number
+  /**
+   * Sends a `tool_call_request` to the first attached client; false when none is attached (the
+   * call then fails at once, so unattended runs never bridge). The answer arrives through
+   * `Runner.resolveToolCall`.
+   */
+  request?(call: BridgedCall): boolean
+  /** Broadcasts `tool_call_canceled` to every attached client. */
+  cancel?(executionId: string, reason: string): void
+}
+
+export interface BridgedCall {
+  executionId: string
+  toolName: string
+  input: unknown
+  vfsSeed?: Record<string, string>
+  limits?: { timeoutMs?: number; memoryBytes?: number }
+  expiresAt?: number
 }
 
 /** What `createEngineRunner` receives (server-configuration: createEngineRunner). */
@@ -63,6 +106,8 @@ export interface EngineRunnerContext {
   config: RunnerConfig
   profile: import('../protocol/index.ts').ProfileConfig
   bridge: ToolBridge
+  /** Present on a rebuild: the runner must continue from it (embedding-rules.9). */
+  restore?: RunnerSnapshot
 }
 
 export type CreateEngineRunner = (ctx: EngineRunnerContext) => Runner | Promise<Runner>

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import WebSocket from 'ws'
 import { startFakeModelServer } from '../../fake-engines/provider-model/server.ts'
-import { createAiSdkRunner } from '../engines/provider/index.ts'
+import { createAiSdkRunner, type AiSdkRunnerOptions } from '../engines/provider/index.ts'
 import { createGatewayServer, type GatewayServer } from '../server/create-server.ts'
 import type { GatewayServerOptions } from '../server/options.ts'
 import type { Principal } from '../server/principal.ts'
@@ -53,13 +53,13 @@ export interface TestGateway {
   close(): Promise<void>
 }
 
-export async function startTestGateway(overrides: Partial<GatewayServerOptions> = {}): Promise<TestGateway> {
+export async function startTestGateway(overrides: Partial<GatewayServerOptions> = {}, runner: Partial<AiSdkRunnerOptions> = {}): Promise<TestGateway> {
   const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
   const cwdRoot = await realpath(await mkdtemp(join(tmpdir(), 'gw-test-')))
   const gateway = createGatewayServer({
     authenticate: (req) => PRINCIPALS[bearer(req) ?? ''],
     profiles: [PROVIDER_PROFILE, ALT_PROFILE, PRIMARY_PROFILE],
-    createEngineRunner: (ctx) => createAiSdkRunner(ctx, { baseURL: model.baseURL, maxRetries: 0 }),
+    createEngineRunner: (ctx) => createAiSdkRunner(ctx, { baseURL: model.baseURL, maxRetries: 0, ...runner }),
     allowedCwdRoots: [cwdRoot],
     onError: () => {},
     ...overrides,

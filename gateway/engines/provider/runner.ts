@@ -1,25 +1,66 @@
 /**
- * The provider engine's runner on the AI SDK: text turns, one at a time, streamed from an
- * OpenAI-compatible model. Tools, grants and parking arrive in a later issue; the turn loop is
- * shaped so a tool set can be added to `runTurn` without changing the session contract.
+ * The provider engine's runner on the AI SDK. A turn is a chain of legs: each leg streams one
+ * model call; the tool calls it ends with are answered here (local tools), by the attached client
+ * (bridged tools) or from outside (deferred tools, which may park the session). The turn's state
+ * lives in `#state`, not on an async stack, so a snapshot taken while waiting on deferred
+ * executions can be rebuilt in another runner, even another process, and continued mid-turn.
  */
 import { randomUUID } from 'node:crypto'
-import type { ModelMessage } from 'ai'
-import { ENGINE_CAPABILITIES, type MessageAttachment, type PermissionMode, type ResolvedBy, type SessionClosedReason, type SessionInfo } from '../../protocol/index.ts'
+import type { ModelMessage, ToolSet } from 'ai'
+import {
+  ENGINE_CAPABILITIES, type ContentBlock, type MessageAttachment, type PermissionMode, type ResolvedBy, type SessionClosedReason,
+  type SessionEventBody, type SessionInfo, type Usage,
+} from '../../protocol/index.ts'
 import type { EventListener } from '../../sessions/event-log.ts'
-import type { EngineRunnerContext, PermissionDecision, Runner } from '../../sessions/runner.ts'
+import type { EngineRunnerContext, ExecutionOutcome, PermissionDecision, Runner } from '../../sessions/runner.ts'
 import { SessionCore } from '../../sessions/session-core.ts'
+import type { RunnerSnapshot, StoredExecution } from '../../sessions/session-store.ts'
 import { catalogOf, providerFor, type ModelSource } from './model-factory.ts'
-import { runTurn } from './turn.ts'
+import { ScratchFs } from './scratch-fs.ts'
+import { assembleTools, offeredGrants, toolSetOf, wiredGrants, type ToolAssembly, type ToolOutput, type ToolSpec } from './tools.ts'
+import { runTurn, type LegToolCall } from './turn.ts'
 
-export interface AiSdkRunnerOptions extends ModelSource {
+export interface AiSdkRunnerOptions extends ModelSource, ToolAssembly {
   /** Retries of a failed model call (AI SDK default 2); 0 surfaces errors at once. */
   maxRetries?: number
-  /** Releases per-session resources; runs when the session closes (embedding-rules.9). */
+  /** Releases per-session resources; runs on close and on park (embedding-rules.9-10). */
   onClose?: () => void
+  /** Scratch files for a new session; never applied when restoring (embedding-rules.9). */
+  seedFiles?: Record<string, string>
+  /** Legs per turn before the turn ends with an error (a model that never stops calling tools). */
+  maxLegs?: number
 }
 
 type Task = { kind: 'message'; text: string } | { kind: 'clear' }
+
+/** One tool call of the current leg, with its answer once known. */
+interface CallRecord extends LegToolCall {
+  executionId: string
+  kind: ToolSpec['kind'] | 'unknown'
+  expiresAt?: number
+  output?: ToolOutput
+}
+
+interface TurnState {
+  startedAt: number
+  usage: Usage
+  legs: number
+  lastText: string
+  calls: CallRecord[]
+  interrupted?: boolean
+}
+
+/** The engine-private part of a snapshot (opaque to the server). */
+interface EngineState {
+  sdkSessionId: string
+  history: ModelMessage[]
+  numTurns: number
+  model?: string
+  queue: Task[]
+  turn?: TurnState
+}
+
+const DEFAULT_MAX_LEGS = 25
 
 export function createAiSdkRunner(ctx: EngineRunnerContext, options: AiSdkRunnerOptions = {}): Runner {
   return new ProviderRunner(ctx, options)
@@ -34,16 +75,21 @@ class ProviderRunner implements Runner {
   #apiKeySource: string
   #catalog: string[]
   #defaultModel: string
-  #model: string | undefined
-  #history: ModelMessage[] = []
-  #queue: Task[] = []
-  #busy = false
+  #tools: Map<string, ToolSpec>
+  #toolSet: ToolSet
+  #fs: ScratchFs
+  #state: EngineState
   #abort: AbortController | undefined
+  #legInFlight = false
+  #driving = false
+  #inert = false
   #started: Promise<void> | undefined
-  #numTurns = 0
+  #restored: boolean
+  /** Bridged calls time out here; a client that never answers must not hold the turn forever. */
+  #bridgeTimers = new Map<string, ReturnType<typeof setTimeout>>()
 
   constructor(ctx: EngineRunnerContext, options: AiSdkRunnerOptions) {
-    const { config, profile } = ctx
+    const { config, profile, restore } = ctx
     this.id = config.id
     this.#ctx = ctx
     this.#options = options
@@ -52,9 +98,21 @@ class ProviderRunner implements Runner {
     if (config.model !== undefined && !this.#catalog.includes(config.model)) {
       throw new Error(`model '${config.model}' is not offered by profile ${profile.name} (available: ${this.#catalog.join(', ')})`)
     }
-    this.#model = config.model
     ;({ provider: this.#provider, apiKeySource: this.#apiKeySource } = providerFor(profile, options))
-    this.#core = new SessionCore({ ...config, model: config.model ?? this.#defaultModel })
+    const grants = offeredGrants(wiredGrants(options.backends), profile.session?.capabilities, config.capabilities as string[] | undefined)
+    this.#tools = assembleTools(options, grants)
+    this.#toolSet = toolSetOf(this.#tools)
+    this.#restored = restore !== undefined
+    if (restore) {
+      this.#core = new SessionCore(config, { events: restore.events, seq: restore.seq, createdAt: restore.createdAt })
+      this.#state = structuredClone(restore.engineState as EngineState)
+      this.#fs = ScratchFs.fromJSON(restore.files)
+    } else {
+      this.#core = new SessionCore({ ...config, model: config.model ?? this.#defaultModel })
+      this.#state = { sdkSessionId: randomUUID(), history: [], numTurns: 0, model: config.model, queue: [] }
+      this.#fs = new ScratchFs()
+      for (const [path, text] of Object.entries(options.seedFiles ?? {})) this.#fs.write(path, text)
+    }
     this.#core.apiKeySource = this.#apiKeySource
   }
 
@@ -63,14 +121,12 @@ class ProviderRunner implements Runner {
   }
 
   async #boot(): Promise<void> {
+    // A rebuilt session continues where it was; it never starts a turn by itself (engine-facts §4).
+    if (this.#restored) return
     const core = this.#core
     core.emit({
-      type: 'system_init',
-      sdkSessionId: randomUUID(),
-      model: this.#currentModel(),
-      apiKeySource: this.#apiKeySource,
-      tools: [],
-      permissionMode: core.permissionMode,
+      type: 'system_init', sdkSessionId: this.#state.sdkSessionId, model: this.#currentModel(), apiKeySource: this.#apiKeySource,
+      tools: [...this.#tools.keys()], permissionMode: core.permissionMode,
     })
     core.emit({ type: 'capabilities', models: this.#catalog.map((value) => ({ value })), defaultModel: this.#defaultModel })
     core.setStatus('idle')
@@ -86,18 +142,22 @@ class ProviderRunner implements Runner {
     return this.#core.subscribe(listener, afterSeq)
   }
 
+  files(): ScratchFs {
+    return this.#fs
+  }
+
   sendMessage(text: string, _attachments?: MessageAttachment[]): void {
-    if (this.#core.closed) throw new Error('session is closed')
+    this.#assertUsable()
     this.#core.emit({ type: 'user_message', message: { role: 'user', content: text } })
-    this.#queue.push({ kind: 'message', text })
-    void this.#pump()
+    this.#state.queue.push({ kind: 'message', text })
+    void this.#drive()
   }
 
   /** Queued behind a running turn, never an interrupt (session-status-values.9). */
   clearContext(): void {
-    if (this.#core.closed) throw new Error('session is closed')
-    this.#queue.push({ kind: 'clear' })
-    void this.#pump()
+    this.#assertUsable()
+    this.#state.queue.push({ kind: 'clear' })
+    void this.#drive()
   }
 
   setTitle(title: string | undefined): void {
@@ -109,11 +169,28 @@ class ProviderRunner implements Runner {
   }
 
   interrupt(): void {
-    this.#abort?.abort()
+    if (this.#inert || this.#core.closed) return
+    const turn = this.#state.turn
+    if (!turn) return
+    if (this.#abort) {
+      // A model call or a local tool is running: abort it; the leg loop ends the turn.
+      turn.interrupted = true
+      return this.#abort.abort()
+    }
+    // Waiting on executions: fail every open call so history stays valid, then end the turn (engine-facts §3).
+    for (const call of turn.calls) {
+      if (call.output) continue
+      call.output = { ok: false, error: 'interrupted' }
+      if (call.kind === 'bridged') this.#ctx.bridge.cancel?.(call.executionId, 'interrupted')
+      this.#core.emit({ type: 'execution_failed', executionId: call.executionId, reason: 'interrupted', error: 'the turn was interrupted' })
+    }
+    this.#appendToolResults(turn)
+    this.#finishTurn(turn, 'interrupted')
+    void this.#drive()
   }
 
   setPermissionMode(mode: PermissionMode): void {
-    if (this.#core.closed) throw new Error('session is closed')
+    this.#assertUsable()
     if (!ENGINE_CAPABILITIES.provider.permissionModes.includes(mode)) {
       throw new Error(`permission mode '${mode}' is not supported by engine provider`)
     }
@@ -121,12 +198,60 @@ class ProviderRunner implements Runner {
   }
 
   setModel(model: string | undefined): void {
-    if (this.#core.closed) throw new Error('session is closed')
+    this.#assertUsable()
     if (model !== undefined && !this.#catalog.includes(model)) {
       throw new Error(`unknown model '${model}' (available: ${this.#catalog.join(', ')})`)
     }
-    this.#model = model
+    this.#state.model = model
     this.#core.emit(model === undefined ? { type: 'model_changed' } : { type: 'model_changed', model })
+  }
+
+  settleExecution(executionId: string, outcome: ExecutionOutcome): boolean {
+    if (this.#inert || this.#core.closed) return false
+    const turn = this.#state.turn
+    const call = turn?.calls.find((c) => c.executionId === executionId && c.kind === 'deferred')
+    if (!turn || !call || call.output) return false
+    this.#settle(turn, call, outcome.status === 'ok'
+      ? { ok: true, value: outcome.output }
+      : { ok: false, error: `${outcome.reason}: ${outcome.error}` })
+    return true
+  }
+
+  resolveToolCall(executionId: string, outcome: { ok: true; value: unknown } | { ok: false; error: string }): boolean {
+    if (this.#inert || this.#core.closed) return false
+    const turn = this.#state.turn
+    const call = turn?.calls.find((c) => c.executionId === executionId && c.kind === 'bridged')
+    if (!turn || !call || call.output) return false // late or duplicate answers are ignored
+    this.#settle(turn, call, outcome)
+    return true
+  }
+
+  snapshot(): RunnerSnapshot | undefined {
+    if (this.#core.closed || this.#legInFlight) return undefined
+    const turn = this.#state.turn
+    // Only deferred calls can outlive this runner; anything else open means "not now".
+    if (turn && turn.calls.some((c) => !c.output && c.kind !== 'deferred')) return undefined
+    const executions: StoredExecution[] = turn
+      ? turn.calls.filter((c) => !c.output && c.kind === 'deferred').map((c) => ({ executionId: c.executionId, toolName: c.toolName, expiresAt: c.expiresAt ?? 0 }))
+      : []
+    return {
+      // stream_delta rows are superseded by the messages and count zero rows (engine-facts §4).
+      events: this.#core.log.events().filter((e) => e.type !== 'stream_delta'),
+      seq: this.#core.log.lastSeq,
+      createdAt: this.info().createdAt,
+      engineState: structuredClone(this.#state),
+      files: this.#fs.toJSON(),
+      executions,
+    }
+  }
+
+  park(): RunnerSnapshot | undefined {
+    if (this.#core.status !== 'parked') return undefined
+    const snap = this.snapshot()
+    if (!snap || snap.executions.length === 0) return undefined
+    this.#inert = true
+    this.#dispose()
+    return snap
   }
 
   fail(message: string): void {
@@ -138,67 +263,206 @@ class ProviderRunner implements Runner {
 
   close(reason: SessionClosedReason = 'client'): void {
     if (this.#core.closed) return
-    this.#queue.length = 0
+    this.#state.queue.length = 0
     this.#abort?.abort()
+    for (const call of this.#state.turn?.calls ?? []) {
+      if (!call.output && call.kind === 'bridged') this.#ctx.bridge.cancel?.(call.executionId, 'session_closed')
+    }
     this.#core.emit({ type: 'session_closed', reason })
     this.#core.setStatus('closed')
+    this.#dispose()
+  }
+
+  #dispose(): void {
+    for (const timer of this.#bridgeTimers.values()) clearTimeout(timer)
+    this.#bridgeTimers.clear()
     try {
       this.#options.onClose?.()
     } catch {
-      // The host's dispose hook must not keep a session from closing.
+      // The host's dispose hook must not keep a session from closing or parking.
     }
+  }
+
+  #assertUsable(): void {
+    if (this.#core.closed) throw new Error('session is closed')
+    if (this.#inert) throw new Error('session is parked')
   }
 
   #currentModel(): string {
-    return this.#model ?? this.#defaultModel
+    return this.#state.model ?? this.#defaultModel
   }
 
-  async #pump(): Promise<void> {
-    if (this.#busy) return
-    this.#busy = true
+  /** Starts the next queued task when no turn is open. A turn waiting on executions keeps it open. */
+  async #drive(): Promise<void> {
+    if (this.#driving) return
+    this.#driving = true
     try {
-      for (let task = this.#queue.shift(); task && !this.#core.closed; task = this.#queue.shift()) {
+      while (!this.#state.turn && !this.#core.closed && !this.#inert) {
+        const task = this.#state.queue.shift()
+        if (!task) break
         if (task.kind === 'clear') {
-          this.#history = []
-          this.#core.emit({ type: 'conversation_reset', sdkSessionId: randomUUID() })
-        } else {
-          await this.#turn(task.text)
+          this.#state.history = []
+          this.#state.sdkSessionId = randomUUID()
+          this.#core.emit({ type: 'conversation_reset', sdkSessionId: this.#state.sdkSessionId })
+          continue
         }
+        this.#state.history.push({ role: 'user', content: task.text })
+        this.#state.turn = { startedAt: Date.now(), usage: {}, legs: 0, lastText: '', calls: [] }
+        this.#core.setStatus('running')
+        await this.#runLegs(this.#state.turn)
       }
     } finally {
-      this.#busy = false
+      this.#driving = false
     }
   }
 
-  async #turn(text: string): Promise<void> {
+  /** Runs legs until the turn ends or waits on executions answered elsewhere. */
+  async #runLegs(turn: TurnState): Promise<void> {
     const core = this.#core
-    core.setStatus('running')
-    this.#history.push({ role: 'user', content: text })
-    const abort = (this.#abort = new AbortController())
-    const started = Date.now()
-    const model = this.#currentModel()
-    const outcome = await runTurn({
-      model: this.#provider.chatModel(model),
-      messages: this.#history,
-      system: this.#ctx.profile.session?.instructions,
-      signal: abort.signal,
-      maxRetries: this.#options.maxRetries ?? 2,
-      onDelta: this.#ctx.config.includePartialMessages
-        ? (delta) => core.emit({ type: 'stream_delta', event: { type: 'text_delta', text: delta } })
-        : undefined,
-    })
-    this.#abort = undefined
-    if (core.closed) return
-    if (outcome.text) {
-      // A half-finished answer is still flushed as a durable message before the failed result.
-      core.emit({ type: 'assistant_message', message: { role: 'assistant', content: [{ type: 'text', text: outcome.text }], model, usage: outcome.usage } })
-      this.#history.push({ role: 'assistant', content: outcome.text })
+    for (;;) {
+      // A stale loop (its turn ended by an interrupt or a park) must never run another turn's legs.
+      if (this.#state.turn !== turn || core.closed || this.#inert) return
+      if (turn.legs >= (this.#options.maxLegs ?? DEFAULT_MAX_LEGS)) return this.#finishTurn(turn, 'error', 'too many tool calls in one turn')
+      turn.legs++
+      const abort = (this.#abort = new AbortController())
+      const model = this.#currentModel()
+      this.#legInFlight = true
+      const leg = await runTurn({
+        model: this.#provider.chatModel(model),
+        messages: this.#state.history,
+        system: this.#ctx.profile.session?.instructions,
+        signal: abort.signal,
+        maxRetries: this.#options.maxRetries ?? 2,
+        tools: this.#toolSet,
+        onDelta: this.#ctx.config.includePartialMessages ? (delta) => core.emit({ type: 'stream_delta', event: { type: 'text_delta', text: delta } }) : undefined,
+      }).finally(() => {
+        this.#legInFlight = false
+        this.#abort = undefined
+      })
+      if (core.closed) return
+      addUsage(turn.usage, leg.usage)
+      const calls = leg.aborted || leg.error ? [] : leg.toolCalls
+      this.#flushAssistant(leg.text, calls, model, leg.usage)
+      if (leg.text) turn.lastText = leg.text
+      if (leg.aborted) return this.#finishTurn(turn, 'interrupted')
+      if (leg.error) return this.#finishTurn(turn, 'error', leg.error)
+      if (!calls.length) return this.#finishTurn(turn, 'success')
+      turn.calls = calls.map((c) => ({ ...c, executionId: randomUUID(), kind: this.#tools.get(c.toolName)?.kind ?? 'unknown' }))
+      await this.#dispatch(turn)
+      if (this.#state.turn !== turn || core.closed) return
+      if (turn.interrupted) {
+        for (const call of turn.calls) call.output ??= { ok: false, error: 'interrupted' }
+        this.#appendToolResults(turn)
+        return this.#finishTurn(turn, 'interrupted')
+      }
+      if (turn.calls.some((c) => !c.output)) {
+        // Announced only once every call of the batch is handed over (engine-facts §4).
+        if (turn.calls.some((c) => !c.output && c.kind === 'deferred')) core.setStatus('parked')
+        return
+      }
+      this.#appendToolResults(turn)
     }
-    this.#numTurns++
-    const base = { durationMs: Date.now() - started, numTurns: this.#numTurns, totalCostUsd: 0, usage: outcome.usage }
-    if (outcome.aborted) core.emit({ type: 'turn_result', subtype: 'interrupted', isError: true, ...base })
-    else if (outcome.error) core.emit({ type: 'turn_result', subtype: 'error_during_execution', isError: true, errors: [outcome.error], ...base })
-    else core.emit({ type: 'turn_result', subtype: 'success', isError: false, result: outcome.text, ...base })
+  }
+
+  #flushAssistant(text: string, calls: LegToolCall[], model: string, usage: Usage): void {
+    const content: ContentBlock[] = []
+    if (text) content.push({ type: 'text', text })
+    for (const c of calls) content.push({ type: 'tool_use', id: c.toolCallId, name: c.toolName, input: c.input })
+    if (!content.length) return
+    this.#core.emit({ type: 'assistant_message', message: { role: 'assistant', content, model, usage } })
+    const parts: Exclude<ModelMessage & { role: 'assistant' }, { content: string }>['content'] = []
+    if (text) parts.push({ type: 'text', text })
+    for (const c of calls) parts.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input })
+    this.#state.history.push({ role: 'assistant', content: parts })
+  }
+
+  async #dispatch(turn: TurnState): Promise<void> {
+    const now = Date.now()
+    for (const call of turn.calls) {
+      const tool = this.#tools.get(call.toolName)
+      if (!tool) {
+        call.output = { ok: false, error: `unknown tool: ${call.toolName}` }
+        continue
+      }
+      if (tool.kind === 'local') {
+        const controller = new AbortController()
+        this.#abort = controller
+        call.output = await tool.run(asObject(call.input), { fs: this.#fs, emit: (body) => this.#core.emit(body), signal: controller.signal })
+          .catch((err: unknown) => ({ ok: false as const, error: (err as Error).message }))
+        this.#abort = undefined
+        continue
+      }
+      call.expiresAt = now + tool.expiresInMs
+      const dispatched: SessionEventBody = { type: 'execution_dispatched', executionId: call.executionId, toolName: call.toolName, backend: tool.kind === 'deferred' ? 'deferred' : 'client' }
+      if (tool.kind === 'deferred') {
+        this.#core.emit({ ...dispatched, deferred: true, expiresAt: call.expiresAt })
+        continue
+      }
+      this.#core.emit(dispatched)
+      const sent = this.#ctx.bridge.request?.({ executionId: call.executionId, toolName: call.toolName, input: call.input, vfsSeed: this.#fs.toJSON(), expiresAt: call.expiresAt })
+      if (!sent) {
+        this.#settle(turn, call, { ok: false, error: 'no client is attached to run this tool' }, false)
+        continue
+      }
+      this.#bridgeTimers.set(call.executionId, setTimeout(() => {
+        this.#bridgeTimers.delete(call.executionId)
+        if (call.output || this.#state.turn !== turn) return
+        this.#ctx.bridge.cancel?.(call.executionId, 'timeout')
+        this.#settle(turn, call, { ok: false, error: `the client did not answer '${call.toolName}' within ${tool.expiresInMs} ms` })
+      }, tool.expiresInMs))
+    }
+  }
+
+  /** Records one answer; when the batch is complete, the turn continues with the next leg. */
+  #settle(turn: TurnState, call: CallRecord, output: ToolOutput, resume = true): void {
+    call.output = output
+    clearTimeout(this.#bridgeTimers.get(call.executionId))
+    this.#bridgeTimers.delete(call.executionId)
+    if (output.ok) this.#core.emit({ type: 'execution_result', executionId: call.executionId, output: output.value })
+    else this.#core.emit({ type: 'execution_failed', executionId: call.executionId, reason: 'failed', error: output.error })
+    if (!resume || turn.calls.some((c) => !c.output)) return
+    this.#appendToolResults(turn)
+    this.#core.setStatus('running')
+    void this.#runLegs(turn).then(() => this.#drive())
+  }
+
+  /** Tool results go right after the assistant message that made the calls (providers require adjacency). */
+  #appendToolResults(turn: TurnState): void {
+    if (!turn.calls.length) return
+    const blocks: ContentBlock[] = []
+    const parts: Array<{ type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'json'; value: never } | { type: 'error-text'; value: string } }> = []
+    for (const call of turn.calls) {
+      const output = call.output ?? { ok: false, error: 'no result' }
+      blocks.push({ type: 'tool_result', tool_use_id: call.toolCallId, content: output.ok ? JSON.stringify(output.value ?? null) : output.error, is_error: !output.ok })
+      parts.push({
+        type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName,
+        output: output.ok ? { type: 'json', value: (output.value ?? null) as never } : { type: 'error-text', value: output.error },
+      })
+    }
+    this.#core.emit({ type: 'user_message', message: { role: 'user', content: blocks }, synthetic: true })
+    this.#state.history.push({ role: 'tool', content: parts })
+    turn.calls = []
+  }
+
+  #finishTurn(turn: TurnState, outcome: 'success' | 'interrupted' | 'error', error?: string): void {
+    const core = this.#core
+    this.#state.turn = undefined
+    this.#state.numTurns++
+    const base = { durationMs: Date.now() - turn.startedAt, numTurns: this.#state.numTurns, totalCostUsd: 0, usage: turn.usage }
+    if (outcome === 'interrupted') core.emit({ type: 'turn_result', subtype: 'interrupted', isError: true, ...base })
+    else if (outcome === 'error') core.emit({ type: 'turn_result', subtype: 'error_during_execution', isError: true, errors: [error ?? 'error'], ...base })
+    else core.emit({ type: 'turn_result', subtype: 'success', isError: false, result: turn.lastText, ...base })
     core.setStatus('idle')
+  }
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+}
+
+/** Sums a leg's usage into the turn's: legs across parks add up into one turn (engine-facts §3). */
+function addUsage(into: Usage, leg: Usage): void {
+  for (const [key, value] of Object.entries(leg) as Array<[keyof Usage, number | undefined]>) {
+    if (typeof value === 'number') (into as Record<string, number>)[key] = ((into as Record<string, number>)[key] ?? 0) + value
   }
 }

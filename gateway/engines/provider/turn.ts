@@ -1,12 +1,21 @@
 /**
- * One streamed model call for a turn. Text deltas go out as they arrive (only when the session
- * asked for partial messages); the call's total usage is added once per call, never per step.
+ * One streamed model call (a "leg") of a turn. Text deltas go out as they arrive (only when the
+ * session asked for partial messages); the call's total usage is counted once per call, never per
+ * step. Tools are offered without `execute`, so a tool call ends the leg and the runner decides
+ * who answers it (engine-facts §3: continuation is replay).
  */
-import { streamText, type LanguageModel, type ModelMessage } from 'ai'
+import { streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai'
 import type { Usage } from '../../protocol/index.ts'
+
+export interface LegToolCall {
+  toolCallId: string
+  toolName: string
+  input: unknown
+}
 
 export interface TurnOutcome {
   text: string
+  toolCalls: LegToolCall[]
   usage: Usage
   error?: string
   aborted: boolean
@@ -18,11 +27,13 @@ export interface TurnInput {
   system?: string
   signal: AbortSignal
   maxRetries: number
+  tools?: ToolSet
   onDelta?: (text: string) => void
 }
 
 export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   let text = ''
+  const toolCalls: LegToolCall[] = []
   let usage: Usage = {}
   let error: string | undefined
   try {
@@ -32,6 +43,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       system: input.system,
       abortSignal: input.signal,
       maxRetries: input.maxRetries,
+      tools: input.tools,
       // Errors arrive as stream parts and become the turn's result; the SDK must not also log them.
       onError: () => {},
     })
@@ -39,6 +51,8 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       if (part.type === 'text-delta') {
         text += part.text
         input.onDelta?.(part.text)
+      } else if (part.type === 'tool-call') {
+        toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input })
       } else if (part.type === 'finish') {
         usage = toUsage(part.totalUsage)
       } else if (part.type === 'error') {
@@ -50,7 +64,7 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   } catch (err) {
     if (!input.signal.aborted) error = messageOf(err)
   }
-  return { text, usage, error, aborted: input.signal.aborted }
+  return { text, toolCalls, usage, error, aborted: input.signal.aborted }
 }
 
 function toUsage(total: { inputTokens?: number; outputTokens?: number; inputTokenDetails?: { cacheReadTokens?: number; cacheWriteTokens?: number } }): Usage {

@@ -8,6 +8,7 @@ import { readJsonBody, sendJson, sendRefusal } from '../http.ts'
 import type { Principal } from '../principal.ts'
 import { isRefusal, METHOD_NOT_ALLOWED, NOT_FOUND, refuse } from '../refusal.ts'
 import { gateSession } from './session-gate.ts'
+import { serveScratchFile } from './scratch-files.ts'
 
 export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, principal: Principal, id: string, rest: string[]): Promise<void> {
   const runner = gateSession(ctx, principal, id)
@@ -26,6 +27,7 @@ export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMe
       if (!decision || typeof decision !== 'object' || (decision.behavior !== 'allow' && decision.behavior !== 'deny')) {
         return sendRefusal(res, refuse('invalid_request', "behavior must be 'allow' or 'deny'"))
       }
+      if (ctx.parking.isParked(id)) return sendRefusal(res, refuse('session_parked', 'session is parked (it has no pending permission requests)'))
       const resolved = runner.resolvePermission(second, {
         behavior: decision.behavior,
         updatedInput: decision.behavior === 'allow' ? decision.updatedInput : undefined,
@@ -36,15 +38,14 @@ export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMe
       return sendJson(res, 200, { resolved: true })
     }
     case 'mcp':
+      if (ctx.parking.isParked(id)) return sendRefusal(res, refuse('session_parked', 'session is parked (attach to wake it first)'))
       if (rest.length !== 1) return sendRefusal(res, req.method === 'POST' ? refuse('not_implemented', 'this session does not support MCP server actions') : NOT_FOUND)
       if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
       if (!info.capabilities.mcpStatus) return sendRefusal(res, refuse('not_implemented', 'this session does not report MCP servers'))
       return sendJson(res, 200, { servers: [] })
     case 'files':
       if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
-      if (!info.capabilities.scratchFiles) return sendRefusal(res, refuse('not_found', 'session has no file store'))
-      if (rest.length === 1) return sendJson(res, 200, { files: [] })
-      return sendRefusal(res, refuse('not_found', `no such file: ${rest.slice(1).join('/')}`))
+      return serveScratchFile(res, info.capabilities.scratchFiles ? runner.files?.() : undefined, rest.slice(1))
     case 'produced':
       if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
       if (rest.length === 1) return sendJson(res, 200, { files: [] })

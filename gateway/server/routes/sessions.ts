@@ -47,6 +47,7 @@ export async function handleSession(ctx: GatewayContext, req: IncomingMessage, r
     case 'PATCH': {
       const body = await readJsonBody(req, ctx.resolved.maxBodyBytes)
       if (!body.ok) return sendRefusal(res, body.refusal)
+      if (ctx.parking.isParked(id)) return sendRefusal(res, refuse('session_parked', 'session is parked (wake it before renaming)'))
       const value = body.value ?? {}
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         return sendRefusal(res, refuse('invalid_request', 'request body must be a JSON object'))

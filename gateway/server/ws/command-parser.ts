@@ -19,7 +19,8 @@ const schemas = {
   set_model: z.object({ type: z.literal('set_model'), model: z.string().min(1).optional() }),
   clear_context: z.object({ type: z.literal('clear_context') }),
   close: z.object({ type: z.literal('close') }),
-  tool_call_result: z.object({ type: z.literal('tool_call_result'), executionId: z.string().min(1), result: z.unknown() }),
+  // `result` is required: an answer without one would poison the transcript with `undefined`.
+  tool_call_result: z.object({ type: z.literal('tool_call_result'), executionId: z.string().min(1), result: z.unknown().refine((v) => v !== undefined, 'result is required') }),
   tool_call_error: z.object({ type: z.literal('tool_call_error'), executionId: z.string().min(1), error: z.string() }),
 } as const
 

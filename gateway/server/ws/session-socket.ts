@@ -103,8 +103,11 @@ function dispatch(ctx: GatewayContext, runner: Runner, command: SessionCommand):
       runner.close('client')
       return undefined
     case 'tool_call_result':
+      // Unknown or late executions are ignored: the call may already have timed out or been canceled.
+      runner.resolveToolCall?.(command.executionId, { ok: true, value: command.result })
+      return undefined
     case 'tool_call_error':
-      // Unknown or late executions are ignored: the bridge may already have timed them out.
+      runner.resolveToolCall?.(command.executionId, { ok: false, error: command.error })
       return undefined
     default: {
       const never: never = command

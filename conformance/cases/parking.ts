@@ -1,0 +1,255 @@
+/**
+ * Cases for deferred execution, parking, scratch files and the tool bridge
+ * (session-status-values.2-8, other-shapes.1, events.14/.17, sessions.6/.15, websocket-framing.3).
+ * The target's provider profile must offer the deferred tools `deferred_task` and `deferred_short`
+ * and the bridged tool `client_eval` the scenarios call (conformance/target/README.md).
+ */
+import type { CaseContext } from '../harness/context.ts'
+import type { Case } from '../types.ts'
+
+async function statusOf(ctx: CaseContext, id: string): Promise<string | undefined> {
+  return (await ctx.http('GET', `/sessions/${id}`)).json?.session?.status
+}
+
+async function waitFor<T>(ctx: CaseContext, read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + ctx.deadlineMs
+  for (;;) {
+    const value = await read()
+    if (ok(value)) return value
+    if (Date.now() > deadline) throw new Error(`timed out after ${ctx.deadlineMs} ms waiting for ${what}; last ${JSON.stringify(value)}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/** The slack a case allows past the target's park delay before it expects the park. */
+function parkDeadline(ctx: CaseContext): number {
+  return (ctx.manifest.timers?.parkDelayMs ?? 2000) + ctx.deadlineMs
+}
+
+/** A session resting on `deferred_task`: created attached, its execution id read, then left to park. */
+async function parked(ctx: CaseContext, prompt = 'scenario:deferred', as: 'operator' | 'tenantA' = 'operator') {
+  const session = await ctx.createSession({ prompt }, as)
+  const ws = await ctx.ws(session.id, { as })
+  const dispatched = await ws.waitForEvent('execution_dispatched', ctx.deadlineMs)
+  ws.close()
+  const deadline = Date.now() + parkDeadline(ctx)
+  for (;;) {
+    const res = await ctx.http('GET', `/sessions/${session.id}`, { as })
+    if (res.json?.session?.status === 'parked' && (await ctx.http('PATCH', `/sessions/${session.id}`, { as, body: {} })).status === 409) break
+    if (Date.now() > deadline) throw new Error(`the session did not park within parkDelayMs + ${ctx.deadlineMs} ms`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return { id: session.id as string, dispatched }
+}
+
+async function transcript(ctx: CaseContext, id: string, until = (events: any[]) => events.some((e) => e.type === 'turn_result')): Promise<any[]> {
+  const ws = await ctx.ws(id, { afterSeq: 0 })
+  await ws.waitFor(() => until(ws.events()), ctx.deadlineMs, 'the turn to finish')
+  const events = ws.events()
+  ws.close()
+  return events
+}
+
+export const parkingCases: Case[] = [
+  {
+    id: 'parking-park-and-deliver', title: 'a session resting on a deferred execution parks, and the first result wakes it mid-turn', section: 'session-status-values',
+    clauses: ['session-status-values.2', 'session-status-values.3', 'session.5', 'other-shapes.1', 'sessions.15', 'events.14', 'what-the-service-does.7', 'limits.8', 'server-configuration.22'],
+    requires: ['provider', 'parking'],
+    async run(ctx) {
+      const { id, dispatched } = await parked(ctx)
+      ctx.check('events.14', dispatched.deferred === true && typeof dispatched.expiresAt === 'number' && typeof dispatched.executionId === 'string',
+        'execution_dispatched with deferred: true, expiresAt and an executionId', dispatched)
+      const listed = (await ctx.http('GET', '/sessions')).json?.sessions?.find((s: any) => s.id === id)
+      ctx.equal('session.5', listed?.status, 'parked', 'the listed status of a parked session')
+      const first = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'approved' } } })
+      ctx.status('sessions.15', first, 200)
+      ctx.equal('session-status-values.3', first.json, { applied: true, sessionId: id }, 'the first delivery')
+      const again = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'twice' } } })
+      ctx.equal('session-status-values.3', again.json, { applied: false, sessionId: id }, 'a duplicate delivery')
+      const events = await transcript(ctx, id)
+      const seqs = events.map((e) => e.seq)
+      ctx.check('session-status-values.3', seqs.every((s, i) => s === i + 1), 'one transcript numbered 1..n without gaps or repeats across the park', seqs)
+      const result = events.find((e) => e.type === 'turn_result')
+      ctx.check('session-status-values.3', result?.isError === false && String(result?.result).includes('approved'), 'the turn completes with the delivered result', result)
+      ctx.check('session-status-values.3', !events.some((e) => e.type === 'session_closed'), 'no session_closed: a park is not an end', events.map((e) => e.type))
+    },
+  },
+  {
+    id: 'parking-parked-refusals', title: 'rename and /mcp answer 409 while parked; reads answer from the snapshot', section: 'errors',
+    clauses: ['errors.6', 'session.5'], requires: ['provider', 'parking'],
+    async run(ctx) {
+      const { id } = await parked(ctx)
+      ctx.errorStatus('errors.6', await ctx.http('PATCH', `/sessions/${id}`, { body: { title: 'renamed' } }), 409)
+      ctx.errorStatus('errors.6', await ctx.http('GET', `/sessions/${id}/mcp`), 409)
+      ctx.equal('session.5', await statusOf(ctx, id), 'parked', 'status after the refused calls (reads never wake)')
+    },
+  },
+  {
+    id: 'parking-result-validation', title: 'malformed execution results are 400, unknown ids 404, and the session stays parked', section: 'other-shapes',
+    clauses: ['other-shapes.1', 'errors.3', 'sessions.15'], requires: ['provider', 'parking'],
+    async run(ctx) {
+      const { id, dispatched } = await parked(ctx)
+      for (const body of [{}, { status: 'ok' }, { status: 'ok', output: 'flat' }, { status: 'failed', reason: 'x' }, { status: 'done', output: { value: 1 } }]) {
+        const res = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body })
+        ctx.check('other-shapes.1', res.status === 400 && typeof res.json?.error === 'string', `400 with an {error} body for ${JSON.stringify(body)}`, `${res.status} ${res.text.slice(0, 120)}`)
+      }
+      ctx.errorStatus('errors.3', await ctx.http('POST', '/executions/no-such-execution/result', { body: { status: 'ok', output: { value: 1 } } }), 404)
+      ctx.equal('other-shapes.1', await statusOf(ctx, id), 'parked', 'status after refused deliveries')
+    },
+  },
+  {
+    id: 'parking-scope-before-wake', title: 'another tenant can neither deliver to nor attach a parked session, and triggers no wake', section: 'session-status-values',
+    clauses: ['session-status-values.6', 'errors.3', 'errors.1'], requires: ['provider', 'parking', 'principal:tenantA', 'principal:tenantB'],
+    async run(ctx) {
+      const { id, dispatched } = await parked(ctx, 'scenario:deferred', 'tenantA')
+      const deliver = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { as: 'tenantB', body: { status: 'ok', output: { value: 'intruder' } } })
+      ctx.errorStatus('errors.3', deliver, 404)
+      let refused: number | undefined
+      try { await ctx.ws(id, { as: 'tenantB' }) } catch (err) { refused = (err as { status?: number }).status }
+      ctx.equal('errors.1', refused, 404, 'attach by another tenant')
+      const rename = await ctx.http('PATCH', `/sessions/${id}`, { as: 'tenantA', body: { title: 'still parked?' } })
+      ctx.equal('session-status-values.6', rename.status, 409, 'rename after the refused attach (409 means no rebuild happened)')
+    },
+  },
+  {
+    id: 'parking-attach-wakes', title: 'attaching wakes a parked session; it parks again after the last client leaves', section: 'session-status-values',
+    clauses: ['session-status-values.6', 'session-status-values.2', 'limits.8'], requires: ['provider', 'parking'],
+    async run(ctx) {
+      const { id } = await parked(ctx)
+      const ws = await ctx.ws(id)
+      await ws.waitFor((f) => f.type === 'attached', ctx.deadlineMs, 'attached')
+      const rename = await ctx.http('PATCH', `/sessions/${id}`, { body: { title: 'awake' } })
+      ctx.status('session-status-values.6', rename, 200)
+      ws.close()
+      await waitFor(ctx, async () => (await ctx.http('PATCH', `/sessions/${id}`, { body: {} })).status, (s) => s === 409, 'the session to park again after the client left')
+    },
+  },
+  {
+    id: 'parking-delete-drops-state', title: 'DELETE of a parked session drops its stored state; a late result is 404', section: 'session-status-values',
+    clauses: ['session-status-values.5', 'errors.3'], requires: ['provider', 'parking'],
+    async run(ctx) {
+      const { id, dispatched } = await parked(ctx)
+      const del = await ctx.http('DELETE', `/sessions/${id}`)
+      ctx.status('session-status-values.5', del, 200)
+      const late = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body: { status: 'ok', output: { value: 'late' } } })
+      ctx.errorStatus('session-status-values.5', late, 404)
+      ctx.errorStatus('session-status-values.5', await ctx.http('GET', `/sessions/${id}`), 404)
+    },
+  },
+  {
+    id: 'parking-failures-are-tool-output', title: 'a failed result and a lapsed deadline reach the agent as tool output, not a session error', section: 'errors',
+    clauses: ['session-status-values.4', 'errors.13', 'events.14'], requires: ['provider', 'parking'],
+    async run(ctx) {
+      const { id, dispatched } = await parked(ctx)
+      const res = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body: { status: 'failed', reason: 'rejected', error: 'the approver said no' } })
+      ctx.equal('session-status-values.4', res.json?.applied, true, 'a failed result is applied')
+      const events = await transcript(ctx, id)
+      const result = events.find((e) => e.type === 'turn_result')
+      ctx.check('errors.13', String(result?.result).includes('the approver said no') && !events.some((e) => e.type === 'session_error'), 'the failure as tool output, no session_error', result)
+
+      const lapsed = await ctx.createSession({ prompt: 'scenario:deferred-short' })
+      const after = await transcript(ctx, lapsed.id)
+      ctx.check('events.14', after.some((e) => e.type === 'execution_failed'), 'execution_failed when the deadline lapses', after.map((e) => e.type))
+      const timeout = after.find((e) => e.type === 'turn_result')
+      ctx.check('session-status-values.4', timeout?.isError === false && !after.some((e) => e.type === 'session_error'), 'the turn completes normally after the deadline', timeout)
+    },
+  },
+  {
+    id: 'scratch-files-deliver-and-serve', title: 'deliver_file emits file_delivered; /files lists and serves it (attachment, nosniff), also while parked', section: 'sessions',
+    clauses: ['sessions.6', 'events.17', 'embedding-rules.6'], requires: ['provider', 'parking', 'scratchFiles'],
+    async run(ctx) {
+      const inline = { name: 'deliver-then-wait', steps: [
+        { type: 'deliver_file', path: 'out/report.md', content: '# Report' },
+        { type: 'deferred', name: 'deferred_task', input: {} },
+        { type: 'text', text: 'done' },
+      ] }
+      const { id } = await parked(ctx, `scenario:${JSON.stringify(inline)}`)
+      const list = await ctx.http('GET', `/sessions/${id}/files`)
+      ctx.status('sessions.6', list, 200)
+      ctx.check('sessions.6', list.json?.files?.some((f: any) => f.path === '/out/report.md'), 'the delivered file listed from the parked snapshot', list.json)
+      const file = await ctx.http('GET', `/sessions/${id}/files/out/report.md`)
+      ctx.status('sessions.6', file, 200)
+      ctx.equal('sessions.6', file.text, '# Report', 'the file bytes')
+      ctx.check('sessions.6', /^attachment/.test(file.headers['content-disposition'] ?? ''), 'content-disposition: attachment', file.headers['content-disposition'])
+      ctx.equal('sessions.6', file.headers['x-content-type-options'], 'nosniff', 'x-content-type-options')
+      ctx.errorStatus('sessions.6', await ctx.http('GET', `/sessions/${id}/files/out/nothing.md`), 404)
+      const ws = await ctx.ws(id, { afterSeq: 0 })
+      const delivered = await ws.waitForEvent('file_delivered', ctx.deadlineMs)
+      ctx.equal('events.17', delivered.path, '/out/report.md', 'file_delivered path')
+    },
+  },
+  {
+    id: 'provider-minimum-and-grants', title: 'the provider minimum is eval_script in a sandbox; grant tools appear only when granted', section: 'embedding-rules',
+    clauses: ['embedding-rules.6', 'embedding-rules.8', 'embedding-rules.7'], requires: ['provider', 'profile:providerAlt'],
+    async run(ctx) {
+      const { session, ws } = await ctx.idleSession({ prompt: 'scenario:eval' })
+      const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
+      ctx.check('embedding-rules.6', init.tools.includes('eval_script') && !init.tools.some((t: string) => /bash|shell|read_file|write_file/i.test(t)), 'eval_script and no shell or host-file tool', init.tools)
+      const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      ctx.check('embedding-rules.6', String(result.result).includes('42'), 'the sandbox computed 6 * 7', result.result)
+      void session
+      const alt = await ctx.createSession({ profile: ctx.profile('providerAlt') })
+      const altWs = await ctx.ws(alt.id)
+      const altInit = await altWs.waitForEvent('system_init', ctx.deadlineMs)
+      const grants = altInit.tools.filter((t: string) => ['web_fetch', 'web_search', 'download', 'deliver_file'].includes(t))
+      ctx.equal('embedding-rules.8', grants, ['web_fetch'], 'grant tools of a profile granting only web_fetch')
+    },
+  },
+  {
+    id: 'bridge-first-client-only', title: 'a bridged tool goes to the first attached client only; authoritative tools never appear on the channel', section: 'websocket-framing',
+    clauses: ['websocket-framing.3', 'errors.12'], requires: ['provider', 'bridge'],
+    async run(ctx) {
+      const { session, ws: first } = await ctx.idleSession()
+      const second = await ctx.ws(session.id)
+      first.send({ type: 'user_message', text: 'scenario:eval' })
+      await first.waitForEvent('turn_result', ctx.deadlineMs)
+      ctx.check('websocket-framing.3', !first.frames.some((f: any) => f.type === 'tool_call_request'), 'no tool_call_request for eval_script (runs server-side)', first.frames.map((f: any) => f.type))
+      first.send({ type: 'user_message', text: 'scenario:bridge' })
+      const request = await first.waitFor((f) => f.type === 'tool_call_request', ctx.deadlineMs, 'tool_call_request')
+      ctx.check('websocket-framing.3', !second.frames.some((f: any) => f.type === 'tool_call_request'), 'the second client is not asked', second.frames.map((f: any) => f.type))
+      first.send({ type: 'tool_call_result', executionId: request.executionId })
+      await first.waitFor((f) => f.type === 'protocol_error', ctx.deadlineMs, 'protocol_error for a result without `result`')
+      first.send({ type: 'tool_call_result', executionId: request.executionId, result: 42 })
+      const done = await first.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.numTurns === 2)
+      ctx.check('websocket-framing.3', String(done.result).includes('42'), "the client's answer reaches the agent", done.result)
+    },
+  },
+  {
+    id: 'parking-survives-restart', title: 'after a restart, a parked session is adopted and wakes on its result; a persisted live session rebuilds on attach', section: 'session-status-values',
+    clauses: ['session-status-values.7', 'session-status-values.8', 'embedding-rules.14', 'limits.9', 'embedding-rules.9'],
+    requires: ['provider', 'parking', 'persistence', 'restart'], isolation: 'global',
+    async run(ctx) {
+      const { id: parkedId, dispatched } = await parked(ctx)
+      const { session: live, ws } = await ctx.idleSession({ prompt: 'before the restart' })
+      await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      ws.close()
+      const lapsing = await ctx.createSession({ prompt: 'scenario:deferred-short' })
+      const before = new Map<string, number>()
+      for (const id of [parkedId, live.id]) before.set(id, (await ctx.http('GET', `/sessions/${id}`)).json?.session?.lastSeq)
+      await ctx.restartTarget!()
+
+      const listed = (await ctx.http('GET', '/sessions')).json?.sessions ?? []
+      const parkedRow = listed.find((s: any) => s.id === parkedId)
+      ctx.check('session-status-values.7', parkedRow?.status === 'parked' && parkedRow?.lastSeq === before.get(parkedId), 'the park adopted on listen, same lastSeq', parkedRow)
+      const liveRow = listed.find((s: any) => s.id === live.id)
+      ctx.check('session-status-values.8', liveRow?.lastSeq === before.get(live.id), 'the persisted live session listed with its lastSeq', liveRow)
+
+      const res = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'after restart' } } })
+      ctx.equal('session-status-values.7', res.json, { applied: true, sessionId: parkedId }, 'a result delivered after the restart')
+      const events = await transcript(ctx, parkedId)
+      ctx.check('embedding-rules.9', events.every((e, i) => e.seq === i + 1), 'the rebuilt session keeps its id, transcript and numbering', events.map((e) => e.seq))
+      ctx.check('session-status-values.7', String(events.find((e) => e.type === 'turn_result')?.result).includes('after restart'), 'the turn completes with the result', events.at(-1))
+
+      const again = await ctx.ws(live.id, { afterSeq: 0 })
+      const replayed = await again.waitForEvent('turn_result', ctx.deadlineMs)
+      ctx.check('embedding-rules.14', String(replayed.result).includes('before the restart'), 'the transcript from before the restart replays', replayed)
+      again.send({ type: 'user_message', text: 'after the restart' })
+      const next = await again.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.seq > (before.get(live.id) ?? 0))
+      ctx.check('session-status-values.8', next.numTurns === 2, 'numbering and counters continue after the rebuild', next)
+
+      const lapsed = await transcript(ctx, lapsing.id)
+      const outcome = lapsed.find((e) => e.type === 'turn_result')
+      ctx.check('limits.9', outcome?.isError === false && !lapsed.some((e) => e.type === 'session_error'), 'a deadline that lapsed across the restart ends as tool output', outcome)
+    },
+  },
+]

@@ -1,0 +1,51 @@
+/**
+ * `POST /executions/:executionId/result` (session-status-values.3-4, errors.2): an outside system
+ * answers a deferred execution. An id unknown here, or whose session the caller may not see or
+ * whose profile is outside the caller's `allowedProfiles`, is the same 404.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ExecutionOutcome } from '../../sessions/runner.ts'
+import type { GatewayContext } from '../context.ts'
+import { readJsonBody, sendJson, sendRefusal } from '../http.ts'
+import type { Principal } from '../principal.ts'
+import { METHOD_NOT_ALLOWED, refuse, type Refusal } from '../refusal.ts'
+
+const EXECUTION_NOT_FOUND = refuse('execution_not_found', 'execution not found (unknown id, or its session has ended)')
+
+export async function handleExecutions(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, principal: Principal, rest: string[]): Promise<void> {
+  if (rest.length !== 2 || rest[1] !== 'result') return sendRefusal(res, refuse('not_found', 'not found'))
+  if (req.method !== 'POST') return sendRefusal(res, METHOD_NOT_ALLOWED)
+  const body = await readJsonBody(req, ctx.resolved.maxBodyBytes)
+  if (!body.ok) return sendRefusal(res, body.refusal)
+  const outcome = parseOutcome(body.value)
+  if ('code' in outcome) return sendRefusal(res, outcome)
+  const executionId = rest[0]
+  const owner = ctx.parking.ownerOf(executionId)
+  const info = owner ? ctx.registry.info(owner) : undefined
+  if (!info || !ctx.visibility.canSee(principal, info) || (principal.allowedProfiles && !principal.allowedProfiles.includes(info.profile))) {
+    return sendRefusal(res, EXECUTION_NOT_FOUND)
+  }
+  let result
+  try {
+    result = await ctx.parking.submitResult(executionId, outcome)
+  } catch (err) {
+    return sendRefusal(res, refuse('engine_failed', `the session could not be rebuilt: ${(err as Error).message}`))
+  }
+  if (!result) return sendRefusal(res, EXECUTION_NOT_FOUND)
+  sendJson(res, 200, result)
+}
+
+/** `{status:'ok', output}` (the loop receives `output.value` when present) or `{status:'failed', reason, error}`. */
+function parseOutcome(value: unknown): ExecutionOutcome | Refusal {
+  const body = (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}) as Record<string, unknown>
+  if (body.status === 'ok') {
+    const { output } = body
+    if (typeof output !== 'object' || output === null || Array.isArray(output)) return refuse('invalid_request', "output is required for status 'ok' and must be an object")
+    return { status: 'ok', output: 'value' in output ? (output as { value: unknown }).value : output }
+  }
+  if (body.status === 'failed') {
+    if (typeof body.reason !== 'string' || typeof body.error !== 'string') return refuse('invalid_request', "reason and error are required for status 'failed'")
+    return { status: 'failed', reason: body.reason, error: body.error }
+  }
+  return refuse('invalid_request', "status must be 'ok' or 'failed'")
+}

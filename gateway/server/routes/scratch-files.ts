@@ -1,0 +1,31 @@
+/**
+ * `GET /sessions/:id/files[/<path>]`: scratch-filesystem deliverables, served from the live
+ * runner or, while parked, from the snapshot. Downloads are attachments with `nosniff`, so a
+ * file an agent wrote can never render as a page on the gateway's origin.
+ */
+import type { ServerResponse } from 'node:http'
+import { posix } from 'node:path'
+import type { ScratchFiles } from '../../sessions/runner.ts'
+import { sendJson, sendRefusal } from '../http.ts'
+import { refuse } from '../refusal.ts'
+
+const CONTENT_TYPES: Record<string, string> = {
+  json: 'application/json', md: 'text/markdown; charset=utf-8', html: 'text/html; charset=utf-8', csv: 'text/csv; charset=utf-8',
+  xml: 'application/xml', svg: 'image/svg+xml',
+}
+
+export function serveScratchFile(res: ServerResponse, files: ScratchFiles | undefined, segments: string[]): void {
+  if (!files) return sendRefusal(res, refuse('not_found', 'session has no file store'))
+  if (!segments.length) return sendJson(res, 200, { files: files.list().map(({ path, size }) => ({ path, bytes: size })) })
+  // Canonicalised before lookup: `a/../b` names `/b`, and nothing climbs above the root.
+  const path = posix.resolve('/', ...segments)
+  const bytes = files.read(path)
+  if (!bytes) return sendRefusal(res, refuse('not_found', `no such file: ${path}`))
+  const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase()
+  res.statusCode = 200
+  res.setHeader('content-type', CONTENT_TYPES[ext] ?? 'text/plain; charset=utf-8')
+  res.setHeader('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(posix.basename(path))}`)
+  res.setHeader('x-content-type-options', 'nosniff')
+  res.setHeader('content-length', bytes.byteLength)
+  res.end(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+}

@@ -1,0 +1,47 @@
+/**
+ * The tool bridge (embedding-rules.11): per session, the attached sockets in attach order. A
+ * bridged call goes to the first attached client only (a second attach must not be asked);
+ * cancellations go to every client so no panel keeps running a call nobody waits for.
+ */
+import type { WebSocket } from 'ws'
+import type { BridgedCall, ToolBridge } from '../../sessions/runner.ts'
+
+export class BridgeHub {
+  #sockets = new Map<string, WebSocket[]>()
+
+  attach(id: string, ws: WebSocket): void {
+    const list = this.#sockets.get(id)
+    if (list) list.push(ws)
+    else this.#sockets.set(id, [ws])
+  }
+
+  /** Returns how many clients remain attached. */
+  detach(id: string, ws: WebSocket): number {
+    const list = this.#sockets.get(id)
+    if (!list) return 0
+    const left = list.filter((s) => s !== ws)
+    if (left.length) this.#sockets.set(id, left)
+    else this.#sockets.delete(id)
+    return left.length
+  }
+
+  count(id: string): number {
+    return this.#sockets.get(id)?.length ?? 0
+  }
+
+  bridgeFor(id: string): ToolBridge {
+    return {
+      attachedCount: () => this.count(id),
+      request: (call: BridgedCall) => {
+        const first = this.#sockets.get(id)?.[0]
+        if (!first || first.readyState !== first.OPEN) return false
+        first.send(JSON.stringify({ type: 'tool_call_request', ...call }))
+        return true
+      },
+      cancel: (executionId: string, reason: string) => {
+        const frame = JSON.stringify({ type: 'tool_call_canceled', executionId, reason })
+        for (const ws of this.#sockets.get(id) ?? []) if (ws.readyState === ws.OPEN) ws.send(frame)
+      },
+    }
+  }
+}

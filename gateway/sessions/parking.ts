@@ -1,0 +1,287 @@
+/**
+ * Deferred execution and parking (session-status-values, engine-facts §4). Watches every session
+ * built by the factory: indexes deferred executions by id, arms their watchdogs, parks a session
+ * resting on them once no client is attached (after `parkDelayMs` when one just left), answers
+ * results by rebuilding the session under its own id, and writes `persistLive` snapshots.
+ * Every store operation for one session runs in call order, reads included, so a delivery never
+ * misses a park being saved and a discard never loses to a save that would resurrect it.
+ */
+import type { SessionEvent } from '../protocol/index.ts'
+import { ParkedSession } from './parked-session.ts'
+import type { SessionRegistry } from './registry.ts'
+import type { ExecutionOutcome, Runner, RunnerConfig } from './runner.ts'
+import type { SessionStore, StoredExecution, StoredSession } from './session-store.ts'
+import { createMemorySessionStore } from './stores/memory-store.ts'
+
+export interface ParkingOptions {
+  store?: SessionStore
+  /** Grace after the last client detaches before a session resting on deferred executions parks. */
+  parkDelayMs?: number
+  /** At boot, a deadline earlier than now + this is pushed out to it. */
+  expiredGraceMs?: number
+  /** Write the runner snapshot through after every turn (plaintext transcript; off by default). */
+  persistLive?: boolean
+  onError?: (err: unknown, where: 'park' | 'resume' | 'persist' | 'discard') => void
+}
+
+export const PARKING_DEFAULTS = { parkDelayMs: 2000, expiredGraceMs: 60_000 } as const
+
+export interface ParkingDeps {
+  registry: SessionRegistry
+  attachedCount(id: string): number
+  /** Builds, registers, watches and starts a runner from a stored record (the factory). */
+  rebuild(record: StoredSession): Promise<Runner>
+  /** The queue may veto a park, and must hand a resumed job its slot back. */
+  onParking?(sessionId: string, executionId: string): Promise<boolean>
+  beforeResume?(sessionId: string): Promise<void>
+  onResumed?(sessionId: string, runner: Runner): void
+  onError(err: unknown, where: string): void
+}
+
+export interface SubmitOutcome {
+  applied: boolean
+  sessionId: string
+}
+
+export class ParkingManager {
+  readonly store: SessionStore
+  #options: ParkingOptions
+  #deps: ParkingDeps
+  #owners = new Map<string, string>()
+  #settled = new Map<string, string>()
+  #deadlines = new Map<string, ReturnType<typeof setTimeout>>()
+  #detachTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  #configs = new Map<string, RunnerConfig>()
+  #watchers = new Map<string, () => void>()
+  #resuming = new Map<string, Promise<Runner | undefined>>()
+  #ops = new Map<string, Promise<unknown>>()
+  #closed = false
+
+  constructor(options: ParkingOptions, deps: ParkingDeps) {
+    this.store = options.store ?? createMemorySessionStore()
+    this.#options = options
+    this.#deps = deps
+  }
+
+  get #parkDelayMs(): number {
+    return this.#options.parkDelayMs ?? PARKING_DEFAULTS.parkDelayMs
+  }
+
+  /** Called by the factory for every runner it builds, before `start()`; `open` are a rebuild's executions. */
+  watch(runner: Runner, config: RunnerConfig, open: readonly StoredExecution[] = []): void {
+    const id = runner.id
+    this.#configs.set(id, config)
+    this.#watchers.get(id)?.()
+    const unsubscribe = runner.subscribe((event) => this.#onEvent(runner, event), runner.info().lastSeq)
+    this.#watchers.set(id, unsubscribe)
+    for (const e of open) this.#track(e.executionId, id, e.toolName, e.expiresAt)
+  }
+
+  #onEvent(runner: Runner, event: SessionEvent): void {
+    const id = runner.id
+    switch (event.type) {
+      case 'execution_dispatched':
+        if (event.deferred) this.#track(event.executionId, id, event.toolName, event.expiresAt)
+        break
+      case 'execution_result':
+      case 'execution_failed':
+        this.#forget(event.executionId)
+        break
+      case 'status_changed':
+        if (event.status === 'parked' && this.#deps.attachedCount(id) === 0) queueMicrotask(() => void this.#park(runner))
+        break
+      case 'turn_result':
+      case 'model_changed':
+      case 'permission_mode_changed':
+        // After a microtask: the turn_result is emitted inside the turn, which is still "in flight".
+        if (this.#options.persistLive) setImmediate(() => void this.#persistLive(runner))
+        break
+      case 'session_closed':
+        if (!this.#closed) this.discard(id)
+        break
+    }
+  }
+
+  /** A client left: a session resting on deferred executions parks after the grace (unless someone re-attached). */
+  onDetach(id: string): void {
+    const runner = this.#deps.registry.get(id)
+    if (!runner || runner instanceof ParkedSession || runner.info().status !== 'parked') return
+    clearTimeout(this.#detachTimers.get(id))
+    this.#detachTimers.set(id, setTimeout(() => {
+      this.#detachTimers.delete(id)
+      void this.#park(runner)
+    }, this.#parkDelayMs))
+  }
+
+  /** The owning session of an execution id this process knows (open or settled). */
+  ownerOf(executionId: string): string | undefined {
+    return this.#owners.get(executionId) ?? this.#settled.get(executionId)
+  }
+
+  isParked(id: string): boolean {
+    return this.#deps.registry.get(id) instanceof ParkedSession
+  }
+
+  /** The live runner, waking a parked or not-yet-rebuilt session; undefined when it is gone. */
+  async ensureLive(id: string): Promise<Runner | undefined> {
+    const current = this.#deps.registry.get(id)
+    if (!(current instanceof ParkedSession)) return current
+    let pending = this.#resuming.get(id)
+    if (!pending) {
+      pending = this.#resume(id).finally(() => this.#resuming.delete(id))
+      this.#resuming.set(id, pending)
+    }
+    return pending
+  }
+
+  async #resume(id: string): Promise<Runner | undefined> {
+    const record = await this.#serial(id, () => this.store.load(id))
+    if (!record) return undefined
+    const current = this.#deps.registry.get(id)
+    if (!(current instanceof ParkedSession)) return current
+    if (record.kind === 'park') await this.#deps.beforeResume?.(id)
+    let runner: Runner
+    try {
+      runner = await this.#deps.rebuild(record)
+    } catch (err) {
+      this.#report(err, 'resume')
+      throw err
+    }
+    // A park record is consumed on wake; a live record is refreshed in place by later writes.
+    if (record.kind === 'park') await this.#serial(id, () => this.store.delete(id)).catch((err) => this.#report(err, 'resume'))
+    this.#deps.onResumed?.(id, runner)
+    return runner
+  }
+
+  /**
+   * `POST /executions/:id/result` and the watchdog. Undefined: unknown id (404). A duplicate or a
+   * delivery that lost the race with the watchdog answers `applied: false`.
+   */
+  async submitResult(executionId: string, outcome: ExecutionOutcome): Promise<SubmitOutcome | undefined> {
+    const sessionId = this.#owners.get(executionId)
+    if (!sessionId) {
+      const settled = this.#settled.get(executionId)
+      return settled ? { applied: false, sessionId: settled } : undefined
+    }
+    const runner = await this.ensureLive(sessionId)
+    if (!runner) {
+      this.#forget(executionId)
+      return undefined
+    }
+    clearTimeout(this.#deadlines.get(executionId))
+    this.#deadlines.delete(executionId)
+    const applied = runner.settleExecution?.(executionId, outcome) ?? false
+    if (applied) this.#forget(executionId)
+    return { applied, sessionId }
+  }
+
+  /** DELETE (or a close): drop everything, stored state included, so a late result cannot wake it. */
+  discard(id: string): void {
+    // Shutdown closes every row; what a restart should adopt must stay in the store.
+    if (this.#closed) return
+    clearTimeout(this.#detachTimers.get(id))
+    this.#detachTimers.delete(id)
+    this.#configs.delete(id)
+    this.#watchers.get(id)?.()
+    this.#watchers.delete(id)
+    for (const [executionId, owner] of [...this.#owners, ...this.#settled]) {
+      if (owner !== id) continue
+      this.#owners.delete(executionId)
+      this.#settled.delete(executionId)
+      clearTimeout(this.#deadlines.get(executionId))
+      this.#deadlines.delete(executionId)
+    }
+    void this.#serial(id, () => this.store.delete(id)).catch((err) => this.#report(err, 'discard'))
+  }
+
+  /** On listen: adopt every stored record as a row; nothing is rebuilt until it is needed. */
+  async hydrate(): Promise<void> {
+    const records = await this.store.list()
+    const notBefore = Date.now() + (this.#options.expiredGraceMs ?? PARKING_DEFAULTS.expiredGraceMs)
+    for (const record of records) {
+      if (this.#deps.registry.get(record.id)) continue
+      this.#configs.set(record.id, record.config)
+      this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
+      for (const e of record.snapshot.executions) this.#track(e.executionId, record.id, e.toolName, Math.max(e.expiresAt, notBefore))
+    }
+  }
+
+  /**
+   * Shutdown: timers stop, stored records stay (closing runners must not discard them), and the
+   * returned promise waits for writes already issued, so a graceful stop loses no park.
+   */
+  async close(): Promise<void> {
+    this.#closed = true
+    for (const t of [...this.#deadlines.values(), ...this.#detachTimers.values()]) clearTimeout(t)
+    this.#deadlines.clear()
+    this.#detachTimers.clear()
+    await Promise.all([...this.#ops.values()])
+  }
+
+  #track(executionId: string, sessionId: string, toolName: string, expiresAt: number | undefined): void {
+    this.#owners.set(executionId, sessionId)
+    if (expiresAt === undefined || this.#deadlines.has(executionId) || this.#closed) return
+    const fire = () => {
+      this.#deadlines.delete(executionId)
+      const outcome: ExecutionOutcome = { status: 'failed', reason: 'timeout', error: `deferred execution '${toolName}' produced no result before its deadline` }
+      this.submitResult(executionId, outcome).catch((err) => this.#report(err, 'resume'))
+    }
+    // setTimeout holds at most ~24.8 days; longer deadlines re-arm on the next process start.
+    const delay = Math.max(0, expiresAt - Date.now())
+    if (delay < 2 ** 31 - 1) this.#deadlines.set(executionId, setTimeout(fire, delay))
+  }
+
+  #forget(executionId: string): void {
+    const owner = this.#owners.get(executionId)
+    if (!owner) return
+    this.#owners.delete(executionId)
+    this.#settled.set(executionId, owner)
+    clearTimeout(this.#deadlines.get(executionId))
+    this.#deadlines.delete(executionId)
+  }
+
+  async #park(runner: Runner): Promise<void> {
+    const id = runner.id
+    const guard = () => !this.#closed && runner.park !== undefined && this.#deps.registry.get(id) === runner
+      && runner.info().status === 'parked' && this.#deps.attachedCount(id) === 0 && this.#configs.has(id)
+    if (!guard()) return
+    const first = [...this.#owners].find(([, owner]) => owner === id)?.[0]
+    if (!first) return
+    if (this.#deps.onParking && !(await this.#deps.onParking(id, first))) return
+    if (!guard()) return
+    const snapshot = runner.park!()
+    if (!snapshot) return
+    const record: StoredSession = { kind: 'park', id, config: this.#configs.get(id)!, info: { ...runner.info(), status: 'parked' }, snapshot, savedAt: Date.now() }
+    this.#watchers.get(id)?.()
+    this.#watchers.delete(id)
+    // Evict, not close: the row becomes the stored record and no session_closed is emitted.
+    this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
+    await this.#serial(id, () => this.store.save(record)).catch((err) => this.#report(err, 'park'))
+  }
+
+  async #persistLive(runner: Runner): Promise<void> {
+    const id = runner.id
+    if (this.#closed || this.#deps.registry.get(id) !== runner || !this.#configs.has(id)) return
+    const snapshot = runner.snapshot?.()
+    if (!snapshot || snapshot.executions.length) return
+    const record: StoredSession = { kind: 'live', id, config: this.#configs.get(id)!, info: runner.info(), snapshot, savedAt: Date.now() }
+    await this.#serial(id, () => this.store.save(record)).catch((err) => this.#report(err, 'persist'))
+  }
+
+  #serial<T>(id: string, op: () => Promise<T>): Promise<T> {
+    const previous = this.#ops.get(id) ?? Promise.resolve()
+    const next = previous.catch(() => undefined).then(op)
+    const settled = next.catch(() => undefined)
+    this.#ops.set(id, settled)
+    void settled.then(() => { if (this.#ops.get(id) === settled) this.#ops.delete(id) })
+    return next
+  }
+
+  #report(err: unknown, where: 'park' | 'resume' | 'persist' | 'discard'): void {
+    try {
+      ;(this.#options.onError ?? this.#deps.onError)(err, where)
+    } catch {
+      // A throwing error hook must not break parking.
+    }
+  }
+}

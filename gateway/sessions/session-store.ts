@@ -1,0 +1,52 @@
+/**
+ * The session store seam (parking, session-stores): what a parked or persisted-live provider
+ * session leaves behind so a later runner, possibly in another process, can rebuild it under its
+ * own id with the same transcript and seq numbering. Records are plain JSON: never functions,
+ * never environment values or credentials (those are re-derived by the factory on every build).
+ */
+import type { SessionEvent, SessionInfo } from '../protocol/index.ts'
+import type { RunnerConfig } from './runner.ts'
+
+/** A deferred execution the parked turn is waiting on. */
+export interface StoredExecution {
+  executionId: string
+  toolName: string
+  /** Epoch ms; the watchdog fails the execution (as tool output) at this time. */
+  expiresAt: number
+}
+
+/** What a runner hands over when it is parked or persisted (`Runner.snapshot()`). */
+export interface RunnerSnapshot {
+  /** Event log as of the snapshot; seq numbering continues from `seq` after a rebuild. */
+  events: SessionEvent[]
+  seq: number
+  createdAt: number
+  /** Engine-private state (model history, dispatched calls); opaque to the server. */
+  engineState: unknown
+  /** Scratch filesystem, path → base64 bytes. */
+  files: Record<string, string>
+  /** Deferred executions still open (empty for a live record). */
+  executions: StoredExecution[]
+}
+
+export interface StoredSession {
+  /** `park`: resting on deferred executions, consumed on wake. `live`: persistLive write-through, refreshed in place. */
+  kind: 'park' | 'live'
+  id: string
+  /** The runner config as built at create (JSON only; `buildRunnerConfig` runs again on rebuild). */
+  config: RunnerConfig
+  /** SessionInfo as of the snapshot, served by GET and the list while no runner exists. */
+  info: SessionInfo
+  snapshot: RunnerSnapshot
+  savedAt: number
+}
+
+export interface SessionStore {
+  /** Writes (or replaces) the record for `record.id`. */
+  save(record: StoredSession): Promise<void>
+  load(id: string): Promise<StoredSession | undefined>
+  /** Idempotent. */
+  delete(id: string): Promise<void>
+  /** Every record, in no particular order. */
+  list(): Promise<StoredSession[]>
+}

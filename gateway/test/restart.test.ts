@@ -1,0 +1,104 @@
+/**
+ * Issue 5, item 8: a real gateway process with a file store is killed with SIGKILL (no shutdown
+ * hook runs) and started again; parked and persisted-live sessions come back with their
+ * transcripts and seq numbering, and the parked ones wake on their results.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { openSocket } from './harness.ts'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const children: ChildProcess[] = []
+let dir: string | undefined
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill('SIGKILL')
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
+
+async function startGateway(work: string, run: number) {
+  const manifestPath = join(work, `manifest-${run}.json`)
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'gateway/cli.ts'), '--port', '0', '--manifest', manifestPath,
+    '--store-dir', join(work, 'store'), '--tokens-file', join(work, 'tokens.json'), '--cwd-root', work, '--park-delay-ms', '20'], { cwd: ROOT, stdio: 'ignore' })
+  children.push(child)
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
+    try {
+      const manifest = JSON.parse(await readFile(manifestPath, 'utf8'))
+      const auth = { authorization: `Bearer ${manifest.tokens.operator}` }
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${manifest.baseUrl}${path}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+        return { status: res.status, body: await res.json().catch(() => undefined) as any }
+      }
+      const attach = (id: string) => openSocket(`${manifest.baseUrl.replace(/^http/, 'ws')}/sessions/${id}/ws`, auth)
+      return { child, call, attach }
+    } catch {
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+  throw new Error('the gateway did not start')
+}
+
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
+    const v = await read()
+    if (ok(v)) return v
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  throw new Error(`never reached: ${what}`)
+}
+
+describe('restart with a file store (session-status-values.7-8, embedding-rules.14)', () => {
+  it('brings back three parked and two live sessions after kill -9, transcripts and seq intact', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gw-restart-'))
+    const first = await startGateway(dir, 1)
+    const parked: Array<{ id: string; executionId: string }> = []
+    for (let i = 0; i < 3; i++) {
+      const session = (await first.call('POST', '/sessions', { prompt: 'scenario:deferred' })).body.session
+      const ws = await first.attach(session.id)
+      const { executionId } = await ws.waitForEvent('execution_dispatched')
+      ws.close()
+      parked.push({ id: session.id, executionId })
+    }
+    const live: string[] = []
+    for (let i = 0; i < 2; i++) {
+      const session = (await first.call('POST', '/sessions', { prompt: `live ${i}` })).body.session
+      await until(() => first.call('GET', `/sessions/${session.id}`), (r) => r.body.session.status === 'idle', 'idle')
+      live.push(session.id)
+    }
+    for (const { id } of parked) await until(() => first.call('GET', `/sessions/${id}`), (r) => r.body.session.status === 'parked', 'parked')
+    await until(() => readdir(join(dir!, 'store')), (files) => files.filter((f) => f.endsWith('.json')).length === 5, 'five records on disk')
+    const before = new Map<string, number>()
+    for (const id of [...parked.map((p) => p.id), ...live]) before.set(id, (await first.call('GET', `/sessions/${id}`)).body.session.lastSeq)
+    first.child.kill('SIGKILL')
+
+    const second = await startGateway(dir, 2)
+    const listed = (await second.call('GET', '/sessions')).body.sessions
+    for (const [id, lastSeq] of before) expect(listed.find((s: any) => s.id === id)).toMatchObject({ lastSeq })
+    for (const { id } of parked) expect(listed.find((s: any) => s.id === id).status).toBe('parked')
+
+    for (const { id, executionId } of parked) {
+      const res = await second.call('POST', `/executions/${executionId}/result`, { status: 'ok', output: { type: 'text', value: `answer for ${id}` } })
+      expect(res.body).toEqual({ applied: true, sessionId: id })
+      await until(() => second.call('GET', `/sessions/${id}`), (r) => r.body.session.status === 'idle', 'idle after the result')
+      const ws = await second.attach(id)
+      const result = await ws.waitForEvent('turn_result')
+      expect(result.result).toBe(`The task answered: "answer for ${id}"`)
+      const seqs = ws.events().map((e) => e.seq)
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1))
+      ws.close()
+    }
+    for (const id of live) {
+      const ws = await second.attach(id)
+      const replayed = await ws.waitForEvent('turn_result')
+      expect(replayed.result).toMatch(/^echo: live/)
+      ws.send({ type: 'user_message', text: 'after the restart' })
+      const next = await ws.waitForEvent('turn_result', (e) => e.result === 'echo: after the restart')
+      expect(next.seq).toBeGreaterThan(before.get(id)!)
+      expect(next.numTurns).toBe(2)
+      ws.close()
+    }
+  }, 60_000)
+})
