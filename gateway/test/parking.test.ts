@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createFileSessionStore } from '../sessions/stores/file-store.ts'
+import { createMemorySessionStore } from '../sessions/stores/memory-store.ts'
 import { startTestGateway, type TestGateway } from './harness.ts'
 
 const DEFERRED = { deferred_task: { expiresInMs: 60_000 }, deferred_short: { expiresInMs: 150 } }
@@ -211,6 +212,20 @@ describe('deferred execution and parking (session-status-values.*)', () => {
     expect((await ws.waitForEvent('turn_result', (e) => e.numTurns === 2)).result).toBe('echo: hello again')
     ws.close()
     expect((await g.request('POST', `/executions/${executionId}/result`, { body: { status: 'ok', output: { value: 1 } } })).body).toEqual({ applied: false, sessionId: session.id })
+  })
+
+  it('hands park and resume failures to parking.onError, and other sessions are unaffected', async () => {
+    const failures: string[] = []
+    const memory = createMemorySessionStore()
+    const store = { ...memory, save: async () => { throw new Error('disk full') } }
+    const g = await start({ store, onError: (_err: unknown, where: string) => failures.push(where) })
+    const lost = await g.createSession({ prompt: 'scenario:deferred' })
+    await until(async () => failures, (f) => f.includes('park'), 'onError(park)')
+    expect(await status(g, lost.id)).toBe('parked')
+    // Nothing was stored, so a wake finds nothing: the attach is refused, not a crash.
+    await expect(g.attach(lost.id)).rejects.toMatchObject({ status: 404 })
+    const other = await g.createSession({ prompt: 'hello' })
+    await until(() => status(g, other.id), (s) => s === 'idle', 'another session still works')
   })
 
   it('with a file store, a second process adopts the park and a result completes it with seq continuing', async () => {
