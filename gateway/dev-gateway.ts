@@ -40,13 +40,19 @@ const DEFERRED_TOOLS = {
 const BRIDGED_TOOLS = { client_eval: { description: 'Evaluate code in the attached client', expiresInMs: 30_000 } }
 const PARK_DELAY_MS = 100
 const EXPIRED_GRACE_MS = 500
-const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, killGraceMs: 50, webhookRetryDelayMs: 20, webhookAttempts: 3, dailyTokenLimit: 40_000 }
+const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 20, webhookAttempts: 3, dailyTokenLimit: 40_000 }
 
 export const DEV_PROFILES: ProfileConfig[] = [
   { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: { id: 'fake', model: 'fake-small', models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY' } },
   { name: 'alt', engine: 'provider', description: 'A second provider profile with narrower grants', provider: { id: 'fake', model: 'fake-large', models: ['fake-large'] }, defaults: { permissionMode: 'dontAsk' }, session: { capabilities: ['web_fetch'] } },
   { name: 'primary', engine: 'cli_primary', description: 'Primary CLI engine (validation only in this build)' },
+  { name: 'offline', engine: 'cli_primary', description: 'A primary-engine profile the credential probe reports logged out' },
 ]
+
+/** The host's credential probe: deterministic, so the 503 of requireAvailableProfile is testable. */
+async function fakeProbe(profile: { name: string }) {
+  return profile.name === 'offline' ? { available: false, reason: 'not logged in (the dev gateway says so)' } : { available: true }
+}
 
 export interface TargetManifest {
   baseUrl: string
@@ -94,7 +100,10 @@ export async function startDevGateway(options: DevGatewayOptions) {
     disableBypassPermissions: true,
     fallback: devFallback,
     faults: options.faults,
-    queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit, killGraceMs: QUEUE.killGraceMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, maxJobDurationMs: 60_000, maxParkedDurationMs: QUEUE.maxParkedDurationMs },
+    queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit, killGraceMs: QUEUE.killGraceMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, maxJobDurationMs: 60_000, maxParkedDurationMs: QUEUE.maxParkedDurationMs,
+      retention: { maxAgeMs: QUEUE.retentionMaxAgeMs, sweepIntervalMs: 100 } },
+    checkCredentials: { probe: fakeProbe },
+    requireAvailableProfile: true,
     notifications: options.webhookUrl ? { webhook: { url: options.webhookUrl }, retryDelayMs: QUEUE.webhookRetryDelayMs } : undefined,
   })
   let listening
@@ -107,10 +116,10 @@ export async function startDevGateway(options: DevGatewayOptions) {
   const manifest: TargetManifest = {
     baseUrl: listening.url,
     tokens,
-    profiles: { provider: 'default', providerAlt: 'alt', cli_primary: 'primary' },
+    profiles: { provider: 'default', providerAlt: 'alt', cli_primary: 'primary', unavailable: 'offline' },
     cwdRoot,
     timers: {
-      parkDelayMs: options.parkDelayMs ?? PARK_DELAY_MS, expiredGraceMs: EXPIRED_GRACE_MS, deferredShortMs: DEFERRED_TOOLS.deferred_short.expiresInMs, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs, maxParkedDurationMs: QUEUE.maxParkedDurationMs,
+      parkDelayMs: options.parkDelayMs ?? PARK_DELAY_MS, expiredGraceMs: EXPIRED_GRACE_MS, deferredShortMs: DEFERRED_TOOLS.deferred_short.expiresInMs, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs, maxParkedDurationMs: QUEUE.maxParkedDurationMs, retentionMaxAgeMs: QUEUE.retentionMaxAgeMs,
       webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, webhookAttempts: QUEUE.webhookAttempts, notificationRetryDelayMs: QUEUE.webhookRetryDelayMs,
     },
     queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit },
@@ -120,7 +129,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     features: [
-      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles',
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention',
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }

@@ -5,8 +5,8 @@ import { createRequestCases } from './create-request.ts'
 import { jobCases } from './jobs.ts'
 import { notificationCases } from './notifications.ts'
 import { parkingCases } from './parking.ts'
-import { profileDefaultCases, serverCases } from './server.ts'
+import { availabilityCases, profileDefaultCases, serverCases } from './server.ts'
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases]

@@ -59,6 +59,23 @@ export const jobCases: Case[] = [
     },
   },
   {
+    id: 'jobs-retention-prunes', title: 'a terminal job older than retention.maxAgeMs is pruned', section: 'queue-options',
+    clauses: ['job-status.13', 'queue-options.7', 'server-configuration.25'], requires: ['provider', 'queue', 'retention', 'timer:retentionMaxAgeMs'],
+    async run(ctx) {
+      const job = await submit(ctx, { session: { prompt: 'scenario:hello' } })
+      await waitForJob(ctx, job.id, (j) => j.status === 'succeeded', 'succeeded')
+      const deadline = Date.now() + Number(ctx.manifest.timers?.retentionMaxAgeMs) + ctx.deadlineMs
+      let status = 200
+      while (Date.now() < deadline && status === 200) {
+        status = (await ctx.http('GET', `/jobs/${job.id}`)).status
+        if (status === 200) await new Promise((r) => setTimeout(r, 100))
+      }
+      ctx.equal('job-status.13', status, 404, 'GET of the job after retention.maxAgeMs')
+      const listed = (await ctx.http('GET', '/jobs')).json?.jobs ?? []
+      ctx.check('queue-options.7', !listed.some((j: any) => j.id === job.id), 'the pruned job is gone from the list', listed.length)
+    },
+  },
+  {
     id: 'jobs-parked-cap', title: 'a job parked longer than maxParkedDurationMs fails', section: 'queue-options',
     clauses: ['job-status.11', 'queue-options.5'], requires: ['provider', 'queue', 'parking', 'timer:maxParkedDurationMs'],
     async run(ctx) {

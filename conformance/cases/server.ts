@@ -145,3 +145,26 @@ export const profileDefaultCases: Case[] = [
     },
   },
 ]
+
+export const availabilityCases: Case[] = [
+  {
+    id: 'profile-unavailable-503', title: 'create and job submit on a profile the credential probe reports unavailable answer 503 with its reason', section: 'errors',
+    clauses: ['errors.10', 'server-configuration.19', 'server-configuration.20', 'profile.9'], requires: ['requireAvailableProfile', 'profile:unavailable'],
+    async run(ctx) {
+      const profile = ctx.profile('unavailable')
+      const listed = (await ctx.http('GET', '/profiles')).json?.profiles?.find((p: any) => p.name === profile)
+      ctx.check('profile.9', listed?.available === false && typeof listed?.unavailableReason === 'string', 'ProfileInfo available: false with unavailableReason', listed)
+      const create = await ctx.http('POST', '/sessions', { body: { profile, cwd: ctx.manifest.cwdRoot, prompt: 'hi' } })
+      ctx.errorStatus('errors.10', create, 503)
+      ctx.check('server-configuration.20', create.json?.error?.includes(listed.unavailableReason), "the probe's reason in the error", create.json)
+      if (ctx.manifest.features.includes('queue')) {
+        const job = await ctx.http('POST', '/jobs', { body: { session: { profile, cwd: ctx.manifest.cwdRoot, prompt: 'hi' } } })
+        ctx.errorStatus('errors.10', job, 503)
+      }
+      const fine = await ctx.http('POST', '/sessions', { body: { profile: ctx.profile('provider') } })
+      ctx.status('server-configuration.20', fine, 201)
+      await ctx.http('DELETE', `/sessions/${fine.json?.session?.id}`)
+    },
+  },
+]
+

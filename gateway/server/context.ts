@@ -1,4 +1,5 @@
 /** The one record every route reads: the server's services, built once by createGatewayServer. */
+import type { ProfileAvailability } from '../host/availability.ts'
 import type { ProfileCatalog } from '../host/profiles.ts'
 import type { JobQueue } from '../queue/job-queue.ts'
 import type { ParkingManager } from '../sessions/parking.ts'
@@ -15,6 +16,7 @@ export interface GatewayContext {
   catalog: ProfileCatalog
   factory: SessionFactory
   parking: ParkingManager
+  availability: ProfileAvailability
   visibility: Visibility
   createPolicy: CreatePolicy
   queue?: JobQueue

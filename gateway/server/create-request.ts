@@ -9,6 +9,7 @@ import {
   ENGINE_CAPABILITIES, PROVIDER_GRANTS,
   type EngineCapabilities, type PermissionMode, type Scope,
 } from '../protocol/index.ts'
+import type { ProfileAvailability } from '../host/availability.ts'
 import { staticModels, type ProfileCatalog, type ResolvedProfile } from '../host/profiles.ts'
 import { createSessionSchema, describeIssue, KNOWN_PERMISSION_MODES, type ParsedCreateSession } from './create-request-schema.ts'
 import type { Principal } from './principal.ts'
@@ -20,6 +21,8 @@ export interface CreatePolicy {
   disableBypassPermissions: boolean
   /** Canonical (realpath) roots, or undefined when off. */
   cwdRoots: readonly string[] | undefined
+  /** Set when `requireAvailableProfile` is on: a definite "unavailable" blocks with 503. */
+  availability?: ProfileAvailability
 }
 
 export interface ValidCreate {
@@ -60,6 +63,10 @@ export async function validateCreate(body: unknown, principal: Principal, policy
   }
   const profile = resolveProfile(request.profile, principal, policy.catalog)
   if (isRefusal(profile)) return profile
+  const verdict = policy.availability?.verdict(profile)
+  if (verdict && !verdict.available) {
+    return refuse('profile_unavailable', `profile '${profile.name}' is unavailable: ${verdict.reason ?? 'not logged in'}`)
+  }
   const record = ENGINE_CAPABILITIES[profile.engine]
 
   const cwd = await checkCwd(request.cwd, record, policy.cwdRoots)

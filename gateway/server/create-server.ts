@@ -8,6 +8,7 @@ import { realpathSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
+import { ProfileAvailability } from '../host/availability.ts'
 import { ProfileCatalog } from '../host/profiles.ts'
 import { JobQueue } from '../queue/job-queue.ts'
 import { QUEUE_DEFAULTS } from '../queue/options.ts'
@@ -52,6 +53,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const catalog = new ProfileCatalog(resolved.profiles)
   const onError = options.onError ?? defaultOnError
   const hub = new BridgeHub()
+  const availability = new ProfileAvailability(options.checkCredentials, () => catalog.profiles, (message) => console.warn(`gateway: ${message}`))
   const factory = createSessionFactory({
     registry,
     catalog,
@@ -82,7 +84,9 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       catalog,
       disableBypassPermissions: options.disableBypassPermissions === true,
       cwdRoots: options.allowedCwdRoots?.map(canonicalRoot),
+      availability: options.requireAvailableProfile ? availability : undefined,
     },
+    availability,
     factory,
     parking,
   }
@@ -206,6 +210,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
           server.off('error', reject)
           const address = server.address() as AddressInfo
           const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+          availability.preflight()
           resolvePromise({ port: address.port, url: `http://${shownHost}:${address.port}${basePath}` })
         })
       })

@@ -28,6 +28,10 @@ export interface GatewayServerOptions {
   approvalTimeoutMs?: number | null
   /** Adapters for the CLI engines, keyed by engine (the provider engine uses createEngineRunner). */
   engines?: Partial<Record<'cli_primary' | 'cli_secondary', EngineAdapter>>
+  /** Probe primary-engine profiles' login state after listen (never fails); `{probe?, timeoutMs?}`. */
+  checkCredentials?: boolean | import('../host/availability.ts').CheckCredentialsOptions
+  /** Create and job submit on a profile the probe reports unavailable answer 503. Needs checkCredentials. */
+  requireAvailableProfile?: boolean
   /** Deferred execution: session store, park delay, boot grace, persistLive (session-stores). */
   parking?: import('../sessions/parking.ts').ParkingOptions
   /** Enables the job queue and its routes; without it every /jobs and /queue route is 404. */
@@ -63,6 +67,9 @@ export function resolveOptions(options: GatewayServerOptions): ResolvedOptions {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
     throw new Error('createGatewayServer: maxBodyBytes must be a positive integer')
+  }
+  if (options.requireAvailableProfile && !options.checkCredentials) {
+    throw new Error('createGatewayServer: requireAvailableProfile needs checkCredentials (nothing would ever report a profile unavailable)')
   }
   if (options.cors && !Array.isArray(options.cors.origins)) {
     throw new Error('createGatewayServer: cors.origins must be an array of exact origins')

@@ -1,5 +1,7 @@
 /** Read-only profile routes (profiles.*); management needs a profileStore (a later issue). */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ResolvedProfile } from '../../host/profiles.ts'
+import type { ProfileInfo } from '../../protocol/index.ts'
 import type { GatewayContext } from '../context.ts'
 import { sendJson, sendRefusal } from '../http.ts'
 import type { Principal } from '../principal.ts'
@@ -13,7 +15,7 @@ export function handleProfiles(ctx: GatewayContext, req: IncomingMessage, res: S
     if (req.method === 'POST') return sendRefusal(res, MANAGEMENT_OFF)
     if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
     const allowed = principal.allowedProfiles
-    const profiles = catalog.profiles.filter((p) => !allowed || allowed.includes(p.name)).map((p) => catalog.info(p))
+    const profiles = catalog.profiles.filter((p) => !allowed || allowed.includes(p.name)).map((p) => infoOf(ctx, p))
     // canManage needs both a store (none in this build) and the principal's flag (authentication.6).
     return sendJson(res, 200, { profiles, canManage: false })
   }
@@ -25,5 +27,13 @@ export function handleProfiles(ctx: GatewayContext, req: IncomingMessage, res: S
   if (principal.allowedProfiles && !principal.allowedProfiles.includes(profile.name)) {
     return sendRefusal(res, refuse('profile_not_allowed', `profile not allowed: ${profile.name}`))
   }
-  sendJson(res, 200, { profile: catalog.info(profile) })
+  sendJson(res, 200, { profile: infoOf(ctx, profile) })
+}
+
+/** ProfileInfo plus `available`/`unavailableReason` once credential checking has a verdict. */
+function infoOf(ctx: GatewayContext, profile: ResolvedProfile): ProfileInfo {
+  const info = ctx.catalog.info(profile)
+  const verdict = ctx.availability.verdict(profile)
+  if (!verdict) return info
+  return { ...info, available: verdict.available, ...(verdict.available || !verdict.reason ? {} : { unavailableReason: verdict.reason }) }
 }
