@@ -28,8 +28,10 @@ function parkDeadline(ctx: CaseContext): number {
 
 /** A session resting on `deferred_task`: created attached, its execution id read, then left to park. */
 async function parked(ctx: CaseContext, prompt = 'scenario:deferred', as: 'operator' | 'tenantA' = 'operator') {
-  const session = await ctx.createSession({ prompt }, as)
+  // The prompt goes over the socket, so the dispatch surely happens while a client is attached.
+  const session = await ctx.createSession({}, as)
   const ws = await ctx.ws(session.id, { as })
+  ws.send({ type: 'user_message', text: prompt })
   const dispatched = await ws.waitForEvent('execution_dispatched', ctx.deadlineMs)
   ws.close()
   const deadline = Date.now() + parkDeadline(ctx)

@@ -157,7 +157,12 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     // Authorization before the wake: an unauthorized attach must trigger no rebuild (session-status-values.6).
     const gated = gateSession(context, principal, segments[1])
     if (isRefusal(gated)) return abortHandshake(socket, gated)
-    const runner = await parking.ensureLive(gated.id)
+    let runner
+    try {
+      runner = await parking.ensureLive(gated.id)
+    } catch (err) {
+      return abortHandshake(socket, refuse('engine_failed', `the session could not be rebuilt: ${(err as Error).message}`))
+    }
     if (!runner) return abortHandshake(socket, NOT_FOUND)
     const query = target.indexOf('?')
     const afterSeq = parseAfterSeq(query === -1 ? null : new URLSearchParams(target.slice(query + 1).split('#')[0]).get('afterSeq'))

@@ -69,6 +69,11 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
       const profile = deps.catalog.get(record.config.profile)
       if (!profile) throw new Error(`profile ${record.config.profile} of session ${record.id} no longer exists`)
       const runner = await buildRunner(record.config, profile, record.snapshot)
+      if (runner.id !== record.id) {
+        // A runner that ignored the restore (a new id) must fail loudly, never wake as a stranger.
+        try { runner.close('error') } catch { /* already unusable */ }
+        throw new Error(`the rebuilt runner did not adopt the stored session id ${record.id}`)
+      }
       launch(runner, record.config, record.snapshot.executions)
       return runner
     },

@@ -32,8 +32,10 @@ const status = (g: TestGateway, id: string) => g.request('GET', `/sessions/${id}
 
 /** Creates a session on `prompt` while attached, returns its first deferred executionId, then detaches. */
 async function parkedSession(g: TestGateway, prompt: string) {
-  const session = await g.createSession({ prompt })
+  // The prompt goes over the socket, so the dispatch surely happens while a client is attached.
+  const session = await g.createSession({})
   const ws = await g.attach(session.id)
+  ws.send({ type: 'user_message', text: prompt })
   const dispatched = await ws.waitForEvent('execution_dispatched')
   ws.close()
   await until(async () => g.gateway.context.parking.isParked(session.id), (p) => p, 'parked')
@@ -226,6 +228,33 @@ describe('deferred execution and parking (session-status-values.*)', () => {
     await expect(g.attach(lost.id)).rejects.toMatchObject({ status: 404 })
     const other = await g.createSession({ prompt: 'hello' })
     await until(() => status(g, other.id), (s) => s === 'idle', 'another session still works')
+  })
+
+  it('keeps runner obligations: dispose on park, no re-seeding on rebuild, and a rebuild under another id is refused', async () => {
+    let disposed = 0
+    const g = await startTestGateway({ parking: { parkDelayMs: 20 } }, { deferredTools: DEFERRED, seedFiles: { '/seed.txt': 'seeded' }, onClose: () => { disposed++ } })
+    gateways.push(g)
+    const inline = { name: 'overwrite-then-wait', steps: [
+      { type: 'deliver_file', path: 'seed.txt', content: 'changed by the agent' },
+      { type: 'deferred', name: 'deferred_task', input: {} },
+      { type: 'text', text: 'done' },
+    ] }
+    const { id, executionId } = await parkedSession(g, `scenario:${JSON.stringify(inline)}`)
+    expect(disposed).toBe(1) // the close hook also runs on park (embedding-rules.9-10)
+    expect((await g.request('POST', `/executions/${executionId}/result`, { body: { status: 'ok', output: { value: 1 } } })).body.applied).toBe(true)
+    await until(() => status(g, id), (s) => s === 'idle', 'idle')
+    expect((await g.request('GET', `/sessions/${id}/files/seed.txt`)).text).toBe('changed by the agent')
+
+    const errors: string[] = []
+    const rogue = await startTestGateway({ parking: { parkDelayMs: 20 }, onError: (_e: unknown, where: string) => errors.push(where) }, { deferredTools: DEFERRED })
+    gateways.push(rogue)
+    const original = rogue.gateway.context.factory.rebuild
+    rogue.gateway.context.factory.rebuild = (record) => original({ ...record, config: { ...record.config, id: 'someone-else' } })
+    const parkedRogue = await parkedSession(rogue, 'scenario:deferred')
+    const res = await rogue.request('POST', `/executions/${parkedRogue.executionId}/result`, { body: { status: 'ok', output: { value: 1 } } })
+    expect(res.status).toBe(502)
+    expect(errors).toContain('resume')
+    expect(await rogue.gateway.context.parking.store.load(parkedRogue.id)).toBeDefined() // kept for a later try
   })
 
   it('with a file store, a second process adopts the park and a result completes it with seq continuing', async () => {
