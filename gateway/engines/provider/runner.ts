@@ -17,7 +17,7 @@ import { SessionCore } from '../../sessions/session-core.ts'
 import type { RunnerSnapshot, StoredExecution } from '../../sessions/session-store.ts'
 import { catalogOf, providerFor, type ModelSource } from './model-factory.ts'
 import { ScratchFs } from './scratch-fs.ts'
-import { assembleTools, offeredGrants, toolSetOf, wiredGrants, type ToolAssembly, type ToolOutput, type ToolSpec } from './tools.ts'
+import { sharedTools, offeredGrants, toolSetOf, wiredGrants, type ToolAssembly, type ToolOutput, type ToolSpec } from './tools.ts'
 import { runTurn, type LegToolCall } from './turn.ts'
 
 export interface AiSdkRunnerOptions extends ModelSource, ToolAssembly {
@@ -76,7 +76,8 @@ class ProviderRunner implements Runner {
   #catalog: string[]
   #defaultModel: string
   #tools: Map<string, ToolSpec>
-  #toolSet: ToolSet
+  /** Built on the first model call: idle sessions are the common case and should stay small. */
+  #toolSet: ToolSet | undefined
   #fs: ScratchFs
   #state: EngineState
   #abort: AbortController | undefined
@@ -100,8 +101,7 @@ class ProviderRunner implements Runner {
     }
     ;({ provider: this.#provider, apiKeySource: this.#apiKeySource } = providerFor(profile, options))
     const grants = offeredGrants(wiredGrants(options.backends), profile.session?.capabilities, config.capabilities as string[] | undefined)
-    this.#tools = assembleTools(options, grants)
-    this.#toolSet = toolSetOf(this.#tools)
+    this.#tools = sharedTools(options, grants)
     this.#restored = restore !== undefined
     if (restore) {
       this.#core = new SessionCore(config, { events: restore.events, seq: restore.seq, createdAt: restore.createdAt })
@@ -333,7 +333,7 @@ class ProviderRunner implements Runner {
         system: this.#ctx.profile.session?.instructions,
         signal: abort.signal,
         maxRetries: this.#options.maxRetries ?? 2,
-        tools: this.#toolSet,
+        tools: (this.#toolSet ??= toolSetOf(this.#tools)),
         onDelta: this.#ctx.config.includePartialMessages ? (delta) => core.emit({ type: 'stream_delta', event: { type: 'text_delta', text: delta } }) : undefined,
       }).finally(() => {
         this.#legInFlight = false

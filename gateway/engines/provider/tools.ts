@@ -98,12 +98,46 @@ export function assembleTools(assembly: ToolAssembly, grants: string[]): Map<str
   return tools
 }
 
+/**
+ * Tool specs are stateless (a call gets its session through `ToolEnv`), so sessions wired the same
+ * way share one assembly: per-session cost is what limits scale (DESIGN.md §7). Keyed by the
+ * identity of the host's wiring objects; bounded, so a host building fresh objects per session
+ * costs a rebuild, never a leak.
+ */
+const shared = new Map<string, Map<string, ToolSpec>>()
+const identities = new WeakMap<object, number>()
+let nextIdentity = 1
+const SHARED_MAX = 64
+
+function identity(value: object | undefined): number {
+  if (!value) return 0
+  let id = identities.get(value)
+  if (id === undefined) identities.set(value, (id = nextIdentity++))
+  return id
+}
+
+export function sharedTools(assembly: ToolAssembly, grants: string[]): Map<string, ToolSpec> {
+  const key = [grants.join(','), identity(assembly.backends), identity(assembly.deferredTools), identity(assembly.bridgedTools), identity(assembly.evalLimits)].join('|')
+  let tools = shared.get(key)
+  if (!tools) {
+    tools = assembleTools(assembly, grants)
+    if (shared.size >= SHARED_MAX) shared.delete(shared.keys().next().value!)
+    shared.set(key, tools)
+  }
+  return tools
+}
+
 /** The AI SDK view: every tool without `execute`, so a call ends the leg and the runner answers it. */
+const toolSets = new WeakMap<Map<string, ToolSpec>, ToolSet>()
+
 export function toolSetOf(tools: Map<string, ToolSpec>): ToolSet {
+  const cached = toolSets.get(tools)
+  if (cached) return cached
   const set: ToolSet = {}
   for (const tool of tools.values()) {
     set[tool.name] = dynamicTool({ description: tool.description, inputSchema: jsonSchema(tool.inputSchema) })
   }
+  toolSets.set(tools, set)
   return set
 }
 
