@@ -4,10 +4,13 @@
  * CORS, a fallback, and short timers. Returns the target manifest describing all of it.
  */
 import { randomBytes } from 'node:crypto'
-import { realpath } from 'node:fs/promises'
+import { mkdir, realpath } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { startFakeModelServer } from '../fake-engines/provider-model/server.ts'
 import { createAiSdkRunner } from './engines/provider/index.ts'
+import { createCliPrimaryAdapter } from './engines/cli-primary/index.ts'
 import { createGatewayServer } from './server/create-server.ts'
 import { createFileSessionStore } from './sessions/stores/file-store.ts'
 import type { SearchHit } from './engines/provider/tools.ts'
@@ -45,7 +48,7 @@ const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs:
 export const DEV_PROFILES: ProfileConfig[] = [
   { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: { id: 'fake', model: 'fake-small', models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY' } },
   { name: 'alt', engine: 'provider', description: 'A second provider profile with narrower grants', provider: { id: 'fake', model: 'fake-large', models: ['fake-large'] }, defaults: { permissionMode: 'dontAsk' }, session: { capabilities: ['web_fetch'] } },
-  { name: 'primary', engine: 'cli_primary', description: 'Primary CLI engine (validation only in this build)' },
+  { name: 'primary', engine: 'cli_primary', description: 'Primary CLI engine on the fake Claude Code CLI (through the real Agent SDK)' },
   { name: 'offline', engine: 'cli_primary', description: 'A primary-engine profile the credential probe reports logged out' },
 ]
 
@@ -83,9 +86,13 @@ export async function startDevGateway(options: DevGatewayOptions) {
     [tokens.manager, { name: 'manager', canManageProfiles: true }],
   ])
   const cwdRoot = await realpath(options.cwdRoot)
+  // The primary profile's config directory: where the CLI keeps transcripts (CLAUDE_CONFIG_DIR).
+  const primaryConfigDir = join(cwdRoot, '.claude-config')
+  await mkdir(primaryConfigDir, { recursive: true })
   const gateway = createGatewayServer({
     authenticate: (req) => principals.get(bearer(req) ?? ''),
-    profiles: DEV_PROFILES,
+    profiles: DEV_PROFILES.map((p) => (p.name === 'primary' ? { ...p, configDir: primaryConfigDir } : p)),
+    engines: { cli_primary: createCliPrimaryAdapter(fakeClaudeCli()) },
     createEngineRunner: (ctx) => createAiSdkRunner(ctx, {
       baseURL: model.baseURL, maxRetries: 0, deferredTools: DEFERRED_TOOLS, bridgedTools: BRIDGED_TOOLS,
       backends: { fetch: true, search: fakeSearch }, evalLimits: { timeoutMs: 1000 },
@@ -129,7 +136,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     features: [
-      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention',
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary',
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }
@@ -141,6 +148,19 @@ export async function startDevGateway(options: DevGatewayOptions) {
       await gateway.close()
       await model.close()
     },
+  }
+}
+
+/**
+ * The fake Claude Code CLI as the SDK should run it: a TypeScript file, so Node (this one) with
+ * the tsx loader. Production points `pathToClaudeCodeExecutable` at the real `claude` binary.
+ */
+function fakeClaudeCli() {
+  return {
+    pathToClaudeCodeExecutable: fileURLToPath(new URL('../fake-engines/claude-cli/main.ts', import.meta.url)),
+    executable: process.execPath,
+    executableArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
+    questionBehavior: 'ask' as const,
   }
 }
 

@@ -1,0 +1,31 @@
+/** What the fake CLI reports about itself: commands, models (with the CLI's own `default` row), account. */
+export const CLI_VERSION = '2.1.330-fake'
+
+export const COMMANDS = [
+  { name: 'clear', description: 'Clear conversation history and free up context', argumentHint: '' },
+  { name: 'compact', description: 'Clear history but keep a summary in context', argumentHint: '<instructions>' },
+  { name: 'review', description: 'Review a pull request', argumentHint: '' },
+]
+
+/** The CLI's list starts with a `default` selection that is not a model (engine-facts §1). */
+export const MODELS = [
+  { value: 'default', resolvedModel: 'claude-fake-sonnet-2', displayName: 'Default (recommended)', description: 'Sonnet 2 for daily work' },
+  { value: 'sonnet', resolvedModel: 'claude-fake-sonnet-2', displayName: 'Sonnet', description: 'Sonnet 2' },
+  { value: 'sonnet-1', resolvedModel: 'claude-fake-sonnet-1', displayName: 'Sonnet', description: 'Sonnet 1 (legacy)' },
+  { value: 'opus', resolvedModel: 'claude-fake-opus-3', displayName: 'Opus', description: 'Opus 3' },
+]
+
+export const TOOLS = ['Bash', 'Read', 'Write', 'AskUserQuestion']
+
+export function resolveModel(value: string | undefined): string {
+  const row = MODELS.find((m) => m.value === (value ?? 'default'))
+  return row?.resolvedModel ?? value ?? MODELS[0].resolvedModel
+}
+
+/** `apiKeySource` as the real CLI reports it; a test picks it through the environment. */
+export function accountOf(env: NodeJS.ProcessEnv) {
+  const apiKeySource = env.FAKE_CLAUDE_API_KEY_SOURCE ?? (env.ANTHROPIC_API_KEY ? 'ANTHROPIC_API_KEY' : 'none')
+  const account: Record<string, unknown> = { tokenSource: apiKeySource === 'oauth' ? 'claude.ai' : 'none', apiKeySource, apiProvider: 'firstParty' }
+  if (apiKeySource === 'oauth') account.subscriptionType = env.FAKE_CLAUDE_SUBSCRIPTION ?? 'max'
+  return account
+}

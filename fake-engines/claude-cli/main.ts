@@ -1,0 +1,163 @@
+/**
+ * A scripted fake of the Claude Code CLI speaking its real stdio protocol (stream-json in and out,
+ * control requests both ways), so the Agent SDK and our adapter run exactly as with the real
+ * binary. A user message picks a scenario (`scenario:<name>` / inline JSON), anything else echoes.
+ * See reference/claude-cli-protocol.md; every control request it does not support gets an error.
+ */
+import { randomUUID } from 'node:crypto'
+import { echoScenario, selectScenario } from '../scenario/select.ts'
+import { ScenarioError } from '../scenario/format.ts'
+import { accountOf, CLI_VERSION, COMMANDS, MODELS, resolveModel, TOOLS } from './catalog.ts'
+import { playTurn } from './turn.ts'
+import { parseArgv, readFrames, send, type Frame } from './wire.ts'
+
+const flags = parseArgv(process.argv.slice(2))
+if (flags.get('output-format') !== 'stream-json' || flags.get('input-format') !== 'stream-json') {
+  process.stderr.write('fake claude: only --output-format=stream-json --input-format=stream-json is supported\n')
+  process.exit(2)
+}
+const env = process.env
+const resumed = typeof flags.get('resume') === 'string' ? String(flags.get('resume')) : undefined
+const state = {
+  sessionId: flags.has('fork-session') || !resumed ? randomUUID() : resumed,
+  model: typeof flags.get('model') === 'string' ? String(flags.get('model')) : undefined,
+  permissionMode: typeof flags.get('permission-mode') === 'string' ? String(flags.get('permission-mode')) : 'default',
+  askTools: flags.get('permission-prompt-tool') === 'stdio',
+  partial: flags.has('include-partial-messages'),
+  turns: 0,
+  cost: 0,
+  contextTokens: 0,
+  lastApiError: false,
+}
+const reportsState = env.CLAUDE_CODE_SDK_READS_SESSION_STATE === '1'
+const queue: Frame[] = []
+const pendingAsks = new Map<string, (answer: Record<string, unknown>) => void>()
+let turnAbort: AbortController | undefined
+let running = false
+let inputClosed = false
+
+function reply(requestId: unknown, response: Record<string, unknown>): void {
+  send({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } })
+}
+
+function replyError(requestId: unknown, error: string): void {
+  send({ type: 'control_response', response: { subtype: 'error', request_id: requestId, error } })
+}
+
+function onControlRequest(frame: Frame): void {
+  const id = frame.request_id
+  const request = (frame.request ?? {}) as Record<string, unknown>
+  switch (request.subtype) {
+    case 'initialize':
+      return reply(id, {
+        commands: COMMANDS, agents: [], output_style: 'default', available_output_styles: ['default'], models: MODELS,
+        account: accountOf(env), pid: process.pid, claude_code_version: CLI_VERSION, current_permission_mode: state.permissionMode,
+        session_state: 'idle', capabilities: [], hook_on_failure_supported: true,
+        ...(request.settings ? { settings_applied: true } : {}), ...(request.disallowedTools ? { disallowed_tools_applied: true } : {}),
+        ...(request.managedSettings ? { managed_settings_applied: true } : {}), ...(request.mcpServers ? { mcp_servers_applied: true } : {}),
+      })
+    case 'interrupt':
+      turnAbort?.abort()
+      for (const [askId, answer] of pendingAsks) {
+        send({ type: 'control_cancel_request', request_id: askId })
+        answer({ behavior: 'deny', message: 'interrupted' })
+      }
+      return reply(id, { still_queued: [] })
+    case 'set_permission_mode':
+      state.permissionMode = String(request.mode)
+      send({ type: 'system', subtype: 'status', status: null, permissionMode: state.permissionMode, session_id: state.sessionId, uuid: randomUUID() })
+      return reply(id, { mode: state.permissionMode })
+    case 'set_model':
+      state.model = typeof request.model === 'string' ? request.model : undefined
+      return reply(id, { model: state.model })
+    case 'mcp_status':
+      return reply(id, { mcpServers: [] })
+    case 'mcp_reconnect':
+    case 'mcp_toggle':
+      return replyError(id, `MCP server not found: ${String(request.serverName)}`)
+    case 'get_context_usage':
+      return reply(id, {
+        categories: [{ id: 'messages', name: 'Messages', tokens: state.contextTokens, color: 'claude', kind: 'messages' }],
+        totalTokens: state.contextTokens, maxTokens: 200_000, rawMaxTokens: 200_000, percentage: (state.contextTokens / 200_000) * 100, model: resolveModel(state.model),
+      })
+    default:
+      return replyError(id, `Unsupported control request subtype: ${String(request.subtype)}`)
+  }
+}
+
+function onControlResponse(frame: Frame): void {
+  const response = (frame.response ?? {}) as Record<string, unknown>
+  const answer = pendingAsks.get(String(response.request_id))
+  if (!answer) return
+  pendingAsks.delete(String(response.request_id))
+  answer(response.subtype === 'success' ? (response.response as Record<string, unknown>) ?? {} : { behavior: 'deny', message: String(response.error ?? 'error') })
+}
+
+function askPermission(toolName: string, input: unknown, toolUseId: string): Promise<Record<string, unknown> | undefined> {
+  if (!state.askTools || state.permissionMode === 'bypassPermissions') return Promise.resolve(undefined)
+  const requestId = `ask_${randomUUID().slice(0, 8)}`
+  if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'requires_action', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
+  send({ type: 'control_request', request_id: requestId, request: { subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId } })
+  return new Promise((resolve) => pendingAsks.set(requestId, (answer) => {
+    if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'running', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
+    resolve(answer)
+  }))
+}
+
+function textOf(frame: Frame): string {
+  const content = (frame.message as { content?: unknown } | undefined)?.content
+  if (typeof content === 'string') return content
+  if (Array.isArray(content)) return content.map((b) => (b?.type === 'text' ? String(b.text ?? '') : '')).join('')
+  return ''
+}
+
+async function runQueue(): Promise<void> {
+  if (running) return
+  running = true
+  for (let frame = queue.shift(); frame; frame = queue.shift()) {
+    const text = textOf(frame)
+    state.turns++
+    if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'running', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
+    send({
+      type: 'system', subtype: 'init', cwd: process.cwd(), session_id: state.sessionId, tools: TOOLS, mcp_servers: [], model: resolveModel(state.model),
+      permissionMode: state.permissionMode, slash_commands: COMMANDS.map((c) => c.name), apiKeySource: accountOf(env).apiKeySource,
+      claude_code_version: CLI_VERSION, output_style: 'default', agents: [], skills: [], plugins: [], capabilities: [], uuid: randomUUID(),
+    })
+    let steps
+    try {
+      steps = (selectScenario(text) ?? echoScenario(text)).steps
+    } catch (err) {
+      steps = [{ type: 'fail' as const, message: err instanceof ScenarioError ? err.message : String(err), status: 400 }]
+    }
+    turnAbort = new AbortController()
+    const outcome = await playTurn(steps, {
+      sessionId: state.sessionId, model: resolveModel(state.model), cwd: process.cwd(), partial: state.partial, askPermission,
+      signal: turnAbort.signal, setContextTokens: (n) => { state.contextTokens = n },
+    }, state.turns, state.cost)
+    state.cost = Number(outcome.result.total_cost_usd)
+    state.lastApiError = outcome.apiError
+    state.contextTokens ||= 1000 * state.turns
+    send(outcome.result)
+    if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'idle', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
+    turnAbort = undefined
+  }
+  running = false
+  if (inputClosed) finish()
+}
+
+/** stdin EOF is the shutdown signal (§3); the real CLI exits 1 when the last result was an API error. */
+function finish(): void {
+  process.exit(state.lastApiError && env.FAKE_CLAUDE_EXIT_ZERO !== '1' ? 1 : 0)
+}
+
+readFrames((frame) => {
+  if (frame.type === 'control_request') return onControlRequest(frame)
+  if (frame.type === 'control_response') return onControlResponse(frame)
+  if (frame.type === 'user') {
+    queue.push(frame)
+    void runQueue()
+  }
+}, () => {
+  inputClosed = true
+  if (!running) finish()
+})

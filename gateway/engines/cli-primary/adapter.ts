@@ -1,0 +1,66 @@
+/**
+ * The cli_primary engine adapter: builds a ClaudeRunner per session with the SDK options the
+ * configuration names. Point `pathToClaudeCodeExecutable` at the real `claude` binary in
+ * production or at fake-engines/claude-cli in tests; no other difference exists.
+ */
+import { realpathSync } from 'node:fs'
+import type { Options } from '@anthropic-ai/claude-agent-sdk'
+import type { ResolvedProfile } from '../../host/profiles.ts'
+import type { RunnerConfig } from '../../sessions/runner.ts'
+import { ClaudeRunner, type QuestionBehavior } from './runner.ts'
+
+export interface CliPrimaryOptions {
+  /** The CLI to run; the SDK's own lookup needs its optional native package, which this project does not install. */
+  pathToClaudeCodeExecutable: string
+  /** For a `.js`/`.ts` CLI: the interpreter and its arguments (e.g. `process.execPath` and a loader). */
+  executable?: string
+  executableArgs?: string[]
+  /** Extra environment for every CLI process (on top of the gateway's own). */
+  env?: Record<string, string>
+  /** How AskUserQuestion is settled when nobody answers: ask (wait), auto (first option), deny. */
+  questionBehavior?: QuestionBehavior
+  /** A session signed in with a subscription (`apiKeySource: 'oauth'`) is terminated with session_error. */
+  requireApiKey?: boolean
+}
+
+export const CONFIG_DIR_ENV = 'CLAUDE_CONFIG_DIR'
+
+export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
+  let noticed = false
+  return {
+    createRunner(config: RunnerConfig, profile: ResolvedProfile) {
+      const sdkOptions: Partial<Options> = {
+        pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable,
+        ...(options.executable ? { executable: options.executable as Options['executable'] } : {}),
+        ...(options.executableArgs ? { executableArgs: options.executableArgs } : {}),
+        env: environmentFor(config, profile, options.env),
+      }
+      return new ClaudeRunner(config, {
+        sdkOptions,
+        questionBehavior: options.questionBehavior ?? 'ask',
+        requireApiKey: options.requireApiKey === true,
+        // One notice per server, not per session (server-configuration: requireApiKey).
+        onNotice: (message) => {
+          if (noticed) return
+          noticed = true
+          console.warn(`gateway: ${message}`)
+        },
+      })
+    },
+  }
+}
+
+/**
+ * `buildRunnerConfig` ran first; then the profile's config directory wins, unless the environment
+ * it produced already lands in that directory (authentication.9).
+ */
+export function environmentFor(config: RunnerConfig, profile: ResolvedProfile, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), ...extra, ...((config.env as Record<string, string> | undefined) ?? {}) }
+  if (profile.configDir && canonical(env[CONFIG_DIR_ENV]) !== canonical(profile.configDir)) env[CONFIG_DIR_ENV] = profile.configDir
+  return env
+}
+
+function canonical(path: string | undefined): string | undefined {
+  if (!path) return undefined
+  try { return realpathSync(path) } catch { return path }
+}

@@ -1,0 +1,1 @@
+export { createCliPrimaryAdapter, type CliPrimaryOptions } from './adapter.ts'

@@ -1,0 +1,36 @@
+/**
+ * The streaming-input side of a query: an async iterable the SDK pulls user messages from. The
+ * SDK never echoes them back, so the runner emits its own `user_message` when it pushes one.
+ */
+import type { SDKUserMessage } from '@anthropic-ai/claude-agent-sdk'
+
+export class InputQueue implements AsyncIterable<SDKUserMessage> {
+  #items: SDKUserMessage[] = []
+  #wake: (() => void) | undefined
+  #ended = false
+
+  push(text: string): void {
+    if (this.#ended) throw new Error('session is closed')
+    this.#items.push({ type: 'user', session_id: '', parent_tool_use_id: null, message: { role: 'user', content: text } })
+    this.#wake?.()
+  }
+
+  /** Ending the input is the CLI's shutdown signal (stdin EOF). */
+  end(): void {
+    this.#ended = true
+    this.#wake?.()
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<SDKUserMessage> {
+    for (;;) {
+      const next = this.#items.shift()
+      if (next) {
+        yield next
+        continue
+      }
+      if (this.#ended) return
+      await new Promise<void>((resolve) => { this.#wake = resolve })
+      this.#wake = undefined
+    }
+  }
+}

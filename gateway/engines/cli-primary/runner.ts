@@ -1,0 +1,262 @@
+/**
+ * A cli_primary session on the Claude Agent SDK: one `query()` with streaming input per session,
+ * its messages mapped onto the spec's events, approvals through `canUseTool`. Nothing here knows
+ * whether the executable is the real CLI or our fake: only the path and environment differ.
+ */
+import { randomUUID } from 'node:crypto'
+import { query, type CanUseTool, type Options, type PermissionResult, type Query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk'
+import {
+  ENGINE_CAPABILITIES, type MessageAttachment, type PermissionMode, type ResolvedBy, type SessionClosedReason, type SessionEventBody, type SessionInfo,
+} from '../../protocol/index.ts'
+import type { EventListener } from '../../sessions/event-log.ts'
+import type { PermissionDecision, Runner, RunnerConfig } from '../../sessions/runner.ts'
+import { SessionCore } from '../../sessions/session-core.ts'
+import { Approvals } from './approvals.ts'
+import { InputQueue } from './input-queue.ts'
+import { shapeModels, type CliModelRow } from './models.ts'
+
+export type QuestionBehavior = 'ask' | 'auto' | 'deny'
+
+export interface CliRunnerSettings {
+  /** SDK options the adapter derived from its configuration and the profile (executable, env, ...). */
+  sdkOptions: Partial<Options>
+  questionBehavior: QuestionBehavior
+  requireApiKey: boolean
+  onNotice(message: string): void
+}
+
+export class ClaudeRunner implements Runner {
+  readonly id: string
+  #core: SessionCore
+  #config: RunnerConfig
+  #settings: CliRunnerSettings
+  #input = new InputQueue()
+  #query: Query | undefined
+  #approvals: Approvals
+  #started: Promise<void> | undefined
+  #turnActive = false
+  #planType: string | undefined
+  #apiKeySource = 'none'
+
+  constructor(config: RunnerConfig, settings: CliRunnerSettings) {
+    this.id = config.id
+    this.#config = config
+    this.#settings = settings
+    this.#core = new SessionCore(config)
+    this.#approvals = new Approvals((body) => this.#emit(body), config.approvalTimeoutMs as number | null | undefined)
+  }
+
+  start(): Promise<void> {
+    return (this.#started ??= this.#boot())
+  }
+
+  async #boot(): Promise<void> {
+    const config = this.#config
+    this.#query = query({
+      prompt: this.#input,
+      options: {
+        ...this.#settings.sdkOptions,
+        cwd: config.cwd,
+        ...(config.model ? { model: config.model } : {}),
+        permissionMode: config.permissionMode,
+        ...(config.canBypassPermissions ? { allowDangerouslySkipPermissions: true } : {}),
+        includePartialMessages: config.includePartialMessages === true,
+        ...(typeof config.resume === 'string' ? { resume: config.resume } : {}),
+        ...(config.forkSession === true ? { forkSession: true } : {}),
+        ...(typeof config.maxTurns === 'number' ? { maxTurns: config.maxTurns } : {}),
+        canUseTool: this.#canUseTool,
+      },
+    })
+    void this.#consume(this.#query)
+    // Without a prompt the CLI says nothing until the first message: the session is idle now (engine-facts §1).
+    this.#core.setStatus('idle')
+    void this.#loadCapabilities(this.#query)
+    const prompt = config.prompt
+    if (typeof prompt === 'string' && prompt.trim()) this.sendMessage(prompt)
+  }
+
+  async #loadCapabilities(q: Query): Promise<void> {
+    try {
+      const init = await q.initializationResult()
+      const { models, defaultModel } = shapeModels((init.models ?? []) as CliModelRow[])
+      this.#emit({ type: 'capabilities', models, slashCommands: init.commands ?? [], ...(defaultModel ? { defaultModel } : {}) })
+      const account = (init as { account?: { apiKeySource?: string; subscriptionType?: string } }).account
+      if (account?.apiKeySource) this.#apiKeySource = account.apiKeySource
+      this.#notePlan(account?.subscriptionType)
+    } catch {
+      // A CLI that cannot answer initialize still streams; the session just has no model list.
+    }
+  }
+
+  async #consume(q: Query): Promise<void> {
+    try {
+      for await (const message of q) this.#onMessage(message)
+      if (!this.#core.closed) this.fail('the Claude Code process ended unexpectedly')
+    } catch (err) {
+      if (!this.#core.closed) this.fail(`the Claude Code process failed: ${(err as Error).message}`)
+    }
+  }
+
+  #onMessage(m: SDKMessage): void {
+    const raw = m as Record<string, unknown> & { type: string; subtype?: string }
+    const parent = (raw.parent_tool_use_id as string | null | undefined) ?? null
+    switch (raw.type) {
+      case 'system':
+        if (raw.subtype === 'init') return this.#onInit(raw)
+        if (raw.subtype === 'status') return // mode changes are reported by set_permission_mode itself
+        return this.#emit({ type: 'sdk_event', event: raw })
+      case 'assistant':
+        return this.#emit({ type: 'assistant_message', message: raw.message as never, parentToolUseId: parent })
+      case 'user':
+        return this.#emit({ type: 'user_message', message: raw.message as never, parentToolUseId: parent, synthetic: true })
+      case 'stream_event':
+        return this.#emit({ type: 'stream_delta', event: raw.event, parentToolUseId: parent })
+      case 'rate_limit_event':
+        return this.#emit({ type: 'rate_limit', info: raw.rate_limit_info })
+      case 'result':
+        return this.#onResult(raw)
+      default:
+        return this.#emit({ type: 'sdk_event', event: raw })
+    }
+  }
+
+  #onInit(init: Record<string, unknown>): void {
+    const apiKeySource = String(init.apiKeySource ?? this.#apiKeySource)
+    this.#apiKeySource = apiKeySource
+    this.#emit({
+      type: 'system_init', sdkSessionId: String(init.session_id), model: init.model as string | undefined, cwd: init.cwd as string | undefined,
+      apiKeySource, tools: (init.tools as string[]) ?? [], skills: (init.skills as string[]) ?? [], slashCommands: (init.slash_commands as string[]) ?? [],
+      permissionMode: (init.permissionMode as PermissionMode) ?? this.#core.permissionMode, cliVersion: init.claude_code_version as string | undefined,
+      mcpServers: (init.mcp_servers as unknown[]) ?? [],
+    })
+    if (apiKeySource === 'oauth') {
+      if (this.#settings.requireApiKey) return this.fail('this server requires an API key, and the session signed in with a subscription (apiKeySource oauth)')
+      this.#settings.onNotice(`session ${this.id} runs on a subscription login (apiKeySource oauth), not an API key`)
+    }
+  }
+
+  #onResult(r: Record<string, unknown>): void {
+    this.#turnActive = false
+    const usage = r.usage as Record<string, number> | undefined
+    this.#emit({
+      type: 'turn_result', subtype: String(r.subtype), isError: r.is_error === true, durationMs: Number(r.duration_ms ?? 0),
+      numTurns: Number(r.num_turns ?? 0), totalCostUsd: Number(r.total_cost_usd ?? 0),
+      ...(typeof r.result === 'string' ? { result: r.result } : {}), ...(Array.isArray(r.errors) ? { errors: r.errors as string[] } : {}),
+      ...(usage ? { usage } : {}),
+    })
+    // A turn that ends under a standing approval stays awaiting it; the approval's answer settles it to idle.
+    if (this.#approvals.size === 0) this.#core.setStatus('idle')
+    void this.#pollContextUsage()
+  }
+
+  async #pollContextUsage(): Promise<void> {
+    try {
+      const usage = await this.#query?.getContextUsage()
+      if (usage && !this.#core.closed) this.#emit({ type: 'context_usage', usage })
+    } catch {
+      // An engine without the method simply reports nothing.
+    }
+  }
+
+  /** `plan_info` once per change, never for an API-key session (events.9). */
+  #notePlan(subscriptionType: string | undefined): void {
+    if (!subscriptionType || this.#apiKeySource !== 'oauth' || subscriptionType === this.#planType) return
+    this.#planType = subscriptionType
+    this.#emit({ type: 'plan_info', subscriptionType })
+  }
+
+  #canUseTool: CanUseTool = async (toolName, input, { signal, toolUseID }) => {
+    const requestId = randomUUID()
+    const request = { requestId, toolName, input, toolUseId: toolUseID }
+    if (toolName === 'AskUserQuestion' && this.#settings.questionBehavior !== 'ask') return this.#settleQuestion(requestId, request, input)
+    this.#core.setStatus('awaiting_approval')
+    const settled = await this.#approvals.ask(request, signal)
+    if (!this.#core.closed) this.#core.setStatus(this.#turnActive ? 'running' : 'idle')
+    return toPermissionResult(settled, input, toolUseID)
+  }
+
+  /** questionBehavior `auto` picks each question's first option, `deny` lets the model decide; both still show in the transcript. */
+  #settleQuestion(requestId: string, request: { requestId: string; toolName: string; input: Record<string, unknown> }, input: Record<string, unknown>): PermissionResult {
+    this.#emit({ type: 'permission_requested', request })
+    if (this.#settings.questionBehavior === 'deny') {
+      this.#emit({ type: 'permission_resolved', requestId, behavior: 'deny', resolvedBy: 'policy' })
+      return { behavior: 'deny', message: 'No one is available to answer; decide yourself and go on.' }
+    }
+    const questions = (input.questions as Array<{ question: string; options?: Array<{ label: string }> }> | undefined) ?? []
+    const answers = Object.fromEntries(questions.map((q) => [q.question, q.options?.[0]?.label ?? '']))
+    this.#emit({ type: 'permission_resolved', requestId, behavior: 'allow', resolvedBy: 'policy' })
+    return { behavior: 'allow', updatedInput: { ...input, answers } }
+  }
+
+  #emit(body: SessionEventBody): void {
+    if (!this.#core.closed) this.#core.emit(body)
+  }
+
+  info(): SessionInfo {
+    return this.#core.info()
+  }
+
+  subscribe(listener: EventListener, afterSeq = 0): () => void {
+    return this.#core.subscribe(listener, afterSeq)
+  }
+
+  sendMessage(text: string, _attachments?: MessageAttachment[]): void {
+    if (this.#core.closed) throw new Error('session is closed')
+    // The SDK never echoes streamed input, so the runner reports the message itself (engine-facts §1).
+    this.#core.emit({ type: 'user_message', message: { role: 'user', content: text } })
+    this.#turnActive = true
+    if (this.#approvals.size === 0) this.#core.setStatus('running')
+    this.#input.push(text)
+  }
+
+  setTitle(title: string | undefined): void {
+    this.#core.setTitle(title)
+  }
+
+  resolvePermission(requestId: string, decision: PermissionDecision, by: ResolvedBy): boolean {
+    return this.#approvals.resolve(requestId, decision, by)
+  }
+
+  interrupt(): void {
+    if (this.#core.closed) return
+    void this.#query?.interrupt().catch(() => undefined)
+  }
+
+  setPermissionMode(mode: PermissionMode): void {
+    if (this.#core.closed) throw new Error('session is closed')
+    if (!ENGINE_CAPABILITIES.cli_primary.permissionModes.includes(mode)) throw new Error(`permission mode '${mode}' is not supported by engine cli_primary`)
+    void this.#query?.setPermissionMode(mode).catch(() => undefined)
+    this.#core.emit({ type: 'permission_mode_changed', mode })
+  }
+
+  setModel(model: string | undefined): void {
+    if (this.#core.closed) throw new Error('session is closed')
+    void this.#query?.setModel(model).catch(() => undefined)
+    this.#core.emit(model === undefined ? { type: 'model_changed' } : { type: 'model_changed', model })
+  }
+
+  fail(message: string): void {
+    if (this.#core.closed) return
+    this.#core.emit({ type: 'session_error', message })
+    this.#core.setStatus('failed')
+    this.close('error')
+  }
+
+  close(reason: SessionClosedReason = 'client'): void {
+    if (this.#core.closed) return
+    this.#core.emit({ type: 'session_closed', reason })
+    this.#core.setStatus('closed')
+    this.#approvals.denyAll('the session was closed')
+    this.#input.end()
+    try { this.#query?.close() } catch { /* the process may already be gone */ }
+  }
+}
+
+function toPermissionResult(settled: PermissionDecision, input: Record<string, unknown>, toolUseID: string): PermissionResult {
+  if (settled.behavior === 'allow') {
+    // The CLI's tools reject an allow without the input (engine-facts §1): an unedited allow passes it back as is.
+    const updatedInput = typeof settled.updatedInput === 'object' && settled.updatedInput !== null ? settled.updatedInput as Record<string, unknown> : input
+    return { behavior: 'allow', updatedInput, toolUseID }
+  }
+  return { behavior: 'deny', message: settled.message ?? 'The user denied this tool call', ...(settled.interrupt ? { interrupt: true } : {}), toolUseID }
+}

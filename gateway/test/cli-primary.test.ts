@@ -1,0 +1,147 @@
+/**
+ * The cli_primary engine end to end: the real Agent SDK spawning the fake Claude Code CLI as a
+ * child process, through the gateway's REST and WebSocket routes.
+ */
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createCliPrimaryAdapter, type CliPrimaryOptions } from '../engines/cli-primary/index.ts'
+import { startTestGateway, type TestGateway } from './harness.ts'
+
+const FAKE_CLI = {
+  pathToClaudeCodeExecutable: fileURLToPath(new URL('../../fake-engines/claude-cli/main.ts', import.meta.url)),
+  executable: process.execPath,
+  executableArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
+}
+
+const gateways: TestGateway[] = []
+afterEach(async () => {
+  for (const g of gateways.splice(0)) await g.close()
+})
+
+async function start(options: Partial<CliPrimaryOptions> = {}, server: Record<string, unknown> = {}) {
+  const g = await startTestGateway({ engines: { cli_primary: createCliPrimaryAdapter({ ...FAKE_CLI, ...options }) }, ...server })
+  gateways.push(g)
+  return g
+}
+
+async function primarySession(g: TestGateway, body: Record<string, unknown> = {}) {
+  const session = await g.createSession({ profile: 'primary', cwd: g.cwdRoot, ...body })
+  const ws = await g.attach(session.id)
+  return { session, ws }
+}
+
+describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
+  it('runs a turn: system_init, capabilities without the default row, messages, turn_result, context_usage', async () => {
+    const g = await start()
+    const { session, ws } = await primarySession(g, { prompt: 'hello there' })
+    expect(session).toMatchObject({ engine: 'cli_primary', profile: 'primary' })
+    const caps = await ws.waitForEvent('capabilities')
+    expect(caps.models.map((m: any) => m.value)).toEqual(['sonnet', 'sonnet-1', 'opus'])
+    expect(caps.defaultModel).toBe('claude-fake-sonnet-2')
+    expect(caps.models.filter((m: any) => m.primary).map((m: any) => m.value)).toEqual(['sonnet', 'opus'])
+    const init = await ws.waitForEvent('system_init')
+    expect(init).toMatchObject({ apiKeySource: 'none', cwd: g.cwdRoot, model: 'claude-fake-sonnet-2' })
+    const result = await ws.waitForEvent('turn_result')
+    expect(result).toMatchObject({ subtype: 'success', isError: false, result: 'echo: hello there', numTurns: 1 })
+    await ws.waitForEvent('context_usage')
+    expect(ws.events().some((e) => e.type === 'plan_info')).toBe(false) // never for a non-subscription session
+    const info = (await g.request('GET', `/sessions/${session.id}`)).body.session
+    expect(info).toMatchObject({ status: 'idle', sdkSessionId: init.sdkSessionId, numTurns: 1 })
+  })
+
+  it('an allow with an edited input reaches the tool with the edited input; a second answer is 404', async () => {
+    const g = await start()
+    const { session, ws } = await primarySession(g)
+    ws.send({ type: 'user_message', text: 'scenario:permission' })
+    const asked = await ws.waitForEvent('permission_requested')
+    expect(asked.request).toMatchObject({ toolName: 'Bash', input: { command: 'echo hello' } })
+    await ws.waitForEvent('status_changed', (e) => e.status === 'awaiting_approval')
+    expect((await g.request('GET', `/sessions/${session.id}`)).body.session.pendingPermissionCount).toBe(1)
+    ws.send({ type: 'permission_decision', requestId: asked.request.requestId, behavior: 'allow', updatedInput: { command: 'echo edited' } })
+    expect(await ws.waitForEvent('permission_resolved')).toMatchObject({ behavior: 'allow', resolvedBy: 'client' })
+    expect((await ws.waitForEvent('turn_result')).result).toBe('Tool said: ran Bash with {"command":"echo edited"}')
+    const again = await g.request('POST', `/sessions/${session.id}/permissions/${asked.request.requestId}`, { body: { behavior: 'allow' } })
+    expect(again.status).toBe(404)
+  })
+
+  it('REST answers: an allow without updatedInput passes the original input, a deny reaches the model as a tool error', async () => {
+    const g = await start()
+    const { session, ws } = await primarySession(g)
+    ws.send({ type: 'user_message', text: 'scenario:permission' })
+    const first = await ws.waitForEvent('permission_requested')
+    const allow = await g.request('POST', `/sessions/${session.id}/permissions/${first.request.requestId}`, { body: { behavior: 'allow' } })
+    expect(allow.body).toEqual({ resolved: true })
+    expect(await ws.waitForEvent('permission_resolved')).toMatchObject({ resolvedBy: 'rest' })
+    expect((await ws.waitForEvent('turn_result')).result).toBe('Tool said: ran Bash with {"command":"echo hello"}')
+    ws.send({ type: 'user_message', text: 'scenario:permission' })
+    const second = await ws.waitForEvent('permission_requested', (e) => e.request.requestId !== first.request.requestId)
+    await g.request('POST', `/sessions/${session.id}/permissions/${second.request.requestId}`, { body: { behavior: 'deny', message: 'not today' } })
+    expect((await ws.waitForEvent('turn_result', (e) => e.numTurns === 2)).result).toBe('Tool said: not today')
+    await ws.waitForEvent('status_changed', (e) => e.status === 'idle' && e.seq > second.seq)
+  })
+
+  it('denies an unanswered approval at approvalTimeoutMs with resolvedBy timeout, and the session ends idle', async () => {
+    const g = await start()
+    const { session, ws } = await primarySession(g, { approvalTimeoutMs: 100 })
+    ws.send({ type: 'user_message', text: 'scenario:permission' })
+    expect(await ws.waitForEvent('permission_resolved')).toMatchObject({ behavior: 'deny', resolvedBy: 'timeout' })
+    await ws.waitForEvent('turn_result')
+    await ws.waitForEvent('status_changed', (e) => e.status === 'idle' && e.seq > 3)
+    expect((await g.request('GET', `/sessions/${session.id}`)).body.session).toMatchObject({ status: 'idle', pendingPermissionCount: 0 })
+  })
+
+  it('a CLI killed mid-turn gives session_error and failed, never a hang, and other sessions keep working', async () => {
+    const g = await start()
+    const { session, ws } = await primarySession(g)
+    ws.send({ type: 'user_message', text: 'scenario:crash' })
+    expect((await ws.waitForEvent('session_error')).message).toMatch(/Claude Code process/)
+    await ws.waitForEvent('session_closed', (e) => e.reason === 'error')
+    expect((await g.request('GET', `/sessions/${session.id}`)).body.session.status).toBe('closed')
+    expect(ws.events().some((e) => e.type === 'status_changed' && e.status === 'failed')).toBe(true)
+    const other = await primarySession(g, { prompt: 'still here?' })
+    expect((await other.ws.waitForEvent('turn_result')).result).toBe('echo: still here?')
+  })
+
+  it('interrupt ends a hanging turn; set_model and set_permission_mode are reported', async () => {
+    const g = await start()
+    const { ws } = await primarySession(g)
+    ws.send({ type: 'user_message', text: 'scenario:hang' })
+    await ws.waitForEvent('status_changed', (e) => e.status === 'running')
+    ws.send({ type: 'interrupt' })
+    expect(await ws.waitForEvent('turn_result')).toMatchObject({ subtype: 'error_during_execution', isError: true })
+    ws.send({ type: 'set_model', model: 'opus' })
+    expect(await ws.waitForEvent('model_changed')).toMatchObject({ model: 'opus' })
+    ws.send({ type: 'set_permission_mode', mode: 'acceptEdits' })
+    expect(await ws.waitForEvent('permission_mode_changed')).toMatchObject({ mode: 'acceptEdits' })
+    ws.send({ type: 'user_message', text: 'which model?' })
+    const init = await ws.waitForEvent('system_init', (e) => e.model === 'claude-fake-opus-3')
+    expect(init.permissionMode).toBe('acceptEdits')
+  })
+
+  it('AskUserQuestion waits for an answer (ask) or is settled by policy (auto)', async () => {
+    const g = await start()
+    const { ws } = await primarySession(g)
+    ws.send({ type: 'user_message', text: 'scenario:question' })
+    const asked = await ws.waitForEvent('permission_requested')
+    expect(asked.request.toolName).toBe('AskUserQuestion')
+    ws.send({ type: 'permission_decision', requestId: asked.request.requestId, behavior: 'allow', updatedInput: { ...asked.request.input, answers: { 'Which colour?': 'blue' } } })
+    expect((await ws.waitForEvent('turn_result')).result).toBe('Answer: User answered: {"Which colour?":"blue"}')
+
+    const auto = await start({ questionBehavior: 'auto' })
+    const second = await primarySession(auto)
+    second.ws.send({ type: 'user_message', text: 'scenario:question' })
+    expect(await second.ws.waitForEvent('permission_resolved')).toMatchObject({ behavior: 'allow', resolvedBy: 'policy' })
+    expect((await second.ws.waitForEvent('turn_result')).result).toBe('Answer: User answered: {"Which colour?":"red"}')
+  })
+
+  it('requireApiKey terminates a subscription (oauth) session; without it plan_info is reported once', async () => {
+    const strict = await start({ env: { FAKE_CLAUDE_API_KEY_SOURCE: 'oauth' }, requireApiKey: true })
+    const { ws } = await primarySession(strict, { prompt: 'hi' })
+    expect((await ws.waitForEvent('session_error')).message).toMatch(/requires an API key/)
+    const relaxed = await start({ env: { FAKE_CLAUDE_API_KEY_SOURCE: 'oauth', FAKE_CLAUDE_SUBSCRIPTION: 'max' } })
+    const other = await primarySession(relaxed, { prompt: 'scenario:rate-limited' })
+    await other.ws.waitForEvent('turn_result')
+    expect(other.ws.events().filter((e) => e.type === 'plan_info')).toEqual([expect.objectContaining({ subscriptionType: 'max' })])
+    expect(await other.ws.waitForEvent('rate_limit')).toMatchObject({ info: { status: 'allowed_warning', utilization: 0.8 } })
+  })
+})
