@@ -4,7 +4,7 @@
  * CORS, a fallback, and short timers. Returns the target manifest describing all of it.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, realpath } from 'node:fs/promises'
+import { mkdir, realpath, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -49,12 +49,29 @@ export const DEV_PROFILES: ProfileConfig[] = [
   { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: { id: 'fake', model: 'fake-small', models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY' } },
   { name: 'alt', engine: 'provider', description: 'A second provider profile with narrower grants', provider: { id: 'fake', model: 'fake-large', models: ['fake-large'] }, defaults: { permissionMode: 'dontAsk' }, session: { capabilities: ['web_fetch'] } },
   { name: 'primary', engine: 'cli_primary', description: 'Primary CLI engine on the fake Claude Code CLI (through the real Agent SDK)' },
-  { name: 'offline', engine: 'cli_primary', description: 'A primary-engine profile the credential probe reports logged out' },
+  { name: 'offline', engine: 'cli_primary', description: 'A primary-engine profile whose config directory holds no login' },
+  { name: 'subscription', engine: 'cli_primary', description: 'A primary-engine profile signed in with a subscription (refused: requireApiKey)' },
 ]
 
-/** The host's credential probe: deterministic, so the 503 of requireAvailableProfile is testable. */
-async function fakeProbe(profile: { name: string }) {
-  return profile.name === 'offline' ? { available: false, reason: 'not logged in (the dev gateway says so)' } : { available: true }
+/**
+ * Each cli_primary profile gets its own config directory, with the login the fake CLI reads from
+ * it (`fake-account.json`), as the real CLI reads its credentials from CLAUDE_CONFIG_DIR.
+ */
+const LOGINS: Record<string, object | undefined> = {
+  primary: { apiKeySource: 'ANTHROPIC_API_KEY' },
+  offline: undefined,
+  subscription: { apiKeySource: 'oauth', subscriptionType: 'pro' },
+}
+
+async function configDirs(root: string): Promise<Map<string, string>> {
+  const dirs = new Map<string, string>()
+  for (const [name, login] of Object.entries(LOGINS)) {
+    const dir = join(root, `.claude-${name}`)
+    await mkdir(dir, { recursive: true })
+    if (login) await writeFile(join(dir, 'fake-account.json'), JSON.stringify(login))
+    dirs.set(name, dir)
+  }
+  return dirs
 }
 
 export interface TargetManifest {
@@ -87,11 +104,10 @@ export async function startDevGateway(options: DevGatewayOptions) {
   ])
   const cwdRoot = await realpath(options.cwdRoot)
   // The primary profile's config directory: where the CLI keeps transcripts (CLAUDE_CONFIG_DIR).
-  const primaryConfigDir = join(cwdRoot, '.claude-config')
-  await mkdir(primaryConfigDir, { recursive: true })
+  const dirs = await configDirs(cwdRoot)
   const gateway = createGatewayServer({
     authenticate: (req) => principals.get(bearer(req) ?? ''),
-    profiles: DEV_PROFILES.map((p) => (p.name === 'primary' ? { ...p, configDir: primaryConfigDir } : p)),
+    profiles: DEV_PROFILES.map((p) => (dirs.has(p.name) ? { ...p, configDir: dirs.get(p.name) } : p)),
     engines: { cli_primary: createCliPrimaryAdapter(fakeClaudeCli()) },
     createEngineRunner: (ctx) => createAiSdkRunner(ctx, {
       baseURL: model.baseURL, maxRetries: 0, deferredTools: DEFERRED_TOOLS, bridgedTools: BRIDGED_TOOLS,
@@ -109,8 +125,10 @@ export async function startDevGateway(options: DevGatewayOptions) {
     faults: options.faults,
     queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit, killGraceMs: QUEUE.killGraceMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, maxJobDurationMs: 60_000, maxParkedDurationMs: QUEUE.maxParkedDurationMs,
       retention: { maxAgeMs: QUEUE.retentionMaxAgeMs, sweepIntervalMs: 100 } },
-    checkCredentials: { probe: fakeProbe },
+    // The cli_primary adapter's own probe: it starts the (fake) CLI and reads the login it reports.
+    checkCredentials: true,
     requireAvailableProfile: true,
+    requireApiKey: true,
     notifications: options.webhookUrl ? { webhook: { url: options.webhookUrl }, retryDelayMs: QUEUE.webhookRetryDelayMs } : undefined,
   })
   let listening
@@ -123,7 +141,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
   const manifest: TargetManifest = {
     baseUrl: listening.url,
     tokens,
-    profiles: { provider: 'default', providerAlt: 'alt', cli_primary: 'primary', unavailable: 'offline' },
+    profiles: { provider: 'default', providerAlt: 'alt', cli_primary: 'primary', unavailable: 'offline', cliPrimarySubscription: 'subscription' },
     cwdRoot,
     timers: {
       parkDelayMs: options.parkDelayMs ?? PARK_DELAY_MS, expiredGraceMs: EXPIRED_GRACE_MS, deferredShortMs: DEFERRED_TOOLS.deferred_short.expiresInMs, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs, maxParkedDurationMs: QUEUE.maxParkedDurationMs, retentionMaxAgeMs: QUEUE.retentionMaxAgeMs,
@@ -136,7 +154,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     features: [
-      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary',
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey',
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }

@@ -152,7 +152,13 @@ export const availabilityCases: Case[] = [
     clauses: ['errors.10', 'server-configuration.19', 'server-configuration.20', 'profile.9'], requires: ['requireAvailableProfile', 'profile:unavailable'],
     async run(ctx) {
       const profile = ctx.profile('unavailable')
-      const listed = (await ctx.http('GET', '/profiles')).json?.profiles?.find((p: any) => p.name === profile)
+      // The probe runs after listen, fire-and-forget: wait for its verdict to show.
+      let listed: any
+      for (const deadline = Date.now() + ctx.deadlineMs; Date.now() < deadline;) {
+        listed = (await ctx.http('GET', '/profiles')).json?.profiles?.find((p: any) => p.name === profile)
+        if (listed?.available !== undefined) break
+        await new Promise((r) => setTimeout(r, 50))
+      }
       ctx.check('profile.9', listed?.available === false && typeof listed?.unavailableReason === 'string', 'ProfileInfo available: false with unavailableReason', listed)
       const create = await ctx.http('POST', '/sessions', { body: { profile, cwd: ctx.manifest.cwdRoot, prompt: 'hi' } })
       ctx.errorStatus('errors.10', create, 503)

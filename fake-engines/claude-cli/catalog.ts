@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
 /** What the fake CLI reports about itself: commands, models (with the CLI's own `default` row), account. */
 export const CLI_VERSION = '2.1.330-fake'
 
@@ -22,10 +25,17 @@ export function resolveModel(value: string | undefined): string {
   return row?.resolvedModel ?? value ?? MODELS[0].resolvedModel
 }
 
-/** `apiKeySource` as the real CLI reports it; a test picks it through the environment. */
+/**
+ * The login as the real CLI reports it. Like the real CLI, the fake reads it from its config
+ * directory (`fake-account.json`: `{apiKeySource, subscriptionType?}`); the environment can override.
+ */
 export function accountOf(env: NodeJS.ProcessEnv) {
-  const apiKeySource = env.FAKE_CLAUDE_API_KEY_SOURCE ?? (env.ANTHROPIC_API_KEY ? 'ANTHROPIC_API_KEY' : 'none')
+  let stored: { apiKeySource?: string; subscriptionType?: string } = {}
+  try {
+    if (env.CLAUDE_CONFIG_DIR) stored = JSON.parse(readFileSync(join(env.CLAUDE_CONFIG_DIR, 'fake-account.json'), 'utf8'))
+  } catch { /* not logged in */ }
+  const apiKeySource = env.FAKE_CLAUDE_API_KEY_SOURCE ?? stored.apiKeySource ?? (env.ANTHROPIC_API_KEY ? 'ANTHROPIC_API_KEY' : 'none')
   const account: Record<string, unknown> = { tokenSource: apiKeySource === 'oauth' ? 'claude.ai' : 'none', apiKeySource, apiProvider: 'firstParty' }
-  if (apiKeySource === 'oauth') account.subscriptionType = env.FAKE_CLAUDE_SUBSCRIPTION ?? 'max'
+  if (apiKeySource === 'oauth') account.subscriptionType = env.FAKE_CLAUDE_SUBSCRIPTION ?? stored.subscriptionType ?? 'max'
   return account
 }

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import { ProfileAvailability } from '../host/availability.ts'
-import { ProfileCatalog } from '../host/profiles.ts'
+import { ProfileCatalog, type ResolvedProfile } from '../host/profiles.ts'
 import { JobQueue } from '../queue/job-queue.ts'
 import { QUEUE_DEFAULTS } from '../queue/options.ts'
 import { attachNotifier, NOTIFICATION_DEFAULTS } from '../sessions/notifications.ts'
@@ -53,7 +53,11 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const catalog = new ProfileCatalog(resolved.profiles)
   const onError = options.onError ?? defaultOnError
   const hub = new BridgeHub()
-  const availability = new ProfileAvailability(options.checkCredentials, () => catalog.profiles, (message) => console.warn(`gateway: ${message}`))
+  const engineProbe = (profile: ResolvedProfile) => {
+    const probe = options.engines?.[profile.engine as 'cli_primary']?.probeCredentials
+    return probe ? probe(profile) : Promise.reject(new Error(`engine ${profile.engine} has no credential probe in this build`))
+  }
+  const availability = new ProfileAvailability(options.checkCredentials, () => catalog.profiles, (message) => console.warn(`gateway: ${message}`), engineProbe)
   const factory = createSessionFactory({
     registry,
     catalog,
@@ -62,6 +66,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     engines: options.engines ?? {},
     bridgeFor: (id) => hub.bridgeFor(id),
     approvalTimeoutMs: options.approvalTimeoutMs,
+    requireApiKey: options.requireApiKey === true,
     onError,
   })
   const parking = new ParkingManager(options.parking ?? {}, {

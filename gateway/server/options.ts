@@ -26,6 +26,8 @@ export interface GatewayServerOptions {
   maxBodyBytes?: number
   disableBypassPermissions?: boolean
   approvalTimeoutMs?: number | null
+  /** A session whose engine reports `apiKeySource: 'oauth'` is terminated with session_error; off: one notice. */
+  requireApiKey?: boolean
   /** Adapters for the CLI engines, keyed by engine (the provider engine uses createEngineRunner). */
   engines?: Partial<Record<'cli_primary' | 'cli_secondary', EngineAdapter>>
   /** Probe primary-engine profiles' login state after listen (never fails); `{probe?, timeoutMs?}`. */

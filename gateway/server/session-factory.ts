@@ -20,6 +20,7 @@ export interface SessionFactoryDeps {
   engines: Partial<Record<'cli_primary' | 'cli_secondary', EngineAdapter>>
   bridgeFor: (id: string) => ToolBridge
   approvalTimeoutMs: number | null | undefined
+  requireApiKey: boolean
   onError: (err: unknown, where: string) => void
 }
 
@@ -91,6 +92,8 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
         cwd: valid.cwd,
         model: request.model ?? profile.defaults?.model,
         approvalTimeoutMs: request.approvalTimeoutMs === undefined ? deps.approvalTimeoutMs ?? null : request.approvalTimeoutMs,
+        // Server policy the engine enforces once it knows the login (server-configuration.18).
+        requireApiKey: deps.requireApiKey,
         createdAt: Date.now(),
       } as RunnerConfig
       if (!valid.canBypassPermissions) delete config.allowDangerouslySkipPermissions

@@ -2,8 +2,12 @@
  * The cli_primary engine end to end: the real Agent SDK spawning the fake Claude Code CLI as a
  * child process, through the gateway's REST and WebSocket routes.
  */
+import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { environmentFor } from '../engines/cli-primary/adapter.ts'
 import { createCliPrimaryAdapter, type CliPrimaryOptions } from '../engines/cli-primary/index.ts'
 import { startTestGateway, type TestGateway } from './harness.ts'
 
@@ -135,7 +139,7 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
   })
 
   it('requireApiKey terminates a subscription (oauth) session; without it plan_info is reported once', async () => {
-    const strict = await start({ env: { FAKE_CLAUDE_API_KEY_SOURCE: 'oauth' }, requireApiKey: true })
+    const strict = await start({ env: { FAKE_CLAUDE_API_KEY_SOURCE: 'oauth' } }, { requireApiKey: true })
     const { ws } = await primarySession(strict, { prompt: 'hi' })
     expect((await ws.waitForEvent('session_error')).message).toMatch(/requires an API key/)
     const relaxed = await start({ env: { FAKE_CLAUDE_API_KEY_SOURCE: 'oauth', FAKE_CLAUDE_SUBSCRIPTION: 'max' } })
@@ -143,5 +147,24 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     await other.ws.waitForEvent('turn_result')
     expect(other.ws.events().filter((e) => e.type === 'plan_info')).toEqual([expect.objectContaining({ subscriptionType: 'max' })])
     expect(await other.ws.waitForEvent('rate_limit')).toMatchObject({ info: { status: 'allowed_warning', utilization: 0.8 } })
+  })
+
+  it('probes a profile\'s login through the CLI, and pins CLAUDE_CONFIG_DIR after buildRunnerConfig (authentication.9)', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'gw-cfg-'))
+    const loggedIn = join(root, 'in')
+    const loggedOut = join(root, 'out')
+    await mkdir(loggedIn)
+    await mkdir(loggedOut)
+    await writeFile(join(loggedIn, 'fake-account.json'), JSON.stringify({ apiKeySource: 'ANTHROPIC_API_KEY' }))
+    const adapter = createCliPrimaryAdapter(FAKE_CLI)
+    const profile = (configDir: string) => ({ name: 'p', engine: 'cli_primary', configDir }) as never
+    expect(await adapter.probeCredentials(profile(loggedIn))).toEqual({ available: true })
+    expect(await adapter.probeCredentials(profile(loggedOut))).toMatchObject({ available: false, reason: expect.stringMatching(/not logged in/) })
+
+    const config = (env?: Record<string, string>) => ({ env }) as never
+    expect(environmentFor(config({ CLAUDE_CONFIG_DIR: '/somewhere/else' }), profile(loggedIn)).CLAUDE_CONFIG_DIR).toBe(loggedIn)
+    await symlink(loggedIn, join(root, 'alias'))
+    expect(environmentFor(config({ CLAUDE_CONFIG_DIR: join(root, 'alias') }), profile(loggedIn)).CLAUDE_CONFIG_DIR).toBe(join(root, 'alias'))
+    expect(environmentFor(config(), { name: 'p', engine: 'cli_primary' } as never).CLAUDE_CONFIG_DIR).toBe(process.env.CLAUDE_CONFIG_DIR)
   })
 })

@@ -7,6 +7,7 @@ import { realpathSync } from 'node:fs'
 import type { Options } from '@anthropic-ai/claude-agent-sdk'
 import type { ResolvedProfile } from '../../host/profiles.ts'
 import type { RunnerConfig } from '../../sessions/runner.ts'
+import { probeLogin } from './probe.ts'
 import { ClaudeRunner, type QuestionBehavior } from './runner.ts'
 
 export interface CliPrimaryOptions {
@@ -19,26 +20,25 @@ export interface CliPrimaryOptions {
   env?: Record<string, string>
   /** How AskUserQuestion is settled when nobody answers: ask (wait), auto (first option), deny. */
   questionBehavior?: QuestionBehavior
-  /** A session signed in with a subscription (`apiKeySource: 'oauth'`) is terminated with session_error. */
-  requireApiKey?: boolean
 }
 
 export const CONFIG_DIR_ENV = 'CLAUDE_CONFIG_DIR'
 
 export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
   let noticed = false
+  const sdkOptionsFor = (config: RunnerConfig | undefined, profile: ResolvedProfile): Partial<Options> => ({
+    pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable,
+    ...(options.executable ? { executable: options.executable as Options['executable'] } : {}),
+    ...(options.executableArgs ? { executableArgs: options.executableArgs } : {}),
+    env: environmentFor(config, profile, options.env),
+  })
   return {
+    /** Logged in when the CLI reports an API key or a subscription login (server-configuration.19). */
+    probeCredentials: (profile: ResolvedProfile) => probeLogin(sdkOptionsFor(undefined, profile)),
     createRunner(config: RunnerConfig, profile: ResolvedProfile) {
-      const sdkOptions: Partial<Options> = {
-        pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable,
-        ...(options.executable ? { executable: options.executable as Options['executable'] } : {}),
-        ...(options.executableArgs ? { executableArgs: options.executableArgs } : {}),
-        env: environmentFor(config, profile, options.env),
-      }
       return new ClaudeRunner(config, {
-        sdkOptions,
+        sdkOptions: sdkOptionsFor(config, profile),
         questionBehavior: options.questionBehavior ?? 'ask',
-        requireApiKey: options.requireApiKey === true,
         // One notice per server, not per session (server-configuration: requireApiKey).
         onNotice: (message) => {
           if (noticed) return
@@ -54,8 +54,8 @@ export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
  * `buildRunnerConfig` ran first; then the profile's config directory wins, unless the environment
  * it produced already lands in that directory (authentication.9).
  */
-export function environmentFor(config: RunnerConfig, profile: ResolvedProfile, extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), ...extra, ...((config.env as Record<string, string> | undefined) ?? {}) }
+export function environmentFor(config: RunnerConfig | undefined, profile: ResolvedProfile, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), ...extra, ...((config?.env as Record<string, string> | undefined) ?? {}) }
   if (profile.configDir && canonical(env[CONFIG_DIR_ENV]) !== canonical(profile.configDir)) env[CONFIG_DIR_ENV] = profile.configDir
   return env
 }

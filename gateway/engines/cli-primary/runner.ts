@@ -21,7 +21,6 @@ export interface CliRunnerSettings {
   /** SDK options the adapter derived from its configuration and the profile (executable, env, ...). */
   sdkOptions: Partial<Options>
   questionBehavior: QuestionBehavior
-  requireApiKey: boolean
   onNotice(message: string): void
 }
 
@@ -102,8 +101,8 @@ export class ClaudeRunner implements Runner {
     const parent = (raw.parent_tool_use_id as string | null | undefined) ?? null
     switch (raw.type) {
       case 'system':
+        // Everything else, `status` included, passes through untouched (events.19).
         if (raw.subtype === 'init') return this.#onInit(raw)
-        if (raw.subtype === 'status') return // mode changes are reported by set_permission_mode itself
         return this.#emit({ type: 'sdk_event', event: raw })
       case 'assistant':
         return this.#emit({ type: 'assistant_message', message: raw.message as never, parentToolUseId: parent })
@@ -130,7 +129,7 @@ export class ClaudeRunner implements Runner {
       mcpServers: (init.mcp_servers as unknown[]) ?? [],
     })
     if (apiKeySource === 'oauth') {
-      if (this.#settings.requireApiKey) return this.fail('this server requires an API key, and the session signed in with a subscription (apiKeySource oauth)')
+      if (this.#config.requireApiKey === true) return this.fail('this server requires an API key, and the session signed in with a subscription (apiKeySource oauth)')
       this.#settings.onNotice(`session ${this.id} runs on a subscription login (apiKeySource oauth), not an API key`)
     }
   }

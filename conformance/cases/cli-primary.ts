@@ -1,0 +1,133 @@
+/**
+ * Cases for a cli_primary session (events.*, permission-request.*, server-configuration.17-18).
+ * The target's cli_primary profile runs the fake Claude Code CLI, so the scenarios in
+ * scenarios/ drive it (conformance/target/README.md).
+ */
+import type { CaseContext } from '../harness/context.ts'
+import type { WsClient } from '../harness/ws-client.ts'
+import { Unsupported, type Case } from '../types.ts'
+
+async function primary(ctx: CaseContext, body: Record<string, unknown> = {}): Promise<{ session: any; ws: WsClient }> {
+  const cwd = ctx.manifest.cwdRoot
+  if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
+  const session = await ctx.createSession({ profile: ctx.profile('cli_primary'), cwd, ...body })
+  const ws = await ctx.ws(session.id)
+  return { session, ws }
+}
+
+export const cliPrimaryCases: Case[] = [
+  {
+    id: 'cli-primary-turn-events', title: 'a cli_primary turn: system_init, capabilities without the default row, messages, turn_result, context_usage', section: 'events',
+    clauses: ['events.1', 'events.2', 'events.4', 'events.7', 'events.10', 'events.12'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { ws } = await primary(ctx, { prompt: 'hello cli' })
+      const caps = await ws.waitForEvent('capabilities', ctx.deadlineMs)
+      ctx.check('events.4', Array.isArray(caps.models) && !caps.models.some((m: any) => m.value === 'default') && typeof caps.defaultModel === 'string',
+        "models without the CLI's default row, and defaultModel", caps)
+      ctx.check('events.4', caps.models.some((m: any) => m.primary === true), 'primary marks the newest of a family', caps.models)
+      const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
+      ctx.check('events.2', typeof init.sdkSessionId === 'string' && typeof init.apiKeySource === 'string' && Array.isArray(init.tools), 'sdkSessionId, apiKeySource, tools', init)
+      const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      ctx.check('events.12', result.isError === false && typeof result.numTurns === 'number' && typeof result.durationMs === 'number', 'a successful turn_result', result)
+      ctx.check('events.10', ws.events().some((e) => e.type === 'assistant_message' && 'parentToolUseId' in e), 'assistant_message with parentToolUseId', ws.events().map((e) => e.type))
+      const usage = await ws.waitForEvent('context_usage', ctx.deadlineMs)
+      ctx.check('events.7', typeof usage.usage === 'object' && usage.usage !== null, 'a ContextUsage snapshot after the turn', usage)
+    },
+  },
+  {
+    id: 'cli-primary-permission-flow', title: 'a permission is requested, the session awaits approval, an edited allow reaches the tool, a second answer is 404', section: 'permission-request',
+    clauses: ['events.13', 'permission-request.1', 'errors.3', 'sessions.13', 'session-status-values.1', 'events.3'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { session, ws } = await primary(ctx)
+      ws.send({ type: 'user_message', text: 'scenario:permission' })
+      const asked = await ws.waitForEvent('permission_requested', ctx.deadlineMs)
+      await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'awaiting_approval')
+      const info = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session
+      ctx.equal('permission-request.1', info?.pendingPermissionCount, 1, 'pendingPermissionCount while asked')
+      const res = await ctx.http('POST', `/sessions/${session.id}/permissions/${asked.request.requestId}`, { body: { behavior: 'allow', updatedInput: { command: 'echo edited' } } })
+      ctx.status('sessions.13', res, 200)
+      const resolved = await ws.waitForEvent('permission_resolved', ctx.deadlineMs)
+      ctx.equal('events.13', resolved.resolvedBy, 'rest', 'resolvedBy of a REST answer')
+      const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      ctx.check('events.13', String(result.result).includes('echo edited'), 'the tool ran with the edited input', result.result)
+      const again = await ctx.http('POST', `/sessions/${session.id}/permissions/${asked.request.requestId}`, { body: { behavior: 'deny' } })
+      ctx.errorStatus('errors.3', again, 404)
+      ctx.errorStatus('errors.3', await ctx.http('POST', `/sessions/${session.id}/permissions/never-asked`, { body: { behavior: 'allow' } }), 404)
+    },
+  },
+  {
+    id: 'cli-primary-approval-timeout', title: 'an unanswered approval is denied at approvalTimeoutMs with resolvedBy timeout, and the session ends idle', section: 'server-configuration',
+    clauses: ['server-configuration.17', 'limits.7', 'permission-request.1'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { session, ws } = await primary(ctx, { approvalTimeoutMs: 150 })
+      ws.send({ type: 'user_message', text: 'scenario:permission' })
+      const resolved = await ws.waitForEvent('permission_resolved', ctx.deadlineMs)
+      ctx.equal('server-configuration.17', [resolved.behavior, resolved.resolvedBy], ['deny', 'timeout'], 'behavior and resolvedBy')
+      await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'idle' && e.seq > resolved.seq)
+      ctx.equal('permission-request.1', (await ctx.http('GET', `/sessions/${session.id}`)).json?.session?.status, 'idle', 'status after the timed-out approval')
+    },
+  },
+  {
+    id: 'cli-primary-engine-death', title: 'an engine process that dies mid-turn gives session_error and failed; other sessions keep working', section: 'events',
+    clauses: ['events.21', 'session-status-values.1'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { ws } = await primary(ctx)
+      ws.send({ type: 'user_message', text: 'scenario:crash' })
+      await ws.waitForEvent('session_error', ctx.deadlineMs)
+      await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'failed')
+      await ws.waitForEvent('session_closed', ctx.deadlineMs, (e) => e.reason === 'error')
+      const other = await primary(ctx, { prompt: 'are you there?' })
+      const result = await other.ws.waitForEvent('turn_result', ctx.deadlineMs)
+      ctx.check('events.21', result.isError === false, 'another session still completes a turn', result)
+    },
+  },
+  {
+    id: 'cli-primary-controls', title: 'interrupt, set_model and set_permission_mode reach the CLI and are reported', section: 'commands',
+    clauses: ['events.5', 'events.6', 'commands.3', 'events.19'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { ws } = await primary(ctx)
+      ws.send({ type: 'user_message', text: 'scenario:hang' })
+      await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'running')
+      ws.send({ type: 'interrupt' })
+      const interrupted = await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      ctx.check('commands.3', interrupted.isError === true, 'an interrupted turn_result', interrupted)
+      ws.send({ type: 'set_model', model: 'opus' })
+      ctx.equal('events.5', (await ws.waitForEvent('model_changed', ctx.deadlineMs)).model, 'opus', 'model_changed')
+      ws.send({ type: 'set_permission_mode', mode: 'acceptEdits' })
+      ctx.equal('events.6', (await ws.waitForEvent('permission_mode_changed', ctx.deadlineMs)).mode, 'acceptEdits', 'permission_mode_changed')
+      ws.send({ type: 'user_message', text: 'again' })
+      const init = await ws.waitForEvent('system_init', ctx.deadlineMs, (e) => e.permissionMode === 'acceptEdits')
+      ctx.check('events.5', init.model !== undefined, 'the next init runs on the new settings', init)
+      ctx.check('events.19', ws.events().some((e) => e.type === 'sdk_event'), 'engine messages without a first-class event pass through as sdk_event', ws.events().map((e) => e.type))
+    },
+  },
+  {
+    id: 'cli-primary-rate-limit', title: 'rate-limit readings arrive as rate_limit; no plan_info for an API-key session', section: 'events',
+    clauses: ['events.8', 'events.9'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { ws } = await primary(ctx, { prompt: 'scenario:rate-limited' })
+      const limit = await ws.waitForEvent('rate_limit', ctx.deadlineMs)
+      ctx.check('events.8', typeof limit.info === 'object' && limit.info !== null, 'a RateLimitInfo', limit)
+      const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
+      await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      if (init.apiKeySource !== 'oauth') ctx.check('events.9', !ws.events().some((e) => e.type === 'plan_info'), 'no plan_info for an API-key session', init.apiKeySource)
+    },
+  },
+  {
+    id: 'cli-primary-require-api-key', title: 'with requireApiKey, a session signed in with a subscription (oauth) is terminated with session_error', section: 'server-configuration',
+    clauses: ['server-configuration.18', 'session-status-values.10'], requires: ['cli_primary', 'requireApiKey', 'profile:cliPrimarySubscription'],
+    async run(ctx) {
+      const cwd = ctx.manifest.cwdRoot
+      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
+      const session = await ctx.createSession({ profile: ctx.profile('cliPrimarySubscription'), cwd, prompt: 'hello' })
+      const ws = await ctx.ws(session.id)
+      const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
+      ctx.equal('session-status-values.10', init.apiKeySource, 'oauth', 'apiKeySource of the subscription profile')
+      const error = await ws.waitForEvent('session_error', ctx.deadlineMs)
+      ctx.check('server-configuration.18', typeof error.message === 'string', 'a session_error', error)
+      await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'failed')
+      ctx.check('session-status-values.10', !ws.events().some((e) => e.type === 'turn_result'), 'no turn ran on the refused login', ws.events().map((e) => e.type))
+    },
+  },
+]
