@@ -130,4 +130,42 @@ export const cliPrimaryCases: Case[] = [
       ctx.check('session-status-values.10', !ws.events().some((e) => e.type === 'turn_result'), 'no turn ran on the refused login', ws.events().map((e) => e.type))
     },
   },
+  {
+    id: 'cli-primary-produced-files', title: 'a file the engine wrote is announced with file_produced and served by its id only (attachment, nosniff)', section: 'sessions',
+    clauses: ['events.15', 'events.16', 'events.18', 'sessions.11'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { session, ws } = await primary(ctx)
+      ws.send({ type: 'user_message', text: 'scenario:write-file' })
+      const skills = await ws.waitForEvent('skills', ctx.deadlineMs)
+      ctx.check('events.15', Array.isArray(skills.skills), 'SkillInfo[] after init', skills)
+      const titles = await ws.waitForEvent('tool_titles', ctx.deadlineMs)
+      ctx.check('events.16', typeof titles.titles === 'object' && Object.values(titles.titles).every((t) => typeof t === 'string'), 'labels keyed by wire tool name', titles)
+      const asked = await ws.waitForEvent('permission_requested', ctx.deadlineMs)
+      ws.send({ type: 'permission_decision', requestId: asked.request.requestId, behavior: 'allow' })
+      const produced = await ws.waitForEvent('file_produced', ctx.deadlineMs)
+      ctx.check('events.18', typeof produced.fileId === 'string' && produced.path.startsWith('/'), 'an opaque fileId and an absolute path', produced)
+      const list = await ctx.http('GET', `/sessions/${session.id}/produced`)
+      ctx.check('sessions.11', list.json?.files?.some((f: any) => f.fileId === produced.fileId), 'the announced file listed', list.json)
+      const file = await ctx.http('GET', `/sessions/${session.id}/produced/${produced.fileId}`)
+      ctx.status('sessions.11', file, 200)
+      ctx.check('sessions.11', /^attachment/.test(file.headers['content-disposition'] ?? '') && file.headers['x-content-type-options'] === 'nosniff', 'attachment disposition and nosniff', file.headers)
+      ctx.errorStatus('events.18', await ctx.http('GET', `/sessions/${session.id}/produced/${encodeURIComponent('../../etc/passwd')}`), 404)
+    },
+  },
+  {
+    id: 'cli-primary-mcp-servers', title: 'GET /mcp lists session MCP servers without env or headers; POST actions refresh the list', section: 'sessions',
+    clauses: ['other-shapes.7', 'sessions.9', 'sessions.10'], requires: ['cli_primary'],
+    async run(ctx) {
+      const secret = `kit-secret-${Math.floor(ctx.random() * 1e9)}`
+      const { session, ws } = await primary(ctx, { mcpServers: { docs: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { authorization: `Bearer ${secret}` }, env: { TOKEN: secret } } } })
+      await ws.waitForEvent('capabilities', ctx.deadlineMs)
+      const listed = await ctx.http('GET', `/sessions/${session.id}/mcp`)
+      ctx.status('sessions.9', listed, 200)
+      ctx.check('other-shapes.7', listed.json?.servers?.some((s: any) => s.name === 'docs' && typeof s.status === 'string'), 'the docs server with a status', listed.json)
+      ctx.check('other-shapes.7', !listed.text.includes(secret), 'no environment value or header in the response', listed.text.slice(0, 300))
+      const toggled = await ctx.http('POST', `/sessions/${session.id}/mcp/docs`, { body: { action: 'disable' } })
+      ctx.status('sessions.10', toggled, 200)
+      ctx.check('sessions.10', Array.isArray(toggled.json?.servers), 'the refreshed server list', toggled.json)
+    },
+  },
 ]

@@ -30,6 +30,17 @@ const state = {
   lastApiError: false,
 }
 const reportsState = env.CLAUDE_CODE_SDK_READS_SESSION_STATE === '1'
+/** MCP servers from `--mcp-config` (the SDK passes session servers that way); all report connected. */
+const mcpServers = new Map<string, { config: Record<string, unknown>; enabled: boolean }>()
+try {
+  const raw = flags.get('mcp-config')
+  const parsed = typeof raw === 'string' ? (JSON.parse(raw) as { mcpServers?: Record<string, Record<string, unknown>> }) : {}
+  for (const [name, config] of Object.entries(parsed.mcpServers ?? {})) mcpServers.set(name, { config, enabled: true })
+} catch { /* a malformed config connects nothing, as a server that failed */ }
+const mcpStatus = () => [...mcpServers].map(([name, s]) => ({
+  name, status: s.enabled ? 'connected' : 'disabled', scope: 'session', config: s.config,
+  tools: s.enabled ? [{ name: 'ping', description: 'Answers pong', inputSchema: { type: 'object', properties: {} } }] : [],
+}))
 const queue: Frame[] = []
 const pendingAsks = new Map<string, (answer: Record<string, unknown>) => void>()
 let turnAbort: AbortController | undefined
@@ -71,10 +82,14 @@ function onControlRequest(frame: Frame): void {
       state.model = typeof request.model === 'string' ? request.model : undefined
       return reply(id, { model: state.model })
     case 'mcp_status':
-      return reply(id, { mcpServers: [] })
+      return reply(id, { mcpServers: mcpStatus() })
     case 'mcp_reconnect':
-    case 'mcp_toggle':
-      return replyError(id, `MCP server not found: ${String(request.serverName)}`)
+    case 'mcp_toggle': {
+      const server = mcpServers.get(String(request.serverName))
+      if (!server) return replyError(id, `MCP server not found: ${String(request.serverName)}`)
+      if (request.subtype === 'mcp_toggle') server.enabled = request.enabled === true
+      return reply(id, {})
+    }
     case 'get_context_usage':
       return reply(id, {
         categories: [{ id: 'messages', name: 'Messages', tokens: state.contextTokens, color: 'claude', kind: 'messages' }],
@@ -119,9 +134,10 @@ async function runQueue(): Promise<void> {
     state.turns++
     if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'running', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
     send({
-      type: 'system', subtype: 'init', cwd: process.cwd(), session_id: state.sessionId, tools: TOOLS, mcp_servers: [], model: resolveModel(state.model),
+      type: 'system', subtype: 'init', cwd: process.cwd(), session_id: state.sessionId, tools: TOOLS, model: resolveModel(state.model),
       permissionMode: state.permissionMode, slash_commands: COMMANDS.map((c) => c.name), apiKeySource: accountOf(env).apiKeySource,
-      claude_code_version: CLI_VERSION, output_style: 'default', agents: [], skills: [], plugins: [], capabilities: [], uuid: randomUUID(),
+      claude_code_version: CLI_VERSION, output_style: 'default', agents: [], skills: ['review-helper'], plugins: [], capabilities: [], uuid: randomUUID(),
+      mcp_servers: mcpStatus().map((s) => ({ name: s.name, status: s.status, source: 'session' })),
     })
     let steps
     try {

@@ -64,8 +64,21 @@ export interface Runner {
   park?(): RunnerSnapshot | undefined
   /** The same value without tearing down; undefined while a turn is in flight. */
   snapshot?(): RunnerSnapshot | undefined
+  /** Host files the engine announced with `file_produced`: the produced-files route's only allowlist. */
+  producedFiles?(): ProducedFile[]
+  /** MCP servers as the engine reports them (environment and headers stripped); undefined: no MCP surface. */
+  mcpServers?(): Promise<unknown[] | undefined>
+  /** reconnect / enable / disable one MCP server; throws the engine's message on failure. */
+  mcpServerAction?(name: string, action: 'reconnect' | 'enable' | 'disable'): Promise<void>
   /** A bridged tool call's answer from the attached client (tool_call_result / tool_call_error). */
   resolveToolCall?(executionId: string, outcome: { ok: true; value: unknown } | { ok: false; error: string }): boolean
+}
+
+export interface ProducedFile {
+  fileId: string
+  /** Absolute host path. */
+  path: string
+  mediaType?: string
 }
 
 export interface ScratchFiles {

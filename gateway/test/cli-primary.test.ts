@@ -2,7 +2,7 @@
  * The cli_primary engine end to end: the real Agent SDK spawning the fake Claude Code CLI as a
  * child process, through the gateway's REST and WebSocket routes.
  */
-import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -166,5 +166,39 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     await symlink(loggedIn, join(root, 'alias'))
     expect(environmentFor(config({ CLAUDE_CONFIG_DIR: join(root, 'alias') }), profile(loggedIn)).CLAUDE_CONFIG_DIR).toBe(join(root, 'alias'))
     expect(environmentFor(config(), { name: 'p', engine: 'cli_primary' } as never).CLAUDE_CONFIG_DIR).toBe(process.env.CLAUDE_CONFIG_DIR)
+  })
+
+  it('announces skills and tool titles, and serves a written file by its produced id only', async () => {
+    const g = await start()
+    const { session, ws } = await primarySession(g)
+    ws.send({ type: 'user_message', text: 'scenario:write-file' })
+    expect((await ws.waitForEvent('skills')).skills).toEqual([{ name: 'review-helper' }])
+    expect((await ws.waitForEvent('tool_titles')).titles).toMatchObject({ Bash: 'Run a command', Write: 'Write a file' })
+    const asked = await ws.waitForEvent('permission_requested')
+    ws.send({ type: 'permission_decision', requestId: asked.request.requestId, behavior: 'allow' })
+    const produced = await ws.waitForEvent('file_produced')
+    expect(produced).toMatchObject({ path: join(g.cwdRoot, 'notes.md'), mediaType: 'text/markdown' })
+    const list = await g.request('GET', `/sessions/${session.id}/produced`)
+    expect(list.body.files).toEqual([expect.objectContaining({ fileId: produced.fileId, bytes: 31 })])
+    const file = await g.request('GET', `/sessions/${session.id}/produced/${produced.fileId}`)
+    expect(file.text).toBe('# Notes\n\nWritten by the agent.\n')
+    expect(file.headers.get('content-disposition')).toMatch(/^attachment;/)
+    expect(file.headers.get('x-content-type-options')).toBe('nosniff')
+    expect((await g.request('GET', `/sessions/${session.id}/produced/not-announced`)).status).toBe(404)
+    await rm(join(g.cwdRoot, 'notes.md'))
+    expect((await g.request('GET', `/sessions/${session.id}/produced/${produced.fileId}`)).status).toBe(404)
+  })
+
+  it('reports MCP servers without environment or headers, and toggles them; unknown names and actions are 400', async () => {
+    const g = await start()
+    const { session, ws } = await primarySession(g, { mcpServers: { docs: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer very-secret' } } } })
+    await ws.waitForEvent('capabilities')
+    const listed = await g.request('GET', `/sessions/${session.id}/mcp`)
+    expect(listed.body.servers).toEqual([expect.objectContaining({ name: 'docs', status: 'connected' })])
+    expect(listed.text).not.toContain('very-secret')
+    const disabled = await g.request('POST', `/sessions/${session.id}/mcp/docs`, { body: { action: 'disable' } })
+    expect(disabled.body.servers[0].status).toBe('disabled')
+    expect((await g.request('POST', `/sessions/${session.id}/mcp/nope`, { body: { action: 'reconnect' } })).status).toBe(400)
+    expect((await g.request('POST', `/sessions/${session.id}/mcp/docs`, { body: { action: 'explode' } })).status).toBe(400)
   })
 })

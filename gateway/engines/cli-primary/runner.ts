@@ -9,10 +9,11 @@ import {
   ENGINE_CAPABILITIES, type MessageAttachment, type PermissionMode, type ResolvedBy, type SessionClosedReason, type SessionEventBody, type SessionInfo,
 } from '../../protocol/index.ts'
 import type { EventListener } from '../../sessions/event-log.ts'
-import type { PermissionDecision, Runner, RunnerConfig } from '../../sessions/runner.ts'
+import type { PermissionDecision, ProducedFile, Runner, RunnerConfig } from '../../sessions/runner.ts'
 import { SessionCore } from '../../sessions/session-core.ts'
 import { Approvals } from './approvals.ts'
 import { InputQueue } from './input-queue.ts'
+import { ProducedFiles } from './produced.ts'
 import { shapeModels, type CliModelRow } from './models.ts'
 
 export type QuestionBehavior = 'ask' | 'auto' | 'deny'
@@ -34,6 +35,9 @@ export class ClaudeRunner implements Runner {
   #approvals: Approvals
   #started: Promise<void> | undefined
   #turnActive = false
+  #produced: ProducedFiles
+  #skills: string | undefined
+  #toolTitles: string | undefined
   #planType: string | undefined
   #apiKeySource = 'none'
 
@@ -42,6 +46,7 @@ export class ClaudeRunner implements Runner {
     this.#config = config
     this.#settings = settings
     this.#core = new SessionCore(config)
+    this.#produced = new ProducedFiles(config.cwd)
     this.#approvals = new Approvals((body) => this.#emit(body), config.approvalTimeoutMs as number | null | undefined)
   }
 
@@ -63,6 +68,7 @@ export class ClaudeRunner implements Runner {
         ...(typeof config.resume === 'string' ? { resume: config.resume } : {}),
         ...(config.forkSession === true ? { forkSession: true } : {}),
         ...(typeof config.maxTurns === 'number' ? { maxTurns: config.maxTurns } : {}),
+        ...(config.mcpServers ? { mcpServers: config.mcpServers as Options['mcpServers'] } : {}),
         canUseTool: this.#canUseTool,
       },
     })
@@ -105,9 +111,13 @@ export class ClaudeRunner implements Runner {
         if (raw.subtype === 'init') return this.#onInit(raw)
         return this.#emit({ type: 'sdk_event', event: raw })
       case 'assistant':
+        this.#produced.noteToolUses((raw.message as { content?: unknown } | undefined)?.content)
         return this.#emit({ type: 'assistant_message', message: raw.message as never, parentToolUseId: parent })
-      case 'user':
-        return this.#emit({ type: 'user_message', message: raw.message as never, parentToolUseId: parent, synthetic: true })
+      case 'user': {
+        this.#emit({ type: 'user_message', message: raw.message as never, parentToolUseId: parent, synthetic: true })
+        for (const file of this.#produced.collect((raw.message as { content?: unknown } | undefined)?.content)) this.#emit({ type: 'file_produced', ...file })
+        return
+      }
       case 'stream_event':
         return this.#emit({ type: 'stream_delta', event: raw.event, parentToolUseId: parent })
       case 'rate_limit_event':
@@ -128,10 +138,43 @@ export class ClaudeRunner implements Runner {
       permissionMode: (init.permissionMode as PermissionMode) ?? this.#core.permissionMode, cliVersion: init.claude_code_version as string | undefined,
       mcpServers: (init.mcp_servers as unknown[]) ?? [],
     })
+    this.#noteSkillsAndTools(init)
     if (apiKeySource === 'oauth') {
       if (this.#config.requireApiKey === true) return this.fail('this server requires an API key, and the session signed in with a subscription (apiKeySource oauth)')
       this.#settings.onNotice(`session ${this.id} runs on a subscription login (apiKeySource oauth), not an API key`)
     }
+  }
+
+  /** `skills` and `tool_titles` follow init, and again only when they change (events.15-16). */
+  #noteSkillsAndTools(init: Record<string, unknown>): void {
+    const skills = ((init.skills as unknown[]) ?? []).map((s) => (typeof s === 'string' ? { name: s } : s))
+    const skillsKey = JSON.stringify(skills)
+    if (skillsKey !== this.#skills) {
+      this.#skills = skillsKey
+      this.#emit({ type: 'skills', skills })
+    }
+    const titles = toolTitles((init.tools as string[]) ?? [])
+    const titlesKey = JSON.stringify(titles)
+    if (titlesKey !== this.#toolTitles) {
+      this.#toolTitles = titlesKey
+      this.#emit({ type: 'tool_titles', titles })
+    }
+  }
+
+  producedFiles(): ProducedFile[] {
+    return this.#produced.list()
+  }
+
+  async mcpServers(): Promise<unknown[] | undefined> {
+    if (!this.#query || this.#core.closed) return []
+    const servers = await this.#query.mcpServerStatus()
+    return servers.map(stripSecrets)
+  }
+
+  async mcpServerAction(name: string, action: 'reconnect' | 'enable' | 'disable'): Promise<void> {
+    if (!this.#query || this.#core.closed) throw new Error('session is closed')
+    if (action === 'reconnect') await this.#query.reconnectMcpServer(name)
+    else await this.#query.toggleMcpServer(name, action === 'enable')
   }
 
   #onResult(r: Record<string, unknown>): void {
@@ -249,6 +292,29 @@ export class ClaudeRunner implements Runner {
     this.#input.end()
     try { this.#query?.close() } catch { /* the process may already be gone */ }
   }
+}
+
+const TOOL_TITLES: Record<string, string> = {
+  Bash: 'Run a command', Read: 'Read a file', Write: 'Write a file', Edit: 'Edit a file', MultiEdit: 'Edit a file',
+  Glob: 'Find files', Grep: 'Search files', WebFetch: 'Fetch a page', WebSearch: 'Search the web', AskUserQuestion: 'Ask a question',
+  Task: 'Run a sub-agent', TodoWrite: 'Update the plan', NotebookEdit: 'Edit a notebook',
+}
+
+/** Human labels keyed by wire tool name; MCP tools read as "server: tool". */
+function toolTitles(tools: string[]): Record<string, string> {
+  return Object.fromEntries(tools.map((name) => {
+    const mcp = /^mcp__(.+?)__(.+)$/.exec(name)
+    return [name, TOOL_TITLES[name] ?? (mcp ? `${mcp[1]}: ${mcp[2]}` : name)]
+  }))
+}
+
+/** MCP server entries leave without environment values or HTTP headers (other-shapes.7). */
+function stripSecrets(server: unknown): unknown {
+  if (typeof server !== 'object' || server === null) return server
+  const { config, ...rest } = server as { config?: Record<string, unknown> }
+  if (!config || typeof config !== 'object') return rest
+  const { env: _env, headers: _headers, ...safe } = config
+  return { ...rest, config: safe }
 }
 
 function toPermissionResult(settled: PermissionDecision, input: Record<string, unknown>, toolUseID: string): PermissionResult {

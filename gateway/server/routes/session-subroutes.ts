@@ -9,6 +9,8 @@ import type { Principal } from '../principal.ts'
 import { isRefusal, METHOD_NOT_ALLOWED, NOT_FOUND, refuse } from '../refusal.ts'
 import { gateSession } from './session-gate.ts'
 import { serveScratchFile } from './scratch-files.ts'
+import { handleMcp } from './mcp.ts'
+import { handleProduced } from './produced-files.ts'
 
 export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, principal: Principal, id: string, rest: string[]): Promise<void> {
   const runner = gateSession(ctx, principal, id)
@@ -39,17 +41,12 @@ export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMe
     }
     case 'mcp':
       if (ctx.parking.isParked(id)) return sendRefusal(res, refuse('session_parked', 'session is parked (attach to wake it first)'))
-      if (rest.length !== 1) return sendRefusal(res, req.method === 'POST' ? refuse('not_implemented', 'this session does not support MCP server actions') : NOT_FOUND)
-      if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
-      if (!info.capabilities.mcpStatus) return sendRefusal(res, refuse('not_implemented', 'this session does not report MCP servers'))
-      return sendJson(res, 200, { servers: [] })
+      return handleMcp(req, res, runner, info, rest, ctx.resolved.maxBodyBytes)
     case 'files':
       if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
       return serveScratchFile(res, info.capabilities.scratchFiles ? runner.files?.() : undefined, rest.slice(1))
     case 'produced':
-      if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
-      if (rest.length === 1) return sendJson(res, 200, { files: [] })
-      return sendRefusal(res, refuse('not_found', 'no such produced file'))
+      return handleProduced(req, res, runner, rest)
     case 'project':
       if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
       return sendRefusal(res, refuse('not_found', 'no project icon'))
