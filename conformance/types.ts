@@ -24,6 +24,8 @@ export interface TargetManifest {
   queue?: { maxConcurrency?: number; dailyTokenLimit?: number }
   models?: Record<string, string[]>
   webhookUrl?: string
+  /** A directory below a `.gateway.json` naming `name`, with an icon file (the `project` feature). */
+  project?: { cwd: string; name: string }
   features: string[]
 }
 

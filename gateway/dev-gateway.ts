@@ -87,6 +87,7 @@ export interface TargetManifest {
   queue: { maxConcurrency: number; dailyTokenLimit: number }
   models: Record<string, string[]>
   webhookUrl?: string
+  project?: { cwd: string; name: string }
   features: string[]
 }
 
@@ -105,6 +106,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
   const cwdRoot = await realpath(options.cwdRoot)
   // The primary profile's config directory: where the CLI keeps transcripts (CLAUDE_CONFIG_DIR).
   const dirs = await configDirs(cwdRoot)
+  const project = await demoProject(cwdRoot)
   const gateway = createGatewayServer({
     authenticate: (req) => principals.get(bearer(req) ?? ''),
     profiles: DEV_PROFILES.map((p) => (dirs.has(p.name) ? { ...p, configDir: dirs.get(p.name) } : p)),
@@ -154,11 +156,12 @@ export async function startDevGateway(options: DevGatewayOptions) {
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     features: [
-      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey',
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project',
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }
   if (options.webhookUrl) manifest.webhookUrl = options.webhookUrl
+  manifest.project = project
   return {
     manifest,
     gateway,
@@ -180,6 +183,16 @@ function fakeClaudeCli() {
     executableArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
     questionBehavior: 'ask' as const,
   }
+}
+
+/** A project with a `.gateway.json` and an icon, and a working directory two levels below it. */
+async function demoProject(root: string): Promise<{ cwd: string; name: string }> {
+  const dir = join(root, 'demo-project')
+  const cwd = join(dir, 'src', 'app')
+  await mkdir(cwd, { recursive: true })
+  await writeFile(join(dir, '.gateway.json'), JSON.stringify({ name: 'Demo project', icon: 'icon.svg' }))
+  await writeFile(join(dir, 'icon.svg'), '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16" fill="teal"/></svg>')
+  return { cwd, name: 'Demo project' }
 }
 
 /** The search backend the host wires: canned, so a case can recognise its results. */

@@ -3,6 +3,7 @@
  * The target's cli_primary profile runs the fake Claude Code CLI, so the scenarios in
  * scenarios/ drive it (conformance/target/README.md).
  */
+import { createHash } from 'node:crypto'
 import type { CaseContext } from '../harness/context.ts'
 import type { WsClient } from '../harness/ws-client.ts'
 import { Unsupported, type Case } from '../types.ts'
@@ -166,6 +167,25 @@ export const cliPrimaryCases: Case[] = [
       const toggled = await ctx.http('POST', `/sessions/${session.id}/mcp/docs`, { body: { action: 'disable' } })
       ctx.status('sessions.10', toggled, 200)
       ctx.check('sessions.10', Array.isArray(toggled.json?.servers), 'the refreshed server list', toggled.json)
+    },
+  },
+  {
+    id: 'session-project-and-icon', title: 'project comes from the nearest .gateway.json above cwd; its icon is a content-hash address served by /project/icon', section: 'session',
+    clauses: ['session.3', 'sessions.12'], requires: ['cli_primary', 'project'],
+    async run(ctx) {
+      const project = ctx.manifest.project!
+      const session = await ctx.createSession({ profile: ctx.profile('cli_primary'), cwd: project.cwd })
+      const info = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session
+      ctx.equal('session.3', info?.project?.name, project.name, 'project name')
+      ctx.check('session.3', typeof info?.project?.root === 'string' && project.cwd.startsWith(info.project.root), 'the root is an ancestor of cwd', info?.project)
+      const icon = info?.project?.icon
+      ctx.check('session.3', typeof icon === 'object' && typeof icon.hash === 'string' && typeof icon.mediaType === 'string', 'an icon address (mediaType and hash), never bytes', icon)
+      const res = await ctx.http('GET', `/sessions/${session.id}/project/icon`)
+      ctx.status('sessions.12', res, 200)
+      const digest = createHash('sha256').update(Buffer.from(res.text)).digest('hex')
+      ctx.equal('sessions.12', digest, icon.hash, 'sha256 of the served bytes')
+      const cached = await ctx.http('GET', `/sessions/${session.id}/project/icon`, { headers: { 'if-none-match': `"${icon.hash}"` } })
+      ctx.nonStrict(cached.status === 304, `a conditional request is answered ${cached.status}; protocol 7 answers 304`)
     },
   },
 ]

@@ -11,6 +11,7 @@ import type { RunnerSnapshot, StoredExecution, StoredSession } from '../sessions
 import type { ValidCreate } from './create-request.ts'
 import type { EngineAdapter } from './engine-adapter.ts'
 import { refuse, type Refusal } from './refusal.ts'
+import { findProject } from '../host/project.ts'
 
 export interface SessionFactoryDeps {
   registry: SessionRegistry
@@ -97,6 +98,10 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
         createdAt: Date.now(),
       } as RunnerConfig
       if (!valid.canBypassPermissions) delete config.allowDangerouslySkipPermissions
+      if (valid.cwd) {
+        const project = await findProject(valid.cwd)
+        if (project) config.project = project.info
+      }
       let runner: Runner
       try {
         runner = await buildRunner(config, profile)

@@ -157,6 +157,7 @@ export class SessionCore {
     }
     if (this.#sdkSessionId !== undefined) info.sdkSessionId = this.#sdkSessionId
     if (config.cwd !== undefined) info.cwd = config.cwd
+    if (config.project !== undefined) info.project = config.project as SessionInfo['project']
     if (this.#model !== undefined) info.model = this.#model
     if (title !== undefined) info.title = title
     if (this.#lastActivityAt !== undefined) info.lastActivityAt = this.#lastActivityAt

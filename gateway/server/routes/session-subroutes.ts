@@ -10,6 +10,7 @@ import { isRefusal, METHOD_NOT_ALLOWED, NOT_FOUND, refuse } from '../refusal.ts'
 import { gateSession } from './session-gate.ts'
 import { serveScratchFile } from './scratch-files.ts'
 import { handleMcp } from './mcp.ts'
+import { serveProjectIcon } from './project-icon.ts'
 import { handleProduced } from './produced-files.ts'
 
 export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, principal: Principal, id: string, rest: string[]): Promise<void> {
@@ -48,8 +49,9 @@ export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMe
     case 'produced':
       return handleProduced(req, res, runner, rest)
     case 'project':
+      if (rest.length !== 2 || rest[1] !== 'icon') return sendRefusal(res, NOT_FOUND)
       if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
-      return sendRefusal(res, refuse('not_found', 'no project icon'))
+      return serveProjectIcon(req, res, info)
     default:
       return sendRefusal(res, NOT_FOUND)
   }
