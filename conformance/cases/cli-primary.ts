@@ -188,4 +188,23 @@ export const cliPrimaryCases: Case[] = [
       ctx.nonStrict(cached.status === 304, `a conditional request is answered ${cached.status}; protocol 7 answers 304`)
     },
   },
+  {
+    id: 'cli-primary-sdk-sessions-and-resume', title: '/sdk-sessions lists the engine\'s stored sessions within the roots; resume replays the history as replay events', section: 'engine-session-stores-and-host-files',
+    clauses: ['engine-session-stores-and-host-files.1', 'server-configuration.4', 'authentication.4', 'events.10', 'createsessionrequest.1'], requires: ['cli_primary', 'principal:tenantA'],
+    async run(ctx) {
+      const word = `teal-${Math.floor(ctx.random() * 1e9)}`
+      const { ws } = await primary(ctx, { prompt: `remember ${word}` })
+      const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
+      await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      const profile = encodeURIComponent(ctx.profile('cli_primary'))
+      const listed = await ctx.http('GET', `/sdk-sessions?profile=${profile}&dir=${encodeURIComponent(ctx.manifest.cwdRoot!)}`)
+      ctx.status('engine-session-stores-and-host-files.1', listed, 200)
+      ctx.check('engine-session-stores-and-host-files.1', listed.json?.sdkSessions?.some((s: any) => s.sessionId === init.sdkSessionId), 'the finished session among the stored ones', listed.text.slice(0, 300))
+      ctx.errorStatus('server-configuration.4', await ctx.http('GET', `/sdk-sessions?profile=${profile}&dir=/`), 403)
+      ctx.errorStatus('authentication.4', await ctx.http('GET', `/sdk-sessions?profile=${profile}`, { as: 'tenantA' }), 404)
+      const resumed = await primary(ctx, { resume: init.sdkSessionId })
+      const replayed = await resumed.ws.waitForEvent('assistant_message', ctx.deadlineMs, (e) => e.replay === true)
+      ctx.check('events.10', JSON.stringify(replayed.message).includes(word), 'the resumed history arrives flagged replay: true', replayed)
+    },
+  },
 ]

@@ -8,8 +8,9 @@ import { randomUUID } from 'node:crypto'
 import { echoScenario, selectScenario } from '../scenario/select.ts'
 import { ScenarioError } from '../scenario/format.ts'
 import { accountOf, CLI_VERSION, COMMANDS, MODELS, resolveModel, TOOLS } from './catalog.ts'
+import { Transcript } from './transcript.ts'
 import { playTurn } from './turn.ts'
-import { parseArgv, readFrames, send, type Frame } from './wire.ts'
+import { onSend, parseArgv, readFrames, send, type Frame } from './wire.ts'
 
 const flags = parseArgv(process.argv.slice(2))
 if (flags.get('output-format') !== 'stream-json' || flags.get('input-format') !== 'stream-json') {
@@ -30,6 +31,10 @@ const state = {
   lastApiError: false,
 }
 const reportsState = env.CLAUDE_CODE_SDK_READS_SESSION_STATE === '1'
+const transcript = flags.has('no-session-persistence') ? undefined : new Transcript(env, process.cwd(), state.sessionId, resumed)
+onSend((frame) => {
+  if ((frame.type === 'assistant' || frame.type === 'user') && transcript) transcript.add(frame.type, frame.message, String(frame.uuid))
+})
 /** MCP servers from `--mcp-config` (the SDK passes session servers that way); all report connected. */
 const mcpServers = new Map<string, { config: Record<string, unknown>; enabled: boolean }>()
 try {
@@ -131,6 +136,7 @@ async function runQueue(): Promise<void> {
   running = true
   for (let frame = queue.shift(); frame; frame = queue.shift()) {
     const text = textOf(frame)
+    transcript?.add('user', { role: 'user', content: text })
     state.turns++
     if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'running', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
     send({
@@ -154,6 +160,7 @@ async function runQueue(): Promise<void> {
     state.lastApiError = outcome.apiError
     state.contextTokens ||= 1000 * state.turns
     send(outcome.result)
+    transcript?.lastPrompt(text)
     if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'idle', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
     turnAbort = undefined
   }

@@ -6,7 +6,15 @@ import { createInterface } from 'node:readline'
 
 export type Frame = Record<string, unknown> & { type: string }
 
+let tap: ((frame: Frame) => void) | undefined
+
+/** Sees every frame sent (the transcript records messages as they leave). */
+export function onSend(listener: (frame: Frame) => void): void {
+  tap = listener
+}
+
 export function send(frame: Frame): void {
+  tap?.(frame)
   process.stdout.write(`${JSON.stringify(frame)}\n`)
 }
 

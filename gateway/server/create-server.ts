@@ -26,6 +26,7 @@ import { pathOf, splitPath } from './request-path.ts'
 import { validateCreate } from './create-request.ts'
 import { handleExecutions } from './routes/executions.ts'
 import { handleJobs } from './routes/jobs.ts'
+import { handleSdkSessions } from './routes/sdk-sessions.ts'
 import { handleProfiles } from './routes/profiles.ts'
 import { gateSession } from './routes/session-gate.ts'
 import { handleSession, handleSessionCollection } from './routes/sessions.ts'
@@ -145,6 +146,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     }
     if (family === 'profiles') return handleProfiles(context, req, res, principal, rest)
     if (family === 'executions') return handleExecutions(context, req, res, principal, rest)
+    if (family === 'sdk-sessions') return handleSdkSessions(context, req, res, principal, rest)
     if ((family === 'jobs' || family === 'queue') && context.queue) return handleJobs(context, context.queue, req, res, principal, family, rest)
     return handleUnconfigured(family ?? '', req, res, rest)
   }

@@ -7,4 +7,6 @@ export interface EngineAdapter {
   createRunner(config: RunnerConfig, profile: ResolvedProfile): Runner | Promise<Runner>
   /** The engine's login check, used by `checkCredentials` when the host gives no probe. */
   probeCredentials?(profile: ResolvedProfile): Promise<ProbeResult>
+  /** The engine's stored sessions (`GET /sdk-sessions`); absent: the route answers 400 for this engine. */
+  listSessions?(profile: ResolvedProfile, options: { dir?: string }): Promise<Array<{ cwd?: string; lastModified: number }>>
 }

@@ -201,4 +201,30 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     expect((await g.request('POST', `/sessions/${session.id}/mcp/nope`, { body: { action: 'reconnect' } })).status).toBe(400)
     expect((await g.request('POST', `/sessions/${session.id}/mcp/docs`, { body: { action: 'explode' } })).status).toBe(400)
   })
+
+  it('lists the CLI\'s stored sessions and resumes one with its history replayed; a fork gets a new id', async () => {
+    const configDir = await mkdtemp(join(tmpdir(), 'gw-claude-cfg-'))
+    const g = await start({}, { profiles: [{ name: 'default', engine: 'provider', provider: { id: 'fake', model: 'fake-small' } }, { name: 'primary', engine: 'cli_primary', configDir }] })
+    const first = await primarySession(g, { prompt: 'remember the word teal' })
+    const init = await first.ws.waitForEvent('system_init')
+    await first.ws.waitForEvent('turn_result')
+    const listed = await g.request('GET', `/sdk-sessions?profile=primary&dir=${encodeURIComponent(g.cwdRoot)}`)
+    expect(listed.status).toBe(200)
+    expect(listed.body.sdkSessions).toEqual([expect.objectContaining({ sessionId: init.sdkSessionId, firstPrompt: 'remember the word teal' })])
+    expect((await g.request('GET', '/sdk-sessions?profile=primary&dir=/')).status).toBe(403)
+    expect((await g.request('GET', '/sdk-sessions?profile=primary', { who: 'tenantA' })).status).toBe(404)
+    expect((await g.request('GET', '/sdk-sessions?profile=primary&limit=-1')).status).toBe(400)
+
+    const resumed = await primarySession(g, { resume: init.sdkSessionId })
+    const replayed = await resumed.ws.waitFor((f) => f.type === 'event' && f.event.type === 'assistant_message')
+    expect(replayed.event).toMatchObject({ replay: true, message: { content: [{ type: 'text', text: 'echo: remember the word teal' }] } })
+    expect(resumed.ws.events().find((e) => e.type === 'user_message')).toMatchObject({ replay: true, message: { content: 'remember the word teal' } })
+    resumed.ws.send({ type: 'user_message', text: 'and now?' })
+    expect((await resumed.ws.waitForEvent('system_init')).sdkSessionId).toBe(init.sdkSessionId) // a resume keeps the id
+
+    const forked = await primarySession(g, { resume: init.sdkSessionId, forkSession: true, prompt: 'branch off' })
+    const forkInit = await forked.ws.waitForEvent('system_init')
+    expect(forkInit.sdkSessionId).not.toBe(init.sdkSessionId)
+    expect(forked.ws.events().filter((e) => e.replay).length).toBeGreaterThan(0)
+  })
 })

@@ -8,6 +8,7 @@ import type { Options } from '@anthropic-ai/claude-agent-sdk'
 import type { ResolvedProfile } from '../../host/profiles.ts'
 import type { RunnerConfig } from '../../sessions/runner.ts'
 import { probeLogin } from './probe.ts'
+import { configuredEnv, transcriptSessions } from './transcripts.ts'
 import { ClaudeRunner, type QuestionBehavior } from './runner.ts'
 
 export interface CliPrimaryOptions {
@@ -33,6 +34,12 @@ export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
     env: environmentFor(config, profile, options.env),
   })
   return {
+    /** The CLI's stored sessions for a profile (`GET /sdk-sessions`), newest first. */
+    async listSessions(profile: ResolvedProfile, query: { dir?: string }) {
+      const env = environmentFor(undefined, profile, options.env)
+      const sessions = await transcriptSessions(env.CLAUDE_CONFIG_DIR, query)
+      return sessions.sort((a, b) => b.lastModified - a.lastModified)
+    },
     /** Logged in when the CLI reports an API key or a subscription login (server-configuration.19). */
     probeCredentials: (profile: ResolvedProfile) => probeLogin(sdkOptionsFor(undefined, profile)),
     createRunner(config: RunnerConfig, profile: ResolvedProfile) {
@@ -55,7 +62,7 @@ export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
  * it produced already lands in that directory (authentication.9).
  */
 export function environmentFor(config: RunnerConfig | undefined, profile: ResolvedProfile, extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), ...extra, ...((config?.env as Record<string, string> | undefined) ?? {}) }
+  const env: Record<string, string> = { ...configuredEnv(), ...extra, ...((config?.env as Record<string, string> | undefined) ?? {}) }
   if (profile.configDir && canonical(env[CONFIG_DIR_ENV]) !== canonical(profile.configDir)) env[CONFIG_DIR_ENV] = profile.configDir
   return env
 }

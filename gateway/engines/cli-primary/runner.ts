@@ -4,7 +4,7 @@
  * whether the executable is the real CLI or our fake: only the path and environment differ.
  */
 import { randomUUID } from 'node:crypto'
-import { query, type CanUseTool, type Options, type PermissionResult, type Query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk'
+import { query, type CanUseTool, type Options, type PermissionResult, type Query, type SDKMessage, type SessionMessage } from '@anthropic-ai/claude-agent-sdk'
 import {
   ENGINE_CAPABILITIES, type MessageAttachment, type PermissionMode, type ResolvedBy, type SessionClosedReason, type SessionEventBody, type SessionInfo,
 } from '../../protocol/index.ts'
@@ -14,6 +14,7 @@ import { SessionCore } from '../../sessions/session-core.ts'
 import { Approvals } from './approvals.ts'
 import { InputQueue } from './input-queue.ts'
 import { ProducedFiles } from './produced.ts'
+import { transcriptMessages } from './transcripts.ts'
 import { shapeModels, type CliModelRow } from './models.ts'
 
 export type QuestionBehavior = 'ask' | 'auto' | 'deny'
@@ -56,6 +57,7 @@ export class ClaudeRunner implements Runner {
 
   async #boot(): Promise<void> {
     const config = this.#config
+    if (typeof config.resume === 'string') await this.#backfill(config.resume)
     this.#query = query({
       prompt: this.#input,
       options: {
@@ -78,6 +80,27 @@ export class ClaudeRunner implements Runner {
     void this.#loadCapabilities(this.#query)
     const prompt = config.prompt
     if (typeof prompt === 'string' && prompt.trim()) this.sendMessage(prompt)
+  }
+
+  /**
+   * A resumed thread's history, read from the CLI's transcript and emitted as `replay` messages
+   * (events.10): the SDK re-sends none of it. A missing transcript is surfaced, not hidden.
+   */
+  async #backfill(sdkSessionId: string): Promise<void> {
+    const configDir = (this.#settings.sdkOptions.env as Record<string, string> | undefined)?.CLAUDE_CONFIG_DIR
+    let messages: SessionMessage[]
+    try {
+      messages = await transcriptMessages(configDir, sdkSessionId, this.#config.cwd)
+    } catch (err) {
+      messages = []
+      this.#emit({ type: 'sdk_event', event: { type: 'gateway_notice', message: `could not read the transcript of ${sdkSessionId}: ${(err as Error).message}` } })
+    }
+    if (!messages.length) this.#emit({ type: 'sdk_event', event: { type: 'gateway_notice', message: `no stored transcript for ${sdkSessionId}; the resumed session starts empty` } })
+    for (const m of messages) {
+      const parent = m.parent_tool_use_id ?? null
+      if (m.type === 'assistant') this.#emit({ type: 'assistant_message', message: m.message as never, parentToolUseId: parent, replay: true })
+      else if (m.type === 'user') this.#emit({ type: 'user_message', message: m.message as never, parentToolUseId: parent, replay: true, ...(isToolResult(m.message) ? { synthetic: true } : {}) })
+    }
   }
 
   async #loadCapabilities(q: Query): Promise<void> {
@@ -315,6 +338,11 @@ function stripSecrets(server: unknown): unknown {
   if (!config || typeof config !== 'object') return rest
   const { env: _env, headers: _headers, ...safe } = config
   return { ...rest, config: safe }
+}
+
+function isToolResult(message: unknown): boolean {
+  const content = (message as { content?: unknown } | undefined)?.content
+  return Array.isArray(content) && content.some((b) => b?.type === 'tool_result')
 }
 
 function toPermissionResult(settled: PermissionDecision, input: Record<string, unknown>, toolUseID: string): PermissionResult {

@@ -15,7 +15,6 @@ export function handleUnconfigured(family: string, _req: IncomingMessage, res: S
     case 'queue':
       return sendRefusal(res, QUEUE_OFF)
     case 'fs':
-    case 'sdk-sessions':
       return sendRefusal(res, FS_OFF)
     default:
       return sendRefusal(res, refuse('not_found', 'not found'))
