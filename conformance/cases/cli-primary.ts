@@ -207,4 +207,17 @@ export const cliPrimaryCases: Case[] = [
       ctx.check('events.10', JSON.stringify(replayed.message).includes(word), 'the resumed history arrives flagged replay: true', replayed)
     },
   },
+  {
+    id: 'cli-primary-clear-context', title: 'clear_context on cli_primary is queued behind a running turn and yields conversation_reset', section: 'session-status-values',
+    clauses: ['session-status-values.9', 'commands.6', 'events.20'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { ws } = await primary(ctx)
+      ws.send({ type: 'user_message', text: 'scenario:slow' })
+      await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'running')
+      ws.send({ type: 'clear_context' })
+      const reset = await ws.waitForEvent('conversation_reset', ctx.deadlineMs)
+      const result = ws.events().find((e) => e.type === 'turn_result')
+      ctx.check('session-status-values.9', result !== undefined && result.seq < reset.seq && result.isError === false, 'the running turn completed before the reset (no interrupt)', result)
+    },
+  },
 ]

@@ -31,7 +31,7 @@ const state = {
   lastApiError: false,
 }
 const reportsState = env.CLAUDE_CODE_SDK_READS_SESSION_STATE === '1'
-const transcript = flags.has('no-session-persistence') ? undefined : new Transcript(env, process.cwd(), state.sessionId, resumed)
+let transcript = flags.has('no-session-persistence') ? undefined : new Transcript(env, process.cwd(), state.sessionId, resumed)
 onSend((frame) => {
   if ((frame.type === 'assistant' || frame.type === 'user') && transcript) transcript.add(frame.type, frame.message, String(frame.uuid))
 })
@@ -136,6 +136,10 @@ async function runQueue(): Promise<void> {
   running = true
   for (let frame = queue.shift(); frame; frame = queue.shift()) {
     const text = textOf(frame)
+    if (text.trim() === '/clear') {
+      clearConversation()
+      continue
+    }
     transcript?.add('user', { role: 'user', content: text })
     state.turns++
     if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'running', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
@@ -166,6 +170,16 @@ async function runQueue(): Promise<void> {
   }
   running = false
   if (inputClosed) finish()
+}
+
+/** `/clear` is the CLI's own command: same process, a fresh conversation under a new id. */
+function clearConversation(): void {
+  state.sessionId = randomUUID()
+  transcript = flags.has('no-session-persistence') ? undefined : new Transcript(env, process.cwd(), state.sessionId)
+  state.contextTokens = 0
+  send({ type: 'system', subtype: 'local_command_output', command: 'clear', session_id: state.sessionId, uuid: randomUUID() })
+  send({ type: 'result', subtype: 'success', is_error: false, result: '', num_turns: state.turns, total_cost_usd: state.cost, duration_ms: 0, duration_api_ms: 0,
+    usage: { input_tokens: 0, output_tokens: 0 }, permission_denials: [], session_id: state.sessionId, uuid: randomUUID() })
 }
 
 /** stdin EOF is the shutdown signal (§3); the real CLI exits 1 when the last result was an API error. */

@@ -227,4 +227,22 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     expect(forkInit.sdkSessionId).not.toBe(init.sdkSessionId)
     expect(forked.ws.events().filter((e) => e.replay).length).toBeGreaterThan(0)
   })
+
+  it('clear_context waits for the running turn, then resets the conversation under a new engine id', async () => {
+    const g = await start()
+    const { session, ws } = await primarySession(g)
+    ws.send({ type: 'user_message', text: 'scenario:slow' })
+    await ws.waitForEvent('status_changed', (e) => e.status === 'running')
+    const first = await ws.waitForEvent('system_init')
+    ws.send({ type: 'clear_context' })
+    const result = await ws.waitForEvent('turn_result')
+    const reset = await ws.waitForEvent('conversation_reset')
+    expect(reset.seq).toBeGreaterThan(result.seq) // queued behind the turn, not an interrupt
+    expect(result.isError).toBe(false)
+    expect(reset.sdkSessionId).not.toBe(first.sdkSessionId)
+    ws.send({ type: 'user_message', text: 'fresh start' })
+    expect((await ws.waitForEvent('system_init', (e) => e.seq > reset.seq)).sdkSessionId).toBe(reset.sdkSessionId)
+    expect(ws.events().filter((e) => e.type === 'turn_result' && e.seq < reset.seq)).toHaveLength(1)
+    expect((await g.request('GET', `/sessions/${session.id}`)).body.session.sdkSessionId).toBe(reset.sdkSessionId)
+  })
 })

@@ -38,6 +38,9 @@ export class ClaudeRunner implements Runner {
   #turnActive = false
   #produced: ProducedFiles
   #skills: string | undefined
+  /** `/clear` waits for a running turn (session-status-values.9); its result is the reset, not a turn. */
+  #clearQueued = false
+  #clearing = false
   #toolTitles: string | undefined
   #planType: string | undefined
   #apiKeySource = 'none'
@@ -201,7 +204,17 @@ export class ClaudeRunner implements Runner {
   }
 
   #onResult(r: Record<string, unknown>): void {
+    if (this.#clearing) {
+      this.#clearing = false
+      this.#emit({ type: 'conversation_reset', sdkSessionId: String(r.session_id) })
+      if (this.#approvals.size === 0) this.#core.setStatus('idle')
+      return
+    }
     this.#turnActive = false
+    if (this.#clearQueued) {
+      this.#clearQueued = false
+      queueMicrotask(() => this.#startClear())
+    }
     const usage = r.usage as Record<string, number> | undefined
     this.#emit({
       type: 'turn_result', subtype: String(r.subtype), isError: r.is_error === true, durationMs: Number(r.duration_ms ?? 0),
@@ -272,6 +285,18 @@ export class ClaudeRunner implements Runner {
     this.#turnActive = true
     if (this.#approvals.size === 0) this.#core.setStatus('running')
     this.#input.push(text)
+  }
+
+  clearContext(): void {
+    if (this.#core.closed) throw new Error('session is closed')
+    if (this.#turnActive || this.#clearing) this.#clearQueued = true
+    else this.#startClear()
+  }
+
+  #startClear(): void {
+    if (this.#core.closed) return
+    this.#clearing = true
+    this.#input.push('/clear')
   }
 
   setTitle(title: string | undefined): void {
