@@ -26,6 +26,8 @@ export interface TargetManifest {
   webhookUrl?: string
   /** A directory below a `.gateway.json` naming `name`, with an icon file (the `project` feature). */
   project?: { cwd: string; name: string }
+  /** The target's buildRunnerConfig puts `meta[key] = value` on every runner config (the `buildRunnerConfigStamp` feature). */
+  buildRunnerConfigStamp?: { key: string; value: string }
   features: string[]
 }
 

@@ -42,6 +42,7 @@ const DEFERRED_TOOLS = {
 }
 const BRIDGED_TOOLS = { client_eval: { description: 'Evaluate code in the attached client', expiresInMs: 30_000 } }
 const PARK_DELAY_MS = 100
+const STAMP = { key: 'builtBy', value: 'dev-gateway' }
 const EXPIRED_GRACE_MS = 500
 const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 20, webhookAttempts: 3, dailyTokenLimit: 40_000 }
 
@@ -88,6 +89,7 @@ export interface TargetManifest {
   models: Record<string, string[]>
   webhookUrl?: string
   project?: { cwd: string; name: string }
+  buildRunnerConfigStamp?: { key: string; value: string }
   features: string[]
 }
 
@@ -107,10 +109,15 @@ export async function startDevGateway(options: DevGatewayOptions) {
   // The primary profile's config directory: where the CLI keeps transcripts (CLAUDE_CONFIG_DIR).
   const dirs = await configDirs(cwdRoot)
   const project = await demoProject(cwdRoot)
+  const decoyDir = join(cwdRoot, '.claude-decoy')
+  await mkdir(decoyDir, { recursive: true })
   const gateway = createGatewayServer({
     authenticate: (req) => principals.get(bearer(req) ?? ''),
     profiles: DEV_PROFILES.map((p) => (dirs.has(p.name) ? { ...p, configDir: dirs.get(p.name) } : p)),
     engines: { cli_primary: createCliPrimaryAdapter(fakeClaudeCli()) },
+    // A host hook as embedders write them: it stamps meta and (wrongly) points every CLI at one
+    // config directory; the profile's own directory must still win (authentication.9).
+    buildRunnerConfig: (config) => ({ ...config, meta: { ...(config.meta ?? {}), [STAMP.key]: STAMP.value }, env: { ...((config.env as object) ?? {}), CLAUDE_CONFIG_DIR: decoyDir } }),
     createEngineRunner: (ctx) => createAiSdkRunner(ctx, {
       baseURL: model.baseURL, maxRetries: 0, deferredTools: DEFERRED_TOOLS, bridgedTools: BRIDGED_TOOLS,
       backends: { fetch: true, search: fakeSearch }, evalLimits: { timeoutMs: 1000 },
@@ -156,12 +163,13 @@ export async function startDevGateway(options: DevGatewayOptions) {
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     features: [
-      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project',
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp',
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }
   if (options.webhookUrl) manifest.webhookUrl = options.webhookUrl
   manifest.project = project
+  manifest.buildRunnerConfigStamp = STAMP
   return {
     manifest,
     gateway,

@@ -190,7 +190,7 @@ export const cliPrimaryCases: Case[] = [
   },
   {
     id: 'cli-primary-sdk-sessions-and-resume', title: '/sdk-sessions lists the engine\'s stored sessions within the roots; resume replays the history as replay events', section: 'engine-session-stores-and-host-files',
-    clauses: ['engine-session-stores-and-host-files.1', 'server-configuration.4', 'authentication.4', 'events.10', 'createsessionrequest.1'], requires: ['cli_primary', 'principal:tenantA'],
+    clauses: ['engine-session-stores-and-host-files.1', 'server-configuration.4', 'authentication.4', 'events.10', 'createsessionrequest.1', 'authentication.9'], requires: ['cli_primary', 'principal:tenantA'],
     async run(ctx) {
       const word = `teal-${Math.floor(ctx.random() * 1e9)}`
       const { ws } = await primary(ctx, { prompt: `remember ${word}` })
@@ -199,7 +199,9 @@ export const cliPrimaryCases: Case[] = [
       const profile = encodeURIComponent(ctx.profile('cli_primary'))
       const listed = await ctx.http('GET', `/sdk-sessions?profile=${profile}&dir=${encodeURIComponent(ctx.manifest.cwdRoot!)}`)
       ctx.status('engine-session-stores-and-host-files.1', listed, 200)
-      ctx.check('engine-session-stores-and-host-files.1', listed.json?.sdkSessions?.some((s: any) => s.sessionId === init.sdkSessionId), 'the finished session among the stored ones', listed.text.slice(0, 300))
+      // The self target's buildRunnerConfig points CLAUDE_CONFIG_DIR elsewhere; the profile's directory must win,
+      // so the transcript is found where the profile keeps its sessions (authentication.9).
+      ctx.check('authentication.9', listed.json?.sdkSessions?.some((s: any) => s.sessionId === init.sdkSessionId), 'the finished session stored in the profile\'s config directory', listed.text.slice(0, 300))
       ctx.errorStatus('server-configuration.4', await ctx.http('GET', `/sdk-sessions?profile=${profile}&dir=/`), 403)
       ctx.errorStatus('authentication.4', await ctx.http('GET', `/sdk-sessions?profile=${profile}`, { as: 'tenantA' }), 404)
       const resumed = await primary(ctx, { resume: init.sdkSessionId })

@@ -172,5 +172,25 @@ export const availabilityCases: Case[] = [
       await ctx.http('DELETE', `/sessions/${fine.json?.session?.id}`)
     },
   },
+  {
+    id: 'build-runner-config-applies-everywhere', title: 'buildRunnerConfig shapes client sessions and queue jobs alike', section: 'server-configuration',
+    clauses: ['server-configuration.10'], requires: ['provider', 'buildRunnerConfigStamp'],
+    async run(ctx) {
+      const stamp = ctx.manifest.buildRunnerConfigStamp!
+      const session = await ctx.createSession({})
+      const info = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session
+      ctx.equal('server-configuration.10', info?.meta?.[stamp.key], stamp.value, 'the hook\'s stamp on a client session')
+      if (!ctx.manifest.features.includes('queue')) return
+      const res = await ctx.http('POST', '/jobs', { body: { session: { profile: ctx.profile('provider'), prompt: 'hello' } } })
+      const jobId = res.json?.job?.id
+      let job: any
+      for (const deadline = Date.now() + ctx.deadlineMs; Date.now() < deadline;) {
+        job = (await ctx.http('GET', `/jobs/${jobId}`)).json?.job
+        if (job?.sessionId) break
+        await new Promise((r) => setTimeout(r, 25))
+      }
+      const jobSession = (await ctx.http('GET', `/sessions/${job?.sessionId}`)).json?.session
+      ctx.equal('server-configuration.10', jobSession?.meta?.[stamp.key], stamp.value, 'the hook\'s stamp on a job session')
+    },
+  },
 ]
-
