@@ -57,7 +57,8 @@ export interface McpServerConfigWire {
   headers?: Record<string, string>
 }
 
-export type QuestionBehavior = 'ask' | 'deny' | 'allow'
+/** How AskUserQuestion is settled when nobody answers: wait (ask), first option (auto), let the model decide (deny). */
+export type QuestionBehavior = 'ask' | 'auto' | 'deny'
 
 export interface CreateSessionRequest {
   profile?: string

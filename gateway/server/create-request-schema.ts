@@ -35,7 +35,7 @@ export const createSessionSchema = z.object({
   capabilities: stringList.optional(),
   includePartialMessages: z.boolean().optional(),
   approvalTimeoutMs: z.number().int().nonnegative().nullable().optional(),
-  questionBehavior: z.enum(['ask', 'deny', 'allow']).optional(),
+  questionBehavior: z.enum(['ask', 'auto', 'deny']).optional(),
   meta: z.record(z.string(), z.unknown()).optional(),
   scope: scope.optional(),
 }).loose()

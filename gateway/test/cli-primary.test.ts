@@ -245,4 +245,14 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     expect(ws.events().filter((e) => e.type === 'turn_result' && e.seq < reset.seq)).toHaveLength(1)
     expect((await g.request('GET', `/sessions/${session.id}`)).body.session.sdkSessionId).toBe(reset.sdkSessionId)
   })
+
+  it('a session\'s own questionBehavior wins over the adapter\'s; includePartialMessages streams deltas', async () => {
+    const g = await start({ questionBehavior: 'ask' })
+    const { ws } = await primarySession(g, { questionBehavior: 'deny', includePartialMessages: true })
+    ws.send({ type: 'user_message', text: 'scenario:question' })
+    expect(await ws.waitForEvent('permission_resolved')).toMatchObject({ behavior: 'deny', resolvedBy: 'policy' })
+    const result = await ws.waitForEvent('turn_result')
+    expect(result.result).toMatch(/^Answer: No one is available to answer/)
+    expect(ws.events().some((e) => e.type === 'stream_delta' && e.event?.delta?.type === 'text_delta')).toBe(true)
+  })
 })

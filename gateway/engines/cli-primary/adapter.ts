@@ -9,7 +9,8 @@ import type { ResolvedProfile } from '../../host/profiles.ts'
 import type { RunnerConfig } from '../../sessions/runner.ts'
 import { probeLogin } from './probe.ts'
 import { configuredEnv, transcriptSessions } from './transcripts.ts'
-import { ClaudeRunner, type QuestionBehavior } from './runner.ts'
+import type { QuestionBehavior } from '../../protocol/index.ts'
+import { ClaudeRunner } from './runner.ts'
 
 export interface CliPrimaryOptions {
   /** The CLI to run; the SDK's own lookup needs its optional native package, which this project does not install. */

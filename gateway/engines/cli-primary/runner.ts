@@ -14,10 +14,10 @@ import { SessionCore } from '../../sessions/session-core.ts'
 import { Approvals } from './approvals.ts'
 import { InputQueue } from './input-queue.ts'
 import { ProducedFiles } from './produced.ts'
+import type { QuestionBehavior } from '../../protocol/index.ts'
 import { transcriptMessages } from './transcripts.ts'
 import { shapeModels, type CliModelRow } from './models.ts'
 
-export type QuestionBehavior = 'ask' | 'auto' | 'deny'
 
 export interface CliRunnerSettings {
   /** SDK options the adapter derived from its configuration and the profile (executable, env, ...). */
@@ -246,17 +246,23 @@ export class ClaudeRunner implements Runner {
   #canUseTool: CanUseTool = async (toolName, input, { signal, toolUseID }) => {
     const requestId = randomUUID()
     const request = { requestId, toolName, input, toolUseId: toolUseID }
-    if (toolName === 'AskUserQuestion' && this.#settings.questionBehavior !== 'ask') return this.#settleQuestion(requestId, request, input)
+    if (toolName === 'AskUserQuestion' && this.#questionBehavior() !== 'ask') return this.#settleQuestion(requestId, request, input)
     this.#core.setStatus('awaiting_approval')
     const settled = await this.#approvals.ask(request, signal)
     if (!this.#core.closed) this.#core.setStatus(this.#turnActive ? 'running' : 'idle')
     return toPermissionResult(settled, input, toolUseID)
   }
 
+  /** The session's own choice wins over the adapter's default. */
+  #questionBehavior(): QuestionBehavior {
+    const own = this.#config.questionBehavior
+    return own === 'ask' || own === 'auto' || own === 'deny' ? own : this.#settings.questionBehavior
+  }
+
   /** questionBehavior `auto` picks each question's first option, `deny` lets the model decide; both still show in the transcript. */
   #settleQuestion(requestId: string, request: { requestId: string; toolName: string; input: Record<string, unknown> }, input: Record<string, unknown>): PermissionResult {
     this.#emit({ type: 'permission_requested', request })
-    if (this.#settings.questionBehavior === 'deny') {
+    if (this.#questionBehavior() === 'deny') {
       this.#emit({ type: 'permission_resolved', requestId, behavior: 'deny', resolvedBy: 'policy' })
       return { behavior: 'deny', message: 'No one is available to answer; decide yourself and go on.' }
     }
