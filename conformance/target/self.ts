@@ -68,7 +68,7 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
     process.off('exit', killChild)
     await stopGateway()
     await receiver.close()
-    await rm(dir, { recursive: true, force: true })
+    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
   }
   try {
     const manifest = await waitForManifest(manifestPath, current.exited, () => output)

@@ -22,16 +22,26 @@ export class Transcript {
   #parent: string | null = null
   #cwd: string
 
+  #dir: string
+  #source: string | undefined
+  #opened = false
+
   constructor(env: NodeJS.ProcessEnv, cwd: string, readonly sessionId: string, resumedFrom?: string) {
     this.#cwd = realpathSync(cwd)
-    const dir = join(env.CLAUDE_CONFIG_DIR ?? join(homedir(), '.claude'), 'projects', projectKey(this.#cwd))
-    mkdirSync(dir, { recursive: true })
-    this.path = join(dir, `${sessionId}.jsonl`)
+    this.#dir = join(env.CLAUDE_CONFIG_DIR ?? join(homedir(), '.claude'), 'projects', projectKey(this.#cwd))
+    this.path = join(this.#dir, `${sessionId}.jsonl`)
+    this.#source = resumedFrom ? join(this.#dir, `${resumedFrom}.jsonl`) : undefined
+  }
+
+  /** Nothing touches the disk until the first entry: a process that only answered initialize leaves no trace. */
+  #open(): void {
+    if (this.#opened) return
+    this.#opened = true
+    mkdirSync(this.#dir, { recursive: true })
     // A fork starts from the resumed conversation under its new id; a resume appends to its own file.
-    const source = resumedFrom ? join(dir, `${resumedFrom}.jsonl`) : undefined
-    if (source && source !== this.path && existsSync(source)) {
-      const lines = readFileSync(source, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
-      writeFileSync(this.path, lines.map((e) => JSON.stringify({ ...e, sessionId })).join('\n') + '\n')
+    if (this.#source && this.#source !== this.path && existsSync(this.#source)) {
+      const lines = readFileSync(this.#source, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+      writeFileSync(this.path, lines.map((e) => JSON.stringify({ ...e, sessionId: this.sessionId })).join('\n') + '\n')
     }
     if (existsSync(this.path)) {
       const last = readFileSync(this.path, 'utf8').trim().split('\n').reverse().map((l) => JSON.parse(l)).find((e) => typeof e.uuid === 'string')
@@ -41,6 +51,7 @@ export class Transcript {
 
   /** Appends a user or assistant entry and returns its uuid. */
   add(type: 'user' | 'assistant', message: unknown, uuid: string = randomUUID()): string {
+    this.#open()
     appendFileSync(this.path, `${JSON.stringify({
       parentUuid: this.#parent, isSidechain: false, type, message, uuid, timestamp: new Date().toISOString(),
       userType: 'external', entrypoint: 'sdk-ts', cwd: this.#cwd, sessionId: this.sessionId, version: CLI_VERSION, gitBranch: '',
@@ -50,6 +61,7 @@ export class Transcript {
   }
 
   lastPrompt(text: string): void {
+    this.#open()
     appendFileSync(this.path, `${JSON.stringify({ type: 'last-prompt', lastPrompt: text.slice(0, 200), leafUuid: this.#parent, sessionId: this.sessionId })}\n`)
   }
 }

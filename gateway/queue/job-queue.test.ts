@@ -8,11 +8,12 @@ import { ScriptedRunner } from './testing/scripted-runner.ts'
 beforeEach(() => { vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] }) })
 afterEach(() => { vi.useRealTimers() })
 
-function rig(options: QueueOptions) {
+function rig(options: QueueOptions, now?: () => number) {
   const runners: ScriptedRunner[] = []
   const events: JobEvent[] = []
   let n = 0
   const queue = new JobQueue(options, {
+    now,
     deliverer: { deliver: () => {} } as unknown as WebhookDeliverer,
     async startSession(request: CreateSessionRequest) {
       const r = new ScriptedRunner(`s${++n}`, String(request.meta?.jobId))
@@ -27,6 +28,22 @@ function rig(options: QueueOptions) {
 }
 
 describe('JobQueue timers', () => {
+  it('claims a retry even when its timer fires before the queue clock reaches nextRunAt', async () => {
+    // After the retry is scheduled the queue's clock falls 3 ms behind the timers, as the wall
+    // clock may drift against the monotonic one: the timer then fires "early".
+    let lag = 0
+    const { queue, runners, status } = rig({}, () => Date.now() - lag)
+    const job = await queue.submit({ session: { cwd: '', prompt: 'p' }, attempts: 2, retryDelayMs: 50 }, undefined)
+    await vi.advanceTimersByTimeAsync(0)
+    runners[0].finish(true)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(await status(job.id)).toBe('queued')
+    lag = 3
+    await vi.advanceTimersByTimeAsync(50 + 10)
+    expect(runners).toHaveLength(2)
+    expect(await status(job.id)).toBe('running')
+  })
+
   it('excludes parked time from the duration watchdog', async () => {
     const { queue, runners, submit, status } = rig({ maxJobDurationMs: 100, killGraceMs: 10 })
     const job = await submit()

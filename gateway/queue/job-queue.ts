@@ -273,7 +273,7 @@ export class JobQueue {
         sessionId: undefined, sdkSessionId: undefined, startedAt: undefined, result: undefined, parkedAt: undefined, parkedExecutionId: undefined,
       })
       if (updated) this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated.info, run, undefined, now)
-      this.#later(delay, () => void this.pump())
+      this.#wakeAt(nextRunAt)
     } else {
       const updated = await this.adapter.update(run.id, { ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() })
       if (updated) this.#emit({ type: 'job_completed' }, updated.info, run)
@@ -358,6 +358,18 @@ export class JobQueue {
     } catch {
       // Retention is housekeeping; a failed sweep is retried on the next one.
     }
+  }
+
+  /**
+   * Pumps once `at` has come by this queue's clock. A timer may fire a millisecond before the
+   * wall clock reaches `at` (timers run on a monotonic clock), and claimNext would then skip the
+   * job with nothing left to wake it: so a timer that fires early re-arms for the remainder.
+   */
+  #wakeAt(at: number): void {
+    this.#later(Math.max(0, at - this.#now()), () => {
+      if (this.#now() < at) this.#wakeAt(at)
+      else void this.pump()
+    })
   }
 
   #later(ms: number, fn: () => void): void {

@@ -16,7 +16,8 @@ const children: ChildProcess[] = []
 let dir: string | undefined
 afterEach(async () => {
   for (const c of children.splice(0)) c.kill('SIGKILL')
-  if (dir) await rm(dir, { recursive: true, force: true })
+  // Engine processes of a killed gateway may still be exiting; give the removal a few tries.
+  if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
 })
 
 async function startGateway(work: string, run: number) {
