@@ -5,7 +5,7 @@
  */
 import {
   ENGINE_CAPABILITIES, transcriptActivity,
-  type PermissionMode, type SessionEvent, type SessionEventBody, type SessionInfo, type SessionStatus,
+  type PermissionMode, type SessionClosedReason, type SessionEvent, type SessionEventBody, type SessionInfo, type SessionStatus,
 } from '../protocol/index.ts'
 import { EventLog, type EventListener } from './event-log.ts'
 import type { RunnerConfig } from './runner.ts'
@@ -81,6 +81,18 @@ export class SessionCore {
 
   subscribe(listener: EventListener, afterSeq = 0): () => void {
     return this.log.subscribe(listener, afterSeq)
+  }
+
+  /** The terminal-error pair every engine emits before closing with reason `error` (events.21). */
+  reportError(message: string): void {
+    this.emit({ type: 'session_error', message })
+    this.setStatus('failed')
+  }
+
+  /** `session_closed {reason}` then status `closed`; the runner releases its own resources. */
+  reportClosed(reason: SessionClosedReason): void {
+    this.emit({ type: 'session_closed', reason })
+    this.setStatus('closed')
   }
 
   setTitle(title: string | undefined): void {

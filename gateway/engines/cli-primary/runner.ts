@@ -333,15 +333,13 @@ export class ClaudeRunner implements Runner {
 
   fail(message: string): void {
     if (this.#core.closed) return
-    this.#core.emit({ type: 'session_error', message })
-    this.#core.setStatus('failed')
+    this.#core.reportError(message)
     this.close('error')
   }
 
   close(reason: SessionClosedReason = 'client'): void {
     if (this.#core.closed) return
-    this.#core.emit({ type: 'session_closed', reason })
-    this.#core.setStatus('closed')
+    this.#core.reportClosed(reason)
     this.#approvals.denyAll('the session was closed')
     this.#input.end()
     try { this.#query?.close() } catch { /* the process may already be gone */ }

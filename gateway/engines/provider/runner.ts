@@ -256,8 +256,7 @@ class ProviderRunner implements Runner {
 
   fail(message: string): void {
     if (this.#core.closed) return
-    this.#core.emit({ type: 'session_error', message })
-    this.#core.setStatus('failed')
+    this.#core.reportError(message)
     this.close('error')
   }
 
@@ -268,8 +267,7 @@ class ProviderRunner implements Runner {
     for (const call of this.#state.turn?.calls ?? []) {
       if (!call.output && call.kind === 'bridged') this.#ctx.bridge.cancel?.(call.executionId, 'session_closed')
     }
-    this.#core.emit({ type: 'session_closed', reason })
-    this.#core.setStatus('closed')
+    this.#core.reportClosed(reason)
     this.#dispose()
   }
 
