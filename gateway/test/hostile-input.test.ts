@@ -77,4 +77,33 @@ describe('generated hostile input', () => {
     expect((await gw.request('GET', `/sessions/${sessionId}`)).status).toBe(200)
     socket.close()
   })
+
+  it('POST /executions/:id/result answers every generated body with 2xx/4xx, and a parked session stays parked (500 inputs)', async () => {
+    const parking = await startTestGateway({ parking: { parkDelayMs: 10 } }, { deferredTools: { deferred_task: {} } })
+    try {
+      const session = await parking.createSession({})
+      const socket = await parking.attach(session.id)
+      socket.send({ type: 'user_message', text: 'scenario:deferred' })
+      const { executionId } = await socket.waitForEvent('execution_dispatched')
+      socket.close()
+      for (const deadline = Date.now() + 10_000; !parking.gateway.context.parking.isParked(session.id) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 10))
+      const body = fc.oneof(
+        hostileBody,
+        fc.record({ status: fc.constantFrom('ok', 'failed', 'maybe', ''), output: fc.jsonValue({ maxDepth: 2 }), reason: fc.jsonValue({ maxDepth: 1 }), error: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: [] })
+          .filter((b) => !(b.status === 'ok' && typeof b.output === 'object' && b.output !== null && !Array.isArray(b.output)))
+          .filter((b) => !(b.status === 'failed' && typeof b.reason === 'string' && typeof b.error === 'string'))
+          .map((b) => JSON.stringify(b)),
+      )
+      await fc.assert(fc.asyncProperty(body, fc.constantFrom(executionId, 'unknown-id', '%E0%A4', '..'), async (raw, id) => {
+        const res = await parking.request('POST', `/executions/${id}/result`, { raw, headers: { 'content-type': 'application/json' } })
+        checkAnswer(res.status, res.text)
+        expect(res.status).not.toBe(200) // none of these bodies is a valid result
+      }), { numRuns: 500, seed: SEED + 4 })
+      expect(parking.gateway.context.parking.isParked(session.id)).toBe(true)
+      const ok = await parking.request('POST', `/executions/${executionId}/result`, { body: { status: 'ok', output: { value: 'finally' } } })
+      expect(ok.body).toEqual({ applied: true, sessionId: session.id })
+    } finally {
+      await parking.close()
+    }
+  })
 })
