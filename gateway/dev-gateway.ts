@@ -8,6 +8,7 @@ import { mkdir, realpath, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { startFakeMcpServer } from '../fake-engines/mcp-server/server.ts'
 import { startFakeModelServer } from '../fake-engines/provider-model/server.ts'
 import { createAiSdkRunner } from './engines/provider/index.ts'
 import { createCliPrimaryAdapter } from './engines/cli-primary/index.ts'
@@ -47,8 +48,10 @@ const EXPIRED_GRACE_MS = 500
 const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 20, webhookAttempts: 3, dailyTokenLimit: 40_000 }
 
 export const DEV_PROFILES: ProfileConfig[] = [
-  { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: { id: 'fake', model: 'fake-small', models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY' } },
-  { name: 'alt', engine: 'provider', description: 'A second provider profile with narrower grants', provider: { id: 'fake', model: 'fake-large', models: ['fake-large'] }, defaults: { permissionMode: 'dontAsk' }, session: { capabilities: ['web_fetch'] } },
+  { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: { id: 'fake', model: 'fake-small', models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY' }, session: { mcpServers: [] } },
+  { name: 'alt', engine: 'provider', description: 'A second provider profile with narrower grants', provider: { id: 'fake', model: 'fake-large', models: ['fake-large'] }, defaults: { permissionMode: 'dontAsk' }, session: { capabilities: ['web_fetch'], mcpServers: [] } },
+  { name: 'mcp', engine: 'provider', description: 'A provider profile granted the docs MCP server', provider: { id: 'fake', model: 'fake-small' }, session: { mcpServers: ['docs'] } },
+  { name: 'mcp-broken', engine: 'provider', description: 'A provider profile naming an MCP server that never connects', provider: { id: 'fake', model: 'fake-small' }, session: { mcpServers: ['offline'] } },
   { name: 'primary', engine: 'cli_primary', description: 'Primary CLI engine on the fake Claude Code CLI (through the real Agent SDK)' },
   { name: 'offline', engine: 'cli_primary', description: 'A primary-engine profile whose config directory holds no login' },
   { name: 'subscription', engine: 'cli_primary', description: 'A primary-engine profile signed in with a subscription (refused: requireApiKey)' },
@@ -95,6 +98,7 @@ export interface TargetManifest {
 
 export async function startDevGateway(options: DevGatewayOptions) {
   const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
+  const mcp = await startFakeMcpServer({ host: '127.0.0.1', port: 0 })
   const tokens = options.tokens ?? {
     operator: token(), tenantA: token(), tenantB: token(), restricted: token(), manager: token(),
   }
@@ -121,6 +125,8 @@ export async function startDevGateway(options: DevGatewayOptions) {
     createEngineRunner: (ctx) => createAiSdkRunner(ctx, {
       baseURL: model.baseURL, maxRetries: 0, deferredTools: DEFERRED_TOOLS, bridgedTools: BRIDGED_TOOLS,
       backends: { fetch: true, search: fakeSearch }, evalLimits: { timeoutMs: 1000 },
+      // `offline` points at a port nothing listens on: a profile naming it must refuse to build.
+      mcpServers: { docs: { url: mcp.url, revokeToken: (token) => mcp.revoke(token) }, offline: { url: 'http://127.0.0.1:9/mcp' } },
     }),
     parking: {
       parkDelayMs: options.parkDelayMs ?? PARK_DELAY_MS, expiredGraceMs: EXPIRED_GRACE_MS,
@@ -145,12 +151,13 @@ export async function startDevGateway(options: DevGatewayOptions) {
     listening = await gateway.listen(options.port ?? 0, options.host ?? '127.0.0.1')
   } catch (err) {
     await model.close()
+    await mcp.close()
     throw err
   }
   const manifest: TargetManifest = {
     baseUrl: listening.url,
     tokens,
-    profiles: { provider: 'default', providerAlt: 'alt', cli_primary: 'primary', unavailable: 'offline', cliPrimarySubscription: 'subscription' },
+    profiles: { provider: 'default', providerAlt: 'alt', cli_primary: 'primary', unavailable: 'offline', cliPrimarySubscription: 'subscription', providerMcp: 'mcp', providerMcpBroken: 'mcp-broken' },
     cwdRoot,
     timers: {
       parkDelayMs: options.parkDelayMs ?? PARK_DELAY_MS, expiredGraceMs: EXPIRED_GRACE_MS, deferredShortMs: DEFERRED_TOOLS.deferred_short.expiresInMs, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs, maxParkedDurationMs: QUEUE.maxParkedDurationMs, retentionMaxAgeMs: QUEUE.retentionMaxAgeMs,
@@ -163,7 +170,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     features: [
-      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp',
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'mcp',
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }
@@ -176,6 +183,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     async close() {
       await gateway.close()
       await model.close()
+      await mcp.close()
     },
   }
 }

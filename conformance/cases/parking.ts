@@ -254,4 +254,28 @@ export const parkingCases: Case[] = [
       ctx.check('limits.9', outcome?.isError === false && !lapsed.some((e) => e.type === 'session_error'), 'a deadline that lapsed across the restart ends as tool output', outcome)
     },
   },
+  {
+    id: 'provider-mcp-identity', title: 'MCP servers named by a provider profile: identity on the transport per session, connect-or-refuse at build', section: 'embedding-rules',
+    clauses: ['authentication.10', 'embedding-rules.10', 'errors.14'], requires: ['provider', 'mcp', 'profile:providerMcp', 'profile:providerMcpBroken'],
+    async run(ctx) {
+      const callers: string[] = []
+      for (const query of ['first', 'second']) {
+        const { session, ws } = await ctx.idleSession({ profile: ctx.profile('providerMcp') })
+        const init = ws.events().find((e) => e.type === 'system_init')
+        const tool = init?.tools?.find((t: string) => t.startsWith('mcp__'))
+        ctx.check('embedding-rules.10', typeof tool === 'string', 'the granted MCP server\'s tools in system_init', init?.tools)
+        const scenario = { name: 'mcp-call', steps: [{ type: 'tool', name: tool, input: { query } }, { type: 'text', text: '{{toolResult}}' }] }
+        ws.send({ type: 'user_message', text: `scenario:${JSON.stringify(scenario)}` })
+        const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
+        ctx.check('embedding-rules.10', String(result.result).includes(query), 'the MCP tool answered', result.result)
+        callers.push(/caller (\w+)/.exec(String(result.result))?.[1] ?? '')
+        ctx.check('authentication.10', !JSON.stringify(ws.events()).includes('Bearer'), 'no credential in the transcript (identity rides the transport, not a tool argument)', 'a Bearer value in the events')
+        const servers = await ctx.http('GET', `/sessions/${session.id}/mcp`)
+        ctx.check('authentication.10', !/Bearer|authorization/i.test(servers.text), 'no header or token in the MCP server list', servers.text.slice(0, 200))
+      }
+      ctx.check('authentication.10', callers.every(Boolean) && callers[0] !== callers[1], 'a different transport identity per session', callers)
+      const broken = await ctx.http('POST', '/sessions', { body: { profile: ctx.profile('providerMcpBroken') } })
+      ctx.check('errors.14', broken.status >= 500 && broken.status < 600 && typeof broken.json?.error === 'string', 'the build refused (5xx with an error) when a named MCP server does not connect', `${broken.status} ${broken.text.slice(0, 160)}`)
+    },
+  },
 ]

@@ -16,6 +16,7 @@ import type { EngineRunnerContext, ExecutionOutcome, PermissionDecision, Runner 
 import { SessionCore } from '../../sessions/session-core.ts'
 import type { RunnerSnapshot, StoredExecution } from '../../sessions/session-store.ts'
 import { catalogOf, providerFor, type ModelSource } from './model-factory.ts'
+import { connectMcpServers, type McpConnection, type McpServerWiring } from './mcp.ts'
 import { ScratchFs } from './scratch-fs.ts'
 import { sharedTools, offeredGrants, toolSetOf, wiredGrants, type ToolAssembly, type ToolOutput, type ToolSpec } from './tools.ts'
 import { runTurn, type LegToolCall } from './turn.ts'
@@ -29,6 +30,8 @@ export interface AiSdkRunnerOptions extends ModelSource, ToolAssembly {
   seedFiles?: Record<string, string>
   /** Legs per turn before the turn ends with an error (a model that never stops calling tools). */
   maxLegs?: number
+  /** MCP servers the host wires, by name; the profile's `session.mcpServers` grants them. */
+  mcpServers?: Record<string, McpServerWiring>
 }
 
 type Task = { kind: 'message'; text: string } | { kind: 'clear' }
@@ -62,8 +65,24 @@ interface EngineState {
 
 const DEFAULT_MAX_LEGS = 25
 
-export function createAiSdkRunner(ctx: EngineRunnerContext, options: AiSdkRunnerOptions = {}): Runner {
-  return new ProviderRunner(ctx, options)
+/**
+ * Builds a provider runner. Synchronous unless MCP servers must connect first: a server that
+ * does not connect fails the build, never yields a silently tool-less session (errors.14).
+ */
+export function createAiSdkRunner(ctx: EngineRunnerContext, options?: AiSdkRunnerOptions & { mcpServers?: undefined }): Runner
+export function createAiSdkRunner(ctx: EngineRunnerContext, options: AiSdkRunnerOptions): Runner | Promise<Runner>
+export function createAiSdkRunner(ctx: EngineRunnerContext, options: AiSdkRunnerOptions = {}): Runner | Promise<Runner> {
+  const granted = ctx.profile.session?.mcpServers
+  const wired = options.mcpServers ?? {}
+  if (!(granted ?? Object.keys(wired)).length) return new ProviderRunner(ctx, options, [])
+  return connectMcpServers(wired, granted, { sessionId: ctx.config.id, profile: ctx.profile.name }).then((connections) => {
+    try {
+      return new ProviderRunner(ctx, options, connections)
+    } catch (err) {
+      for (const c of connections) void c.dispose()
+      throw err
+    }
+  })
 }
 
 class ProviderRunner implements Runner {
@@ -89,7 +108,10 @@ class ProviderRunner implements Runner {
   /** Bridged calls time out here; a client that never answers must not hold the turn forever. */
   #bridgeTimers = new Map<string, ReturnType<typeof setTimeout>>()
 
-  constructor(ctx: EngineRunnerContext, options: AiSdkRunnerOptions) {
+  #mcp: McpConnection[]
+
+  constructor(ctx: EngineRunnerContext, options: AiSdkRunnerOptions, mcp: McpConnection[]) {
+    this.#mcp = mcp
     const { config, profile, restore } = ctx
     this.id = config.id
     this.#ctx = ctx
@@ -101,7 +123,9 @@ class ProviderRunner implements Runner {
     }
     ;({ provider: this.#provider, apiKeySource: this.#apiKeySource } = providerFor(profile, options))
     const grants = offeredGrants(wiredGrants(options.backends), profile.session?.capabilities, config.capabilities as string[] | undefined)
-    this.#tools = sharedTools(options, grants)
+    const shared = sharedTools(options, grants)
+    // MCP tools carry this session's connection, so only sessions without them share a tool map.
+    this.#tools = mcp.length ? new Map([...shared, ...mcp.flatMap((c) => c.tools.map((t) => [t.name, t] as const))]) : shared
     this.#restored = restore !== undefined
     if (restore) {
       this.#core = new SessionCore(config, { events: restore.events, seq: restore.seq, createdAt: restore.createdAt })
@@ -271,9 +295,15 @@ class ProviderRunner implements Runner {
     this.#dispose()
   }
 
+  async mcpServers(): Promise<unknown[]> {
+    return this.#mcp.map((c) => c.describe())
+  }
+
   #dispose(): void {
     for (const timer of this.#bridgeTimers.values()) clearTimeout(timer)
     this.#bridgeTimers.clear()
+    // Connections and their per-session tokens go on close and on park; a rebuild mints new ones.
+    for (const connection of this.#mcp) void connection.dispose()
     try {
       this.#options.onClose?.()
     } catch {
