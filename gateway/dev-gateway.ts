@@ -34,6 +34,8 @@ export interface DevGatewayOptions {
 
 const ALLOWED_ORIGIN = 'http://allowed.example'
 const MAX_BODY_BYTES = 64 * 1024
+/** Small attachment caps, so the kit can show both 413s with little traffic. */
+const ATTACHMENTS = { maxFileBytes: 32 * 1024, maxSessionBytes: 80 * 1024 }
 const PROVIDER_MODELS = ['fake-small', 'fake-large']
 /** Short queue timers so the conformance suite waits milliseconds, not seconds. */
 /** Deferred tools the fake model's scenarios call; one with a deadline short enough to watch lapse. */
@@ -84,7 +86,7 @@ export interface TargetManifest {
   profiles: Record<string, string>
   cwdRoot: string
   timers: Record<string, number | null>
-  limits: { maxBodyBytes: number }
+  limits: { maxBodyBytes: number; attachmentMaxFileBytes?: number; attachmentMaxSessionBytes?: number }
   cors: { allowedOrigin: string }
   fallback: { path: string }
   policy: { disableBypassPermissions: boolean }
@@ -135,6 +137,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     allowedCwdRoots: [cwdRoot],
     cors: { origins: [ALLOWED_ORIGIN] },
     maxBodyBytes: MAX_BODY_BYTES,
+    attachments: ATTACHMENTS,
     disableBypassPermissions: true,
     fallback: devFallback,
     faults: options.faults,
@@ -164,13 +167,13 @@ export async function startDevGateway(options: DevGatewayOptions) {
       webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, webhookAttempts: QUEUE.webhookAttempts, notificationRetryDelayMs: QUEUE.webhookRetryDelayMs,
     },
     queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit },
-    limits: { maxBodyBytes: MAX_BODY_BYTES },
+    limits: { maxBodyBytes: MAX_BODY_BYTES, attachmentMaxFileBytes: ATTACHMENTS.maxFileBytes, attachmentMaxSessionBytes: ATTACHMENTS.maxSessionBytes },
     cors: { allowedOrigin: ALLOWED_ORIGIN },
     fallback: { path: '/healthz' },
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     features: [
-      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'mcp',
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'mcp', 'attachments',
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }

@@ -1,5 +1,6 @@
 /** Every case of the suite, in report order. Ids are unique and stable (a test checks both). */
 import type { Case } from '../types.ts'
+import { attachmentCases } from './attachments.ts'
 import { authenticationCases } from './authentication.ts'
 import { cliPrimaryCases } from './cli-primary.ts'
 import { createRequestCases } from './create-request.ts'
@@ -10,4 +11,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...attachmentCases]

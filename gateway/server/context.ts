@@ -2,6 +2,7 @@
 import type { ProfileAvailability } from '../host/availability.ts'
 import type { ProfileCatalog } from '../host/profiles.ts'
 import type { JobQueue } from '../queue/job-queue.ts'
+import type { AttachmentStore } from '../sessions/attachments.ts'
 import type { ParkingManager } from '../sessions/parking.ts'
 import type { SessionRegistry } from '../sessions/registry.ts'
 import type { CreatePolicy } from './create-request.ts'
@@ -16,6 +17,7 @@ export interface GatewayContext {
   catalog: ProfileCatalog
   factory: SessionFactory
   parking: ParkingManager
+  attachments: AttachmentStore
   availability: ProfileAvailability
   visibility: Visibility
   createPolicy: CreatePolicy

@@ -16,6 +16,7 @@ import { attachNotifier, NOTIFICATION_DEFAULTS } from '../sessions/notifications
 import { WebhookDeliverer } from '../sessions/webhooks.ts'
 import { SessionRegistry } from '../sessions/registry.ts'
 import { ParkingManager } from '../sessions/parking.ts'
+import { AttachmentStore } from '../sessions/attachments.ts'
 import type { GatewayContext } from './context.ts'
 import { applyCors } from './cors.ts'
 import { sendRefusal } from './http.ts'
@@ -95,6 +96,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     availability,
     factory,
     parking,
+    attachments: new AttachmentStore(options.attachments),
   }
   registry.onRegister((runner) => {
     runner.subscribe((event) => {

@@ -26,11 +26,23 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; refusal: Re
  * Reads a JSON body of at most `limit` bytes. An overflow is 413 (protocol 7 answered 500; see
  * docs/compatibility.md), malformed JSON is 400, an empty body is `undefined`.
  */
-export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  const raw = await readRawBody(req, limit)
+  if (!raw.ok) return raw
+  if (raw.value.byteLength === 0) return { ok: true, value: undefined }
+  try {
+    return { ok: true, value: JSON.parse(raw.value.toString('utf8')) }
+  } catch (err) {
+    return { ok: false, refusal: refuse('invalid_json', `malformed JSON body: ${(err as Error).message}`) }
+  }
+}
+
+/** The whole body as bytes, refused with 413 past `limit` (attachments use their own cap). */
+export function readRawBody(req: IncomingMessage, limit: number, tooLarge?: Refusal): Promise<{ ok: true; value: Buffer } | { ok: false; refusal: Refusal }> {
   return new Promise((resolve) => {
     const declared = Number(req.headers['content-length'])
     if (Number.isFinite(declared) && declared > limit) {
-      drainAndRefuse(req, resolve, limit)
+      drainAndRefuse(req, resolve, limit, tooLarge)
       return
     }
     const chunks: Buffer[] = []
@@ -41,7 +53,7 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyR
       if (size > limit) {
         done = true
         req.off('data', onData)
-        drainAndRefuse(req, resolve, limit)
+        drainAndRefuse(req, resolve, limit, tooLarge)
         return
       }
       chunks.push(chunk)
@@ -55,18 +67,13 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyR
     req.on('end', () => {
       if (done) return
       done = true
-      if (size === 0) return resolve({ ok: true, value: undefined })
-      try {
-        resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) })
-      } catch (err) {
-        resolve({ ok: false, refusal: refuse('invalid_json', `malformed JSON body: ${(err as Error).message}`) })
-      }
+      resolve({ ok: true, value: Buffer.concat(chunks) })
     })
   })
 }
 
 /** Keeps reading (discarding) so the client sees the 413 instead of a reset connection. */
-function drainAndRefuse(req: IncomingMessage, resolve: (r: BodyResult) => void, limit: number): void {
+function drainAndRefuse(req: IncomingMessage, resolve: (r: { ok: false; refusal: Refusal }) => void, limit: number, tooLarge?: Refusal): void {
   // Drain a bounded amount so the client can read the 413, then cut off a sender that keeps going.
   let drained = 0
   const cap = limit * 4 + 1024 * 1024
@@ -75,5 +82,5 @@ function drainAndRefuse(req: IncomingMessage, resolve: (r: BodyResult) => void, 
     if (drained > cap) req.socket.destroy()
   })
   req.resume()
-  resolve({ ok: false, refusal: refuse('body_too_large', `request body is larger than ${limit} bytes`) })
+  resolve({ ok: false, refusal: tooLarge ?? refuse('body_too_large', `request body is larger than ${limit} bytes`) })
 }

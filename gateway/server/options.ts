@@ -34,6 +34,8 @@ export interface GatewayServerOptions {
   checkCredentials?: boolean | import('../host/availability.ts').CheckCredentialsOptions
   /** Create and job submit on a profile the probe reports unavailable answer 503. Needs checkCredentials. */
   requireAvailableProfile?: boolean
+  /** Uploaded attachments, held in memory: `{maxFileBytes? = 10 MiB, maxSessionBytes? = 64 MiB}`. */
+  attachments?: { maxFileBytes?: number; maxSessionBytes?: number }
   /** Deferred execution: session store, park delay, boot grace, persistLive (session-stores). */
   parking?: import('../sessions/parking.ts').ParkingOptions
   /** Enables the job queue and its routes; without it every /jobs and /queue route is 404. */

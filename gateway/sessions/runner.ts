@@ -8,6 +8,7 @@ import type {
 } from '../protocol/index.ts'
 import type { EventListener } from './event-log.ts'
 import type { RunnerSnapshot } from './session-store.ts'
+import type { OutgoingAttachment } from './attachments.ts'
 
 /** A create request after validation, profile resolution, defaults and `buildRunnerConfig`. */
 export interface RunnerConfig extends CreateSessionRequest {
@@ -37,8 +38,8 @@ export interface Runner {
   info(): SessionInfo
   /** Replays events with seq > afterSeq synchronously, then delivers live ones. */
   subscribe(listener: EventListener, afterSeq?: number): () => void
-  /** Throws `session is closed` on a closed session. */
-  sendMessage(text: string, attachments?: MessageAttachment[]): void
+  /** Throws `session is closed` on a closed session. Attachment bytes go to the engine, never into events. */
+  sendMessage(text: string, attachments?: OutgoingAttachment[]): void
   /** Writes `meta.title`; the engine is never told (updatesessionrequest.2). */
   setTitle(title: string | undefined): void
   resolvePermission(requestId: string, decision: PermissionDecision, resolvedBy: ResolvedBy): boolean

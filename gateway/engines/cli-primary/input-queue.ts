@@ -9,9 +9,9 @@ export class InputQueue implements AsyncIterable<SDKUserMessage> {
   #wake: (() => void) | undefined
   #ended = false
 
-  push(text: string): void {
+  push(content: SDKUserMessage['message']['content']): void {
     if (this.#ended) throw new Error('session is closed')
-    this.#items.push({ type: 'user', session_id: '', parent_tool_use_id: null, message: { role: 'user', content: text } })
+    this.#items.push({ type: 'user', session_id: '', parent_tool_use_id: null, message: { role: 'user', content } })
     this.#wake?.()
   }
 

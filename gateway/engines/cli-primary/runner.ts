@@ -14,6 +14,7 @@ import { SessionCore } from '../../sessions/session-core.ts'
 import { Approvals } from './approvals.ts'
 import { InputQueue } from './input-queue.ts'
 import { ProducedFiles } from './produced.ts'
+import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.ts'
 import type { QuestionBehavior } from '../../protocol/index.ts'
 import { transcriptMessages } from './transcripts.ts'
 import { shapeModels, type CliModelRow } from './models.ts'
@@ -284,13 +285,13 @@ export class ClaudeRunner implements Runner {
     return this.#core.subscribe(listener, afterSeq)
   }
 
-  sendMessage(text: string, _attachments?: MessageAttachment[]): void {
+  sendMessage(text: string, attachments: OutgoingAttachment[] = []): void {
     if (this.#core.closed) throw new Error('session is closed')
     // The SDK never echoes streamed input, so the runner reports the message itself (engine-facts §1).
-    this.#core.emit({ type: 'user_message', message: { role: 'user', content: text } })
+    this.#core.emit({ type: 'user_message', message: { role: 'user', content: text }, ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}) })
     this.#turnActive = true
     if (this.#approvals.size === 0) this.#core.setStatus('running')
-    this.#input.push(text)
+    this.#input.push(attachments.length ? [...attachments.map(blockOf), { type: 'text', text }] as never : text)
   }
 
   clearContext(): void {
@@ -367,6 +368,14 @@ function stripSecrets(server: unknown): unknown {
   if (!config || typeof config !== 'object') return rest
   const { env: _env, headers: _headers, ...safe } = config
   return { ...rest, config: safe }
+}
+
+/** Anthropic content blocks: images and PDFs as base64 sources, text attachments inlined. */
+function blockOf(a: OutgoingAttachment): Record<string, unknown> {
+  const data = Buffer.from(a.data).toString('base64')
+  if (a.mediaType.startsWith('image/')) return { type: 'image', source: { type: 'base64', media_type: a.mediaType, data } }
+  if (a.mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: a.mediaType, data }, title: a.name }
+  return { type: 'text', text: `<attachment name="${a.name}">\n${Buffer.from(a.data).toString('utf8')}\n</attachment>\n` }
 }
 
 function isToolResult(message: unknown): boolean {

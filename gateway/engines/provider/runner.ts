@@ -14,6 +14,7 @@ import {
 import type { EventListener } from '../../sessions/event-log.ts'
 import type { EngineRunnerContext, ExecutionOutcome, PermissionDecision, Runner } from '../../sessions/runner.ts'
 import { SessionCore } from '../../sessions/session-core.ts'
+import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.ts'
 import type { RunnerSnapshot, StoredExecution } from '../../sessions/session-store.ts'
 import { catalogOf, providerFor, type ModelSource } from './model-factory.ts'
 import { connectMcpServers, type McpConnection, type McpServerWiring } from './mcp.ts'
@@ -34,7 +35,9 @@ export interface AiSdkRunnerOptions extends ModelSource, ToolAssembly {
   mcpServers?: Record<string, McpServerWiring>
 }
 
-type Task = { kind: 'message'; text: string } | { kind: 'clear' }
+/** Attachment bytes as base64, so a parked turn's queue stays plain JSON. */
+type UserPart = { type: 'text'; text: string } | { type: 'image'; image: string; mediaType: string } | { type: 'file'; data: string; mediaType: string }
+type Task = { kind: 'message'; text: string; parts?: UserPart[] } | { kind: 'clear' }
 
 /** One tool call of the current leg, with its answer once known. */
 interface CallRecord extends LegToolCall {
@@ -170,10 +173,10 @@ class ProviderRunner implements Runner {
     return this.#fs
   }
 
-  sendMessage(text: string, _attachments?: MessageAttachment[]): void {
+  sendMessage(text: string, attachments: OutgoingAttachment[] = []): void {
     this.#assertUsable()
-    this.#core.emit({ type: 'user_message', message: { role: 'user', content: text } })
-    this.#state.queue.push({ kind: 'message', text })
+    this.#core.emit({ type: 'user_message', message: { role: 'user', content: text }, ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}) })
+    this.#state.queue.push({ kind: 'message', text, ...(attachments.length ? { parts: attachments.map(partOf) } : {}) })
     void this.#drive()
   }
 
@@ -334,7 +337,7 @@ class ProviderRunner implements Runner {
           this.#core.emit({ type: 'conversation_reset', sdkSessionId: this.#state.sdkSessionId })
           continue
         }
-        this.#state.history.push({ role: 'user', content: task.text })
+        this.#state.history.push({ role: 'user', content: task.parts ? [...task.parts, { type: 'text', text: task.text }] : task.text })
         this.#state.turn = { startedAt: Date.now(), usage: {}, legs: 0, lastText: '', calls: [] }
         this.#core.setStatus('running')
         await this.#runLegs(this.#state.turn)
@@ -482,6 +485,14 @@ class ProviderRunner implements Runner {
     else core.emit({ type: 'turn_result', subtype: 'success', isError: false, result: turn.lastText, ...base })
     core.setStatus('idle')
   }
+}
+
+/** Text attachments are inlined; images and PDFs go as the model API's own part types. */
+function partOf(a: OutgoingAttachment): UserPart {
+  const base64 = Buffer.from(a.data).toString('base64')
+  if (a.mediaType.startsWith('image/')) return { type: 'image', image: base64, mediaType: a.mediaType }
+  if (a.mediaType === 'application/pdf') return { type: 'file', data: base64, mediaType: a.mediaType }
+  return { type: 'text', text: `<attachment name="${a.name}">\n${Buffer.from(a.data).toString('utf8')}\n</attachment>\n` }
 }
 
 function asObject(value: unknown): Record<string, unknown> {

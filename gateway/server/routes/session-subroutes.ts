@@ -10,6 +10,7 @@ import { isRefusal, METHOD_NOT_ALLOWED, NOT_FOUND, refuse } from '../refusal.ts'
 import { gateSession } from './session-gate.ts'
 import { serveScratchFile } from './scratch-files.ts'
 import { handleMcp } from './mcp.ts'
+import { handleAttachments } from './attachments.ts'
 import { serveProjectIcon } from './project-icon.ts'
 import { handleProduced } from './produced-files.ts'
 
@@ -46,6 +47,8 @@ export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMe
     case 'files':
       if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
       return serveScratchFile(res, info.capabilities.scratchFiles ? runner.files?.() : undefined, rest.slice(1))
+    case 'attachments':
+      return handleAttachments(req, res, ctx.attachments, info, rest)
     case 'produced':
       return handleProduced(req, res, runner, rest)
     case 'project':

@@ -65,6 +65,7 @@ export async function handleSession(ctx: GatewayContext, req: IncomingMessage, r
     }
     case 'DELETE': {
       ctx.registry.remove(id)
+      ctx.attachments.drop(id)
       return sendJson(res, 200, { session: runner.info() })
     }
     default:

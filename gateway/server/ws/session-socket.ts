@@ -65,7 +65,12 @@ function dispatch(ctx: GatewayContext, runner: Runner, command: SessionCommand):
   const record = ENGINE_CAPABILITIES[info.engine]
   switch (command.type) {
     case 'user_message':
-      if (command.attachmentIds?.length) return `unknown attachment(s): ${command.attachmentIds.join(', ')}`
+      if (command.attachmentIds?.length) {
+        const resolved = ctx.attachments.resolve(runner.id, command.attachmentIds)
+        if (!resolved.ok) return `unknown attachment(s): ${resolved.missing.join(', ')}`
+        runner.sendMessage(command.text, resolved.attachments)
+        return undefined
+      }
       runner.sendMessage(command.text)
       return undefined
     case 'permission_decision': {
