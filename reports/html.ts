@@ -49,8 +49,12 @@ render()
 document.body.dataset.rendered = 'ok'
 `
 
+/** The page shows wire logs only for cases that went wrong, so only those are embedded: a passing run's page stays small. */
+const SHOWN_LOGS = new Set(['fail', 'error', 'flaky'])
+
 export function renderHtml(report: Report): string {
-  const data = JSON.stringify(report).replace(/</g, '\\u003c')
+  const slim = { ...report, cases: report.cases.map((c) => (SHOWN_LOGS.has(c.outcome) ? c : { ...c, wireLog: [] })) }
+  const data = JSON.stringify(slim).replace(/</g, '\\u003c')
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Gateway conformance report</title><style>${STYLE}</style></head>
 <body>

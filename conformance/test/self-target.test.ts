@@ -52,7 +52,7 @@ describe('the suite against the self target', () => {
     const dom = execFileSync('chromium', [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
       '--no-first-run', '--disable-sync', '--disable-quic', `--user-data-dir=${join(dir, 'chromium')}`, '--dump-dom', `file://${join(dir, 'index.html')}`,
-    ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 })
+    ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000, maxBuffer: 64 * 1024 * 1024 })
     expect(dom).toContain('data-rendered="ok"')
     expect(dom).not.toContain('data-script-error')
     expect(dom).toContain(`pass <b>${report.summary.pass}</b>`)
