@@ -138,6 +138,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     cors: { origins: [ALLOWED_ORIGIN] },
     maxBodyBytes: MAX_BODY_BYTES,
     attachments: ATTACHMENTS,
+    hostFiles: { write: true, maxFileBytes: 64 * 1024 },
     disableBypassPermissions: true,
     fallback: devFallback,
     faults: options.faults,
@@ -173,7 +174,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     features: [
-      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'mcp', 'attachments',
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'mcp', 'attachments', 'hostFiles', 'hostFilesWrite',
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }

@@ -4,6 +4,7 @@ import { attachmentCases } from './attachments.ts'
 import { authenticationCases } from './authentication.ts'
 import { cliPrimaryCases } from './cli-primary.ts'
 import { createRequestCases } from './create-request.ts'
+import { hostFileCases } from './host-files.ts'
 import { jobCases } from './jobs.ts'
 import { notificationCases } from './notifications.ts'
 import { parkingCases } from './parking.ts'
@@ -11,4 +12,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...attachmentCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...attachmentCases, ...hostFileCases]

@@ -1,5 +1,6 @@
 /** The one record every route reads: the server's services, built once by createGatewayServer. */
 import type { ProfileAvailability } from '../host/availability.ts'
+import type { HostFiles } from '../host/host-files.ts'
 import type { ProfileCatalog } from '../host/profiles.ts'
 import type { JobQueue } from '../queue/job-queue.ts'
 import type { AttachmentStore } from '../sessions/attachments.ts'
@@ -18,6 +19,8 @@ export interface GatewayContext {
   factory: SessionFactory
   parking: ParkingManager
   attachments: AttachmentStore
+  /** Present when host file roots are configured. */
+  hostFiles?: HostFiles
   availability: ProfileAvailability
   visibility: Visibility
   createPolicy: CreatePolicy

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import { ProfileAvailability } from '../host/availability.ts'
+import { HostFiles } from '../host/host-files.ts'
 import { ProfileCatalog, type ResolvedProfile } from '../host/profiles.ts'
 import { JobQueue } from '../queue/job-queue.ts'
 import { QUEUE_DEFAULTS } from '../queue/options.ts'
@@ -28,6 +29,7 @@ import { validateCreate } from './create-request.ts'
 import { handleExecutions } from './routes/executions.ts'
 import { handleJobs } from './routes/jobs.ts'
 import { handleSdkSessions } from './routes/sdk-sessions.ts'
+import { handleHostFiles } from './routes/host-files.ts'
 import { handleProfiles } from './routes/profiles.ts'
 import { gateSession } from './routes/session-gate.ts'
 import { handleSession, handleSessionCollection } from './routes/sessions.ts'
@@ -98,6 +100,9 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     parking,
     attachments: new AttachmentStore(options.attachments),
   }
+  // Reads follow the allowed cwd roots unless hostFiles names its own; `[]` turns the routes off.
+  const fileRoots = (options.hostFiles?.roots ?? options.allowedCwdRoots ?? []).map(canonicalRoot)
+  if (fileRoots.length) context.hostFiles = new HostFiles(fileRoots, options.hostFiles)
   registry.onRegister((runner) => {
     runner.subscribe((event) => {
       if (event.type === 'capabilities' && event.defaultModel) catalog.learnDefaultModel(runner.info().profile, event.defaultModel)
@@ -149,6 +154,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     if (family === 'profiles') return handleProfiles(context, req, res, principal, rest)
     if (family === 'executions') return handleExecutions(context, req, res, principal, rest)
     if (family === 'sdk-sessions') return handleSdkSessions(context, req, res, principal, rest)
+    if (family === 'fs') return handleHostFiles(context, req, res, principal, rest)
     if ((family === 'jobs' || family === 'queue') && context.queue) return handleJobs(context, context.queue, req, res, principal, family, rest)
     return handleUnconfigured(family ?? '', req, res, rest)
   }
@@ -257,7 +263,7 @@ function canonicalRoot(root: string): string {
   try {
     return realpathSync(root)
   } catch {
-    throw new Error(`allowedCwdRoots: '${root}' does not exist`)
+    throw new Error(`createGatewayServer: root '${root}' (allowedCwdRoots or hostFiles.roots) does not exist`)
   }
 }
 

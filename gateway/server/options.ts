@@ -34,6 +34,8 @@ export interface GatewayServerOptions {
   checkCredentials?: boolean | import('../host/availability.ts').CheckCredentialsOptions
   /** Create and job submit on a profile the probe reports unavailable answer 503. Needs checkCredentials. */
   requireAvailableProfile?: boolean
+  /** Host file routes `/fs/*`: `{roots? (default allowedCwdRoots), write? = false, maxFileBytes? = 1 MiB, maxEntries? = 5000, ignore?}`. */
+  hostFiles?: import('../host/host-files.ts').HostFilesOptions
   /** Uploaded attachments, held in memory: `{maxFileBytes? = 10 MiB, maxSessionBytes? = 64 MiB}`. */
   attachments?: { maxFileBytes?: number; maxSessionBytes?: number }
   /** Deferred execution: session store, park delay, boot grace, persistLive (session-stores). */

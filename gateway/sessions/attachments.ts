@@ -36,6 +36,7 @@ export class AttachmentStore {
     this.maxSessionBytes = limits.maxSessionBytes ?? ATTACHMENT_DEFAULTS.maxSessionBytes
   }
 
+  /** `name` must already be sanitised (the route strips path parts, control and envelope characters). */
   add(sessionId: string, name: string, mediaType: string, data: Uint8Array): AddResult {
     let session = this.#sessions.get(sessionId)
     if (!session) this.#sessions.set(sessionId, (session = { total: 0, items: new Map() }))

@@ -42,6 +42,7 @@ export async function handleAttachments(req: IncomingMessage, res: ServerRespons
 /** The file name from `?name=`, without any path part; a default when absent. */
 function nameOf(req: IncomingMessage): string {
   const raw = new URL(req.url ?? '/', 'http://gateway.invalid').searchParams.get('name') ?? ''
-  const base = raw.split(/[\\/]/).pop()?.replace(/[\u0000-\u001f]/g, '').trim() ?? ''
+  // Names reach prompts (inside `<attachment name="...">`) and headers: no separators, control or envelope characters.
+  const base = raw.split(/[\\/]/).pop()?.replace(/[\u0000-\u001f\u007f"<>]/g, '').trim() ?? ''
   return (base || 'attachment').slice(0, NAME_MAX)
 }

@@ -7,15 +7,12 @@ import { sendRefusal } from '../http.ts'
 import { refuse } from '../refusal.ts'
 
 const QUEUE_OFF = refuse('not_found', 'job queue not configured')
-const FS_OFF = refuse('not_found', 'host file access is not configured on this server')
 
 export function handleUnconfigured(family: string, _req: IncomingMessage, res: ServerResponse, _rest: string[]): void {
   switch (family) {
     case 'jobs':
     case 'queue':
       return sendRefusal(res, QUEUE_OFF)
-    case 'fs':
-      return sendRefusal(res, FS_OFF)
     default:
       return sendRefusal(res, refuse('not_found', 'not found'))
   }

@@ -1,0 +1,50 @@
+/** Cases for the host file routes (engine-session-stores-and-host-files.2-6, server-configuration.8). */
+import { Unsupported, type Case } from '../types.ts'
+
+export const hostFileCases: Case[] = [
+  {
+    id: 'host-files-roots-list-find-read', title: '/fs/roots, list, find and read inside the roots; outside is a uniform 404, a relative path 403, scoped principals 404', section: 'engine-session-stores-and-host-files',
+    clauses: ['engine-session-stores-and-host-files.2', 'engine-session-stores-and-host-files.3', 'engine-session-stores-and-host-files.4', 'engine-session-stores-and-host-files.5', 'server-configuration.8', 'what-the-service-does.10', 'authentication.4'],
+    requires: ['hostFiles', 'hostFilesWrite', 'principal:tenantA'],
+    async run(ctx) {
+      const root = ctx.manifest.cwdRoot
+      if (!root) throw new Unsupported('the manifest gives no cwdRoot')
+      const roots = await ctx.http('GET', '/fs/roots')
+      ctx.status('engine-session-stores-and-host-files.2', roots, 200)
+      ctx.check('engine-session-stores-and-host-files.2', roots.json?.roots?.some((r: any) => r.path === root) && typeof roots.json?.canWrite === 'boolean', 'the cwd root listed, and canWrite', roots.json)
+      const name = `kit-find-${Math.floor(ctx.random() * 1e9)}.txt`
+      const path = `${root}/${name}`
+      ctx.status('engine-session-stores-and-host-files.6', await ctx.http('PUT', '/fs/write', { body: { path, content: 'hello host' } }), 200)
+      const list = await ctx.http('GET', `/fs/list?path=${encodeURIComponent(root)}`)
+      ctx.check('engine-session-stores-and-host-files.3', list.json?.entries?.some((e: any) => e.name === name && e.type === 'file'), 'the new file in the listing', list.text.slice(0, 300))
+      const find = await ctx.http('GET', `/fs/find?path=${encodeURIComponent(root)}&q=${encodeURIComponent(name.slice(0, 12))}`)
+      ctx.check('engine-session-stores-and-host-files.4', find.json?.matches?.some((m: any) => m.path === path), 'find matches the file by a subsequence of its name', find.text.slice(0, 300))
+      const read = await ctx.http('GET', `/fs/read?path=${encodeURIComponent(path)}`)
+      ctx.check('engine-session-stores-and-host-files.5', read.json?.content === 'hello host' && typeof read.json?.hash === 'string', 'content and its sha256', read.json)
+      ctx.errorStatus('server-configuration.8', await ctx.http('GET', `/fs/read?path=${encodeURIComponent(`${root}/../../../../etc/hostname`)}`), 404)
+      ctx.errorStatus('server-configuration.8', await ctx.http('GET', `/fs/read?path=${encodeURIComponent('/etc/hostname')}`), 404)
+      ctx.errorStatus('server-configuration.8', await ctx.http('GET', `/fs/read?path=${encodeURIComponent(`${root}/no-such-file`)}`), 404)
+      ctx.errorStatus('server-configuration.8', await ctx.http('GET', '/fs/read?path=relative/path'), 403)
+      ctx.errorStatus('authentication.4', await ctx.http('GET', '/fs/roots', { as: 'tenantA' }), 404)
+    },
+  },
+  {
+    id: 'host-files-conditional-write', title: 'PUT /fs/write creates only new files, replaces only with the current hash, never creates directories', section: 'engine-session-stores-and-host-files',
+    clauses: ['engine-session-stores-and-host-files.6', 'other-shapes.8', 'errors.6', 'errors.3'], requires: ['hostFiles', 'hostFilesWrite'],
+    async run(ctx) {
+      const root = ctx.manifest.cwdRoot
+      if (!root) throw new Unsupported('the manifest gives no cwdRoot')
+      const path = `${root}/kit-write-${Math.floor(ctx.random() * 1e9)}.txt`
+      const created = await ctx.http('PUT', '/fs/write', { body: { path, content: 'one' } })
+      ctx.status('engine-session-stores-and-host-files.6', created, 200)
+      ctx.errorStatus('errors.6', await ctx.http('PUT', '/fs/write', { body: { path, content: 'blind overwrite' } }), 409)
+      const read = await ctx.http('GET', `/fs/read?path=${encodeURIComponent(path)}`)
+      ctx.equal('other-shapes.8', read.json?.hash, created.json?.hash, 'the read hash equals the write hash')
+      const replaced = await ctx.http('PUT', '/fs/write', { body: { path, content: 'two', expectedHash: read.json?.hash } })
+      ctx.status('other-shapes.8', replaced, 200)
+      ctx.errorStatus('errors.6', await ctx.http('PUT', '/fs/write', { body: { path, content: 'three', expectedHash: read.json?.hash } }), 409)
+      ctx.equal('other-shapes.8', (await ctx.http('GET', `/fs/read?path=${encodeURIComponent(path)}`)).json?.content, 'two', 'content after the stale write was refused')
+      ctx.errorStatus('errors.3', await ctx.http('PUT', '/fs/write', { body: { path: `${root}/no-such-dir-${Math.floor(ctx.random() * 1e9)}/f.txt`, content: 'x' } }), 404)
+    },
+  },
+]

@@ -1,0 +1,188 @@
+/**
+ * Host file access under configured roots (what-the-service-does.10, engine-facts §7). Containment
+ * is decided only on realpath output against canonical roots, never on a lexical collapse of
+ * `..`. Every refusal that consulted the filesystem (outside the roots, a symlink leading out, a
+ * dangling link, an absent path) is the same 404, so nothing outside can be probed; 403 is kept
+ * for malformed requests and wrong-kind targets inside a root. Writes are compare-and-swap.
+ */
+import { createHash } from 'node:crypto'
+import { constants } from 'node:fs'
+import { lstat, open, readdir, realpath, rename, stat, writeFile } from 'node:fs/promises'
+import { basename, dirname, isAbsolute, join, relative } from 'node:path'
+
+export interface HostFilesOptions {
+  /** Defaults to `allowedCwdRoots`; `[]` turns the routes off. */
+  roots?: string[]
+  write?: boolean
+  maxFileBytes?: number
+  maxEntries?: number
+  /** Directory names find never descends into. */
+  ignore?: string[]
+}
+
+export const HOST_FILES_DEFAULTS = { maxFileBytes: 1024 * 1024, maxEntries: 5000, ignore: ['node_modules', '.git'], findLimit: 50, findMax: 200, findScan: 20_000 } as const
+
+export class FileRefusal {
+  constructor(readonly status: 400 | 403 | 404 | 409 | 413, readonly message: string) {}
+}
+
+const NOT_FOUND = new FileRefusal(404, 'not found')
+type Result<T> = T | FileRefusal
+
+export class HostFiles {
+  readonly canWrite: boolean
+  #roots: string[]
+  #maxFileBytes: number
+  #maxEntries: number
+  #ignore: Set<string>
+
+  /** `roots` must already be canonical (realpath), as the server makes them at construction. */
+  constructor(roots: string[], options: HostFilesOptions = {}) {
+    this.#roots = roots
+    this.canWrite = options.write === true
+    this.#maxFileBytes = options.maxFileBytes ?? HOST_FILES_DEFAULTS.maxFileBytes
+    this.#maxEntries = options.maxEntries ?? HOST_FILES_DEFAULTS.maxEntries
+    this.#ignore = new Set(options.ignore ?? HOST_FILES_DEFAULTS.ignore)
+  }
+
+  roots(): Array<{ path: string; name: string }> {
+    return this.#roots.map((path) => ({ path, name: basename(path) || path }))
+  }
+
+  /** The canonical path of an existing target inside a root, or a refusal. */
+  async resolve(path: unknown): Promise<Result<string>> {
+    const malformed = checkPath(path)
+    if (malformed) return malformed
+    let real: string
+    try { real = await realpath(path as string) } catch { return NOT_FOUND }
+    return this.#inside(real) ? real : NOT_FOUND
+  }
+
+  async list(path: unknown): Promise<Result<{ path: string; entries: Array<{ name: string; path: string; type: string; bytes?: number }>; truncated?: true }>> {
+    const dir = await this.resolve(path)
+    if (dir instanceof FileRefusal) return dir
+    if (!(await stat(dir)).isDirectory()) return new FileRefusal(400, 'not a directory')
+    let dirents
+    try { dirents = await readdir(dir, { withFileTypes: true }) } catch { return new FileRefusal(403, 'directory is not readable') }
+    const entries = await Promise.all(dirents.map(async (d) => {
+      // Symlinks are listed as symlinks and never followed.
+      const type = d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other'
+      const bytes = type === 'file' ? await lstat(join(dir, d.name)).then((s) => s.size, () => undefined) : undefined
+      return { name: d.name, path: join(dir, d.name), type, ...(bytes === undefined ? {} : { bytes }) }
+    }))
+    entries.sort((a, b) => Number(b.type === 'dir') - Number(a.type === 'dir') || a.name.localeCompare(b.name))
+    const truncated = entries.length > this.#maxEntries
+    return { path: dir, entries: entries.slice(0, this.#maxEntries), ...(truncated ? { truncated: true as const } : {}) }
+  }
+
+  /**
+   * Subsequence match of `q` on relative paths; file-name hits above path hits, shallowest first.
+   * Skips ignored directories and everything behind a symlink; truncates instead of failing.
+   */
+  async find(path: unknown, q: string, limit: number): Promise<Result<{ base: string; matches: Array<{ path: string; name: string }>; truncated: boolean }>> {
+    const base = await this.resolve(path)
+    if (base instanceof FileRefusal) return base
+    if (!(await stat(base)).isDirectory()) return new FileRefusal(400, 'not a directory')
+    const needle = q.toLowerCase()
+    const hits: Array<{ path: string; name: string; rank: number; depth: number }> = []
+    let scanned = 0
+    let truncated = false
+    const queue: Array<{ dir: string; depth: number }> = [{ dir: base, depth: 0 }]
+    while (queue.length) {
+      const { dir, depth } = queue.shift()!
+      let dirents
+      try { dirents = await readdir(dir, { withFileTypes: true }) } catch { continue }
+      for (const d of dirents) {
+        if (++scanned > HOST_FILES_DEFAULTS.findScan) { truncated = true; queue.length = 0; break }
+        if (d.isSymbolicLink()) continue
+        const full = join(dir, d.name)
+        if (d.isDirectory()) {
+          if (!this.#ignore.has(d.name)) queue.push({ dir: full, depth: depth + 1 })
+          continue
+        }
+        if (!d.isFile()) continue
+        const rel = relative(base, full).toLowerCase()
+        const rank = !needle ? 0 : isSubsequence(needle, d.name.toLowerCase()) ? 0 : isSubsequence(needle, rel) ? 1 : -1
+        if (rank >= 0) hits.push({ path: full, name: d.name, rank, depth })
+      }
+    }
+    hits.sort((a, b) => a.rank - b.rank || a.depth - b.depth || a.path.localeCompare(b.path))
+    if (hits.length > limit) truncated = true
+    return { base, matches: hits.slice(0, limit).map(({ path, name }) => ({ path, name })), truncated }
+  }
+
+  async read(path: unknown): Promise<Result<{ path: string; content: string; encoding: 'utf8' | 'base64'; bytes: number; hash: string; modifiedAt: number }>> {
+    const real = await this.resolve(path)
+    if (real instanceof FileRefusal) return real
+    // Open exactly the resolved path without following a link swapped in since, and check it on the handle.
+    let handle
+    try { handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK) } catch { return NOT_FOUND }
+    try {
+      const info = await handle.stat()
+      if (!info.isFile()) return new FileRefusal(400, 'not a regular file')
+      if (info.size > this.#maxFileBytes) return new FileRefusal(413, `file is larger than ${this.#maxFileBytes} bytes`)
+      const bytes = await handle.readFile()
+      if (bytes.byteLength > this.#maxFileBytes) return new FileRefusal(413, `file is larger than ${this.#maxFileBytes} bytes`)
+      const text = bytes.toString('utf8')
+      const utf8 = Buffer.from(text, 'utf8').equals(bytes)
+      return { path: real, content: utf8 ? text : bytes.toString('base64'), encoding: utf8 ? 'utf8' : 'base64', bytes: bytes.byteLength, hash: sha256(bytes), modifiedAt: info.mtimeMs }
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /** Create (no expectedHash) or replace (expectedHash = sha256 of what was read); never both, never blind. */
+  async write(body: unknown): Promise<Result<{ path: string; bytes: number; hash: string; modifiedAt: number }>> {
+    if (!this.canWrite) return new FileRefusal(403, 'host file writes are not enabled on this server')
+    const { path, content, encoding = 'utf8', expectedHash } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
+    const malformed = checkPath(path)
+    if (malformed) return malformed
+    if (typeof content !== 'string') return new FileRefusal(400, 'content must be a string')
+    if (encoding !== 'utf8' && encoding !== 'base64') return new FileRefusal(400, "encoding must be 'utf8' or 'base64'")
+    if (expectedHash !== undefined && typeof expectedHash !== 'string') return new FileRefusal(400, 'expectedHash must be a sha256 hex string')
+    const bytes = Buffer.from(content, encoding)
+    if (bytes.byteLength > this.#maxFileBytes) return new FileRefusal(413, `content is larger than ${this.#maxFileBytes} bytes`)
+    // Directories are never created implicitly: the parent must exist inside a root.
+    const parent = await this.resolve(dirname(path as string))
+    if (parent instanceof FileRefusal) return parent
+    const target = join(parent, basename(path as string))
+    const existing = await lstat(target).catch(() => undefined)
+    if (existing && !existing.isFile()) return existing.isSymbolicLink() ? NOT_FOUND : new FileRefusal(403, 'not a regular file')
+    if (existing && expectedHash === undefined) return new FileRefusal(409, 'file exists — pass expectedHash to overwrite it')
+    if (!existing && expectedHash !== undefined) return new FileRefusal(409, 'file no longer exists')
+    if (existing) {
+      const current = await this.read(target)
+      if (current instanceof FileRefusal) return current
+      if (current.hash !== expectedHash) return new FileRefusal(409, 'file changed on disk since it was read')
+    }
+    const temp = join(parent, `.${basename(target)}.${process.pid}.${Date.now()}.tmp`)
+    await writeFile(temp, bytes, { mode: existing ? existing.mode & 0o777 : 0o644 })
+    await rename(temp, target)
+    const info = await stat(target)
+    return { path: target, bytes: bytes.byteLength, hash: sha256(bytes), modifiedAt: info.mtimeMs }
+  }
+
+  #inside(real: string): boolean {
+    return this.#roots.some((root) => {
+      const rel = relative(root, real)
+      return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+    })
+  }
+}
+
+function checkPath(path: unknown): FileRefusal | undefined {
+  if (typeof path !== 'string' || !path) return new FileRefusal(400, 'path is required')
+  if (path.includes('\0')) return new FileRefusal(403, 'invalid path')
+  if (!isAbsolute(path)) return new FileRefusal(403, 'path must be absolute')
+  return undefined
+}
+
+function isSubsequence(needle: string, haystack: string): boolean {
+  let i = 0
+  for (const ch of haystack) if (ch === needle[i]) i++
+  return i === needle.length
+}
+
+function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}
