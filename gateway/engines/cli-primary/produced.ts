@@ -3,7 +3,7 @@
  * the file with an opaque id. That announcement is the only allowlist the produced-files route
  * serves from; nothing else on the host is reachable through it.
  */
-import { randomUUID } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { isAbsolute, resolve } from 'node:path'
 import type { ProducedFile } from '../../sessions/runner.ts'
 
@@ -40,7 +40,8 @@ export class ProducedFiles {
       this.#pendingWrites.delete(block.tool_use_id)
       if (!path || block.is_error === true) continue
       const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase()
-      const file: ProducedFile = { fileId: randomUUID(), path, ...(MEDIA_TYPES[ext] ? { mediaType: MEDIA_TYPES[ext] } : {}) }
+      // The id is derived from the path: writing one file twice yields one entry, and ids survive a rebuild.
+      const file: ProducedFile = { fileId: createHash('sha256').update(path).digest('hex').slice(0, 16), path, ...(MEDIA_TYPES[ext] ? { mediaType: MEDIA_TYPES[ext] } : {}) }
       this.#files.set(file.fileId, file)
       produced.push(file)
     }
