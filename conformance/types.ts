@@ -17,7 +17,7 @@ export interface TargetManifest {
   profiles: Record<string, string>
   cwdRoot?: string
   timers?: Record<string, number | null>
-  limits?: { maxBodyBytes?: number; attachmentMaxFileBytes?: number; attachmentMaxSessionBytes?: number }
+  limits?: { maxBodyBytes?: number; attachmentMaxFileBytes?: number; attachmentMaxSessionBytes?: number; peerMaxMessageChars?: number; peerPerMinute?: number; peerMaxHops?: number }
   cors?: { allowedOrigin?: string }
   fallback?: { path: string }
   policy?: { disableBypassPermissions?: boolean }

@@ -36,6 +36,8 @@ const ALLOWED_ORIGIN = 'http://allowed.example'
 const MAX_BODY_BYTES = 64 * 1024
 /** Small attachment caps, so the kit can show both 413s with little traffic. */
 const ATTACHMENTS = { maxFileBytes: 32 * 1024, maxSessionBytes: 80 * 1024 }
+/** Small peer limits, so the kit reaches each with a handful of messages. */
+const PEERS = { maxMessageChars: 4000, perMinute: 3, maxHops: 2 }
 const PROVIDER_MODELS = ['fake-small', 'fake-large']
 /** Short queue timers so the conformance suite waits milliseconds, not seconds. */
 /** Deferred tools the fake model's scenarios call; one with a deadline short enough to watch lapse. */
@@ -86,7 +88,7 @@ export interface TargetManifest {
   profiles: Record<string, string>
   cwdRoot: string
   timers: Record<string, number | null>
-  limits: { maxBodyBytes: number; attachmentMaxFileBytes?: number; attachmentMaxSessionBytes?: number }
+  limits: { maxBodyBytes: number; attachmentMaxFileBytes?: number; attachmentMaxSessionBytes?: number; peerMaxMessageChars?: number; peerPerMinute?: number; peerMaxHops?: number }
   cors: { allowedOrigin: string }
   fallback: { path: string }
   policy: { disableBypassPermissions: boolean }
@@ -138,6 +140,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     cors: { origins: [ALLOWED_ORIGIN] },
     maxBodyBytes: MAX_BODY_BYTES,
     attachments: ATTACHMENTS,
+    peers: PEERS,
     hostFiles: { write: true, maxFileBytes: 64 * 1024 },
     disableBypassPermissions: true,
     fallback: devFallback,
@@ -168,13 +171,14 @@ export async function startDevGateway(options: DevGatewayOptions) {
       webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, webhookAttempts: QUEUE.webhookAttempts, notificationRetryDelayMs: QUEUE.webhookRetryDelayMs,
     },
     queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit },
-    limits: { maxBodyBytes: MAX_BODY_BYTES, attachmentMaxFileBytes: ATTACHMENTS.maxFileBytes, attachmentMaxSessionBytes: ATTACHMENTS.maxSessionBytes },
+    limits: { maxBodyBytes: MAX_BODY_BYTES, attachmentMaxFileBytes: ATTACHMENTS.maxFileBytes, attachmentMaxSessionBytes: ATTACHMENTS.maxSessionBytes,
+      peerMaxMessageChars: PEERS.maxMessageChars, peerPerMinute: PEERS.perMinute, peerMaxHops: PEERS.maxHops },
     cors: { allowedOrigin: ALLOWED_ORIGIN },
     fallback: { path: '/healthz' },
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     features: [
-      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'mcp', 'attachments', 'hostFiles', 'hostFilesWrite',
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'mcp', 'attachments', 'hostFiles', 'hostFilesWrite', 'peers',
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }

@@ -8,8 +8,9 @@ import { hostFileCases } from './host-files.ts'
 import { jobCases } from './jobs.ts'
 import { notificationCases } from './notifications.ts'
 import { parkingCases } from './parking.ts'
+import { peerCases } from './peers.ts'
 import { availabilityCases, profileDefaultCases, serverCases } from './server.ts'
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...attachmentCases, ...hostFileCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...attachmentCases, ...hostFileCases, ...peerCases]

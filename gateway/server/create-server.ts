@@ -17,6 +17,7 @@ import { attachNotifier, NOTIFICATION_DEFAULTS } from '../sessions/notifications
 import { WebhookDeliverer } from '../sessions/webhooks.ts'
 import { SessionRegistry } from '../sessions/registry.ts'
 import { ParkingManager } from '../sessions/parking.ts'
+import { PeerService } from '../sessions/peers.ts'
 import { AttachmentStore } from '../sessions/attachments.ts'
 import type { GatewayContext } from './context.ts'
 import { applyCors } from './cors.ts'
@@ -57,6 +58,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const catalog = new ProfileCatalog(resolved.profiles)
   const onError = options.onError ?? defaultOnError
   const hub = new BridgeHub()
+  const peers = new PeerService(options.peers, registry)
   const engineProbe = (profile: ResolvedProfile) => {
     const probe = options.engines?.[profile.engine as 'cli_primary']?.probeCredentials
     return probe ? probe(profile) : Promise.reject(new Error(`engine ${profile.engine} has no credential probe in this build`))
@@ -69,6 +71,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     buildRunnerConfig: options.buildRunnerConfig,
     engines: options.engines ?? {},
     bridgeFor: (id) => hub.bridgeFor(id),
+    peersFor: (id) => (peers.enabled ? peers.portFor(id) : undefined),
     approvalTimeoutMs: options.approvalTimeoutMs,
     requireApiKey: options.requireApiKey === true,
     onError,

@@ -34,6 +34,8 @@ export interface GatewayServerOptions {
   checkCredentials?: boolean | import('../host/availability.ts').CheckCredentialsOptions
   /** Create and job submit on a profile the probe reports unavailable answer 503. Needs checkCredentials. */
   requireAvailableProfile?: boolean
+  /** Session-to-session messaging: `{enabled? = true, maxMessageChars? = 16000, perMinute? = 10, maxHops? = 12}`. */
+  peers?: import('../sessions/peers.ts').PeerOptions
   /** Host file routes `/fs/*`: `{roots? (default allowedCwdRoots), write? = false, maxFileBytes? = 1 MiB, maxEntries? = 5000, ignore?}`. */
   hostFiles?: import('../host/host-files.ts').HostFilesOptions
   /** Uploaded attachments, held in memory: `{maxFileBytes? = 10 MiB, maxSessionBytes? = 64 MiB}`. */

@@ -8,6 +8,7 @@ import type { ProfileCatalog, ResolvedProfile } from '../host/profiles.ts'
 import type { SessionRegistry } from '../sessions/registry.ts'
 import type { CreateEngineRunner, Runner, RunnerConfig, ToolBridge } from '../sessions/runner.ts'
 import type { RunnerSnapshot, StoredExecution, StoredSession } from '../sessions/session-store.ts'
+import type { PeerPort } from '../sessions/peers.ts'
 import type { ValidCreate } from './create-request.ts'
 import type { EngineAdapter } from './engine-adapter.ts'
 import { refuse, type Refusal } from './refusal.ts'
@@ -20,6 +21,8 @@ export interface SessionFactoryDeps {
   buildRunnerConfig?: (config: RunnerConfig) => RunnerConfig | Promise<RunnerConfig>
   engines: Partial<Record<'cli_primary' | 'cli_secondary', EngineAdapter>>
   bridgeFor: (id: string) => ToolBridge
+  /** A session's peer messaging; undefined when peers are disabled. */
+  peersFor?: (id: string) => PeerPort | undefined
   approvalTimeoutMs: number | null | undefined
   requireApiKey: boolean
   onError: (err: unknown, where: string) => void
@@ -37,7 +40,8 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
     let runner: Runner
     if (profile.engine === 'provider') {
       if (!deps.createEngineRunner) throw new Error('no createEngineRunner hook is configured')
-      runner = await deps.createEngineRunner({ config: final, profile, bridge: deps.bridgeFor(config.id), ...(restore ? { restore } : {}) })
+      const peers = deps.peersFor?.(config.id)
+      runner = await deps.createEngineRunner({ config: final, profile, bridge: deps.bridgeFor(config.id), ...(restore ? { restore } : {}), ...(peers ? { peers } : {}) })
     } else {
       if (restore) throw new Error(`engine ${profile.engine} cannot restore a parked session`)
       const adapter = deps.engines[profile.engine]

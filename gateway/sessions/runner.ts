@@ -3,7 +3,7 @@
  * route and (later) parking and the queue only ever talk to a session through this interface.
  */
 import type {
-  CreateSessionRequest, EngineName, MessageAttachment, PermissionMode, ResolvedBy, Scope,
+  CreateSessionRequest, EngineName, MessageAttachment, MessageOrigin, PermissionMode, ResolvedBy, Scope,
   SessionClosedReason, SessionInfo,
 } from '../protocol/index.ts'
 import type { EventListener } from './event-log.ts'
@@ -39,7 +39,7 @@ export interface Runner {
   /** Replays events with seq > afterSeq synchronously, then delivers live ones. */
   subscribe(listener: EventListener, afterSeq?: number): () => void
   /** Throws `session is closed` on a closed session. Attachment bytes go to the engine, never into events. */
-  sendMessage(text: string, attachments?: OutgoingAttachment[]): void
+  sendMessage(text: string, attachments?: OutgoingAttachment[], origin?: MessageOrigin): void
   /** Writes `meta.title`; the engine is never told (updatesessionrequest.2). */
   setTitle(title: string | undefined): void
   resolvePermission(requestId: string, decision: PermissionDecision, resolvedBy: ResolvedBy): boolean
@@ -122,6 +122,8 @@ export interface EngineRunnerContext {
   bridge: ToolBridge
   /** Present on a rebuild: the runner must continue from it (embedding-rules.9). */
   restore?: RunnerSnapshot
+  /** Session-to-session messaging for this session's peer tools; absent when peers are disabled. */
+  peers?: import('./peers.ts').PeerPort
 }
 
 export type CreateEngineRunner = (ctx: EngineRunnerContext) => Runner | Promise<Runner>

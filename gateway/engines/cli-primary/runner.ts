@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { query, type CanUseTool, type Options, type PermissionResult, type Query, type SDKMessage, type SessionMessage } from '@anthropic-ai/claude-agent-sdk'
 import {
-  ENGINE_CAPABILITIES, type MessageAttachment, type PermissionMode, type ResolvedBy, type SessionClosedReason, type SessionEventBody, type SessionInfo,
+  ENGINE_CAPABILITIES, type MessageAttachment, type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason, type SessionEventBody, type SessionInfo,
 } from '../../protocol/index.ts'
 import type { EventListener } from '../../sessions/event-log.ts'
 import type { PermissionDecision, ProducedFile, Runner, RunnerConfig } from '../../sessions/runner.ts'
@@ -285,10 +285,13 @@ export class ClaudeRunner implements Runner {
     return this.#core.subscribe(listener, afterSeq)
   }
 
-  sendMessage(text: string, attachments: OutgoingAttachment[] = []): void {
+  sendMessage(text: string, attachments: OutgoingAttachment[] = [], origin?: MessageOrigin): void {
     if (this.#core.closed) throw new Error('session is closed')
     // The SDK never echoes streamed input, so the runner reports the message itself (engine-facts §1).
-    this.#core.emit({ type: 'user_message', message: { role: 'user', content: text }, ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}) })
+    this.#core.emit({
+      type: 'user_message', message: { role: 'user', content: text },
+      ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}), ...(origin ? { origin } : {}),
+    })
     this.#turnActive = true
     if (this.#approvals.size === 0) this.#core.setStatus('running')
     this.#input.push(attachments.length ? [...attachments.map(blockOf), { type: 'text', text }] as never : text)

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ModelMessage, ToolSet } from 'ai'
 import {
-  ENGINE_CAPABILITIES, type ContentBlock, type MessageAttachment, type PermissionMode, type ResolvedBy, type SessionClosedReason,
+  ENGINE_CAPABILITIES, type ContentBlock, type MessageAttachment, type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason,
   type SessionEventBody, type SessionInfo, type Usage,
 } from '../../protocol/index.ts'
 import type { EventListener } from '../../sessions/event-log.ts'
@@ -37,7 +37,7 @@ export interface AiSdkRunnerOptions extends ModelSource, ToolAssembly {
 
 /** Attachment bytes as base64, so a parked turn's queue stays plain JSON. */
 type UserPart = { type: 'text'; text: string } | { type: 'image'; image: string; mediaType: string } | { type: 'file'; data: string; mediaType: string }
-type Task = { kind: 'message'; text: string; parts?: UserPart[] } | { kind: 'clear' }
+type Task = { kind: 'message'; text: string; parts?: UserPart[]; hops?: number } | { kind: 'clear' }
 
 /** One tool call of the current leg, with its answer once known. */
 interface CallRecord extends LegToolCall {
@@ -54,6 +54,8 @@ interface TurnState {
   lastText: string
   calls: CallRecord[]
   interrupted?: boolean
+  /** Relays behind the message this turn answers; a reply relayed on counts one more. */
+  hops?: number
 }
 
 /** The engine-private part of a snapshot (opaque to the server). */
@@ -126,7 +128,7 @@ class ProviderRunner implements Runner {
     }
     ;({ provider: this.#provider, apiKeySource: this.#apiKeySource } = providerFor(profile, options))
     const grants = offeredGrants(wiredGrants(options.backends), profile.session?.capabilities, config.capabilities as string[] | undefined)
-    const shared = sharedTools(options, grants)
+    const shared = sharedTools(options, grants, ctx.peers !== undefined)
     // MCP tools carry this session's connection, so only sessions without them share a tool map.
     this.#tools = mcp.length ? new Map([...shared, ...mcp.flatMap((c) => c.tools.map((t) => [t.name, t] as const))]) : shared
     this.#restored = restore !== undefined
@@ -173,10 +175,14 @@ class ProviderRunner implements Runner {
     return this.#fs
   }
 
-  sendMessage(text: string, attachments: OutgoingAttachment[] = []): void {
+  sendMessage(text: string, attachments: OutgoingAttachment[] = [], origin?: MessageOrigin): void {
     this.#assertUsable()
-    this.#core.emit({ type: 'user_message', message: { role: 'user', content: text }, ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}) })
-    this.#state.queue.push({ kind: 'message', text, ...(attachments.length ? { parts: attachments.map(partOf) } : {}) })
+    this.#core.emit({
+      type: 'user_message', message: { role: 'user', content: text },
+      ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}), ...(origin ? { origin } : {}),
+    })
+    // Queued like any message: a peer's message never interrupts a running turn.
+    this.#state.queue.push({ kind: 'message', text, ...(attachments.length ? { parts: attachments.map(partOf) } : {}), ...(origin?.hops ? { hops: origin.hops } : {}) })
     void this.#drive()
   }
 
@@ -338,7 +344,7 @@ class ProviderRunner implements Runner {
           continue
         }
         this.#state.history.push({ role: 'user', content: task.parts ? [...task.parts, { type: 'text', text: task.text }] : task.text })
-        this.#state.turn = { startedAt: Date.now(), usage: {}, legs: 0, lastText: '', calls: [] }
+        this.#state.turn = { startedAt: Date.now(), usage: {}, legs: 0, lastText: '', calls: [], ...(task.hops ? { hops: task.hops } : {}) }
         this.#core.setStatus('running')
         await this.#runLegs(this.#state.turn)
       }
@@ -418,7 +424,7 @@ class ProviderRunner implements Runner {
       if (tool.kind === 'local') {
         const controller = new AbortController()
         this.#abort = controller
-        call.output = await tool.run(asObject(call.input), { fs: this.#fs, emit: (body) => this.#core.emit(body), signal: controller.signal })
+        call.output = await tool.run(asObject(call.input), { fs: this.#fs, emit: (body) => this.#core.emit(body), signal: controller.signal, peers: this.#ctx.peers, hops: turn.hops ?? 0 })
           .catch((err: unknown) => ({ ok: false as const, error: (err as Error).message }))
         this.#abort = undefined
         continue

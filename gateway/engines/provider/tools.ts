@@ -7,6 +7,7 @@
 import { dynamicTool, jsonSchema, type ToolSet } from 'ai'
 import type { JSONSchema7 } from '@ai-sdk/provider'
 import type { SessionEventBody } from '../../protocol/index.ts'
+import type { PeerPort } from '../../sessions/peers.ts'
 import { evalScript } from './eval-script.ts'
 import { ScratchFs } from './scratch-fs.ts'
 
@@ -16,6 +17,10 @@ export interface ToolEnv {
   fs: ScratchFs
   emit(body: SessionEventBody): void
   signal: AbortSignal
+  /** This session's peer messaging, when the server enables peers. */
+  peers?: PeerPort
+  /** Relays that brought the message this turn answers (0 for a human's). */
+  hops: number
 }
 
 interface ToolBase {
@@ -81,7 +86,7 @@ export function offeredGrants(wired: string[], profileGrants: readonly string[] 
   return wired.filter((g) => (profileGrants === undefined || profileGrants.includes(g)) && (requested === undefined || requested.includes(g)))
 }
 
-export function assembleTools(assembly: ToolAssembly, grants: string[]): Map<string, ToolSpec> {
+export function assembleTools(assembly: ToolAssembly, grants: string[], peers = false): Map<string, ToolSpec> {
   const tools = new Map<string, ToolSpec>()
   const add = (tool: ToolSpec) => {
     if (tools.has(tool.name)) throw new Error(`tool name '${tool.name}' is declared twice`)
@@ -93,6 +98,7 @@ export function assembleTools(assembly: ToolAssembly, grants: string[]): Map<str
   if (grants.includes('web_search') && assembly.backends?.search) add(webSearchTool(assembly.backends.search))
   if (grants.includes('download') && fetcher) add(downloadTool(fetcher))
   if (grants.includes('deliver_file')) add(deliverFileTool())
+  if (peers) for (const tool of peerTools()) add(tool)
   for (const [name, decl] of Object.entries(assembly.deferredTools ?? {})) add(remote('deferred', name, decl, DEFAULT_DEFERRED_MS))
   for (const [name, decl] of Object.entries(assembly.bridgedTools ?? {})) add(remote('bridged', name, decl, DEFAULT_BRIDGED_MS))
   return tools
@@ -116,11 +122,11 @@ function identity(value: object | undefined): number {
   return id
 }
 
-export function sharedTools(assembly: ToolAssembly, grants: string[]): Map<string, ToolSpec> {
-  const key = [grants.join(','), identity(assembly.backends), identity(assembly.deferredTools), identity(assembly.bridgedTools), identity(assembly.evalLimits)].join('|')
+export function sharedTools(assembly: ToolAssembly, grants: string[], peers = false): Map<string, ToolSpec> {
+  const key = [grants.join(','), peers ? 'peers' : '', identity(assembly.backends), identity(assembly.deferredTools), identity(assembly.bridgedTools), identity(assembly.evalLimits)].join('|')
   let tools = shared.get(key)
   if (!tools) {
-    tools = assembleTools(assembly, grants)
+    tools = assembleTools(assembly, grants, peers)
     if (shared.size >= SHARED_MAX) shared.delete(shared.keys().next().value!)
     shared.set(key, tools)
   }
@@ -248,6 +254,41 @@ function deliverFileTool(): LocalTool {
       }
     },
   }
+}
+
+/** `peers_list`, `peers_peek`, `peers_send` (Peers): every session has them when peers are enabled. */
+function peerTools(): LocalTool[] {
+  const port = (env: ToolEnv) => env.peers
+  return [
+    {
+      kind: 'local', name: 'peers_list', description: 'List the other sessions you can message.',
+      inputSchema: { type: 'object', properties: {} },
+      async run(_input, env) {
+        const peers = port(env)
+        return peers ? { ok: true, value: { peers: peers.list() } } : { ok: false, error: 'peers are disabled' }
+      },
+    },
+    {
+      kind: 'local', name: 'peers_peek', description: 'Read the latest messages of another session.',
+      inputSchema: { type: 'object', properties: { sessionId: { type: 'string' }, limit: { type: 'number' } }, required: ['sessionId'] },
+      async run(input, env) {
+        const peers = port(env)
+        if (!peers) return { ok: false, error: 'peers are disabled' }
+        const seen = peers.peek(String(input.sessionId ?? ''), typeof input.limit === 'number' ? input.limit : undefined)
+        return seen.ok ? { ok: true, value: { messages: seen.messages } } : seen
+      },
+    },
+    {
+      kind: 'local', name: 'peers_send', description: 'Send a message to another session; it never interrupts that session\'s turn.',
+      inputSchema: { type: 'object', properties: { sessionId: { type: 'string' }, text: { type: 'string' } }, required: ['sessionId', 'text'] },
+      async run(input, env) {
+        const peers = port(env)
+        if (!peers) return { ok: false, error: 'peers are disabled' }
+        const sent = peers.send(String(input.sessionId ?? ''), String(input.text ?? ''), env.hops)
+        return sent.ok ? { ok: true, value: { sent: true } } : sent
+      },
+    },
+  ]
 }
 
 const MEDIA_TYPES: Record<string, string> = {
