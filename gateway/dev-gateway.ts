@@ -14,6 +14,7 @@ import { createAiSdkRunner } from './engines/provider/index.ts'
 import { createCliPrimaryAdapter } from './engines/cli-primary/index.ts'
 import { createGatewayServer } from './server/create-server.ts'
 import { createFileSessionStore } from './sessions/stores/file-store.ts'
+import { createMemoryProfileStore } from './host/profile-store.ts'
 import type { SearchHit } from './engines/provider/tools.ts'
 import type { Fault } from './server/options.ts'
 import type { Principal } from './server/principal.ts'
@@ -142,6 +143,8 @@ export async function startDevGateway(options: DevGatewayOptions) {
     attachments: ATTACHMENTS,
     peers: PEERS,
     hostFiles: { write: true, maxFileBytes: 64 * 1024 },
+    profileStore: createMemoryProfileStore(),
+    allowedConfigDirRoots: [cwdRoot],
     disableBypassPermissions: true,
     fallback: devFallback,
     faults: options.faults,
@@ -178,7 +181,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     features: [
-      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'mcp', 'attachments', 'hostFiles', 'hostFilesWrite', 'peers',
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'mcp', 'attachments', 'hostFiles', 'hostFilesWrite', 'peers', 'profileStore',
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }

@@ -193,4 +193,31 @@ export const availabilityCases: Case[] = [
       ctx.equal('server-configuration.10', jobSession?.meta?.[stamp.key], stamp.value, 'the hook\'s stamp on a job session')
     },
   },
+  {
+    id: 'profiles-managed-lifecycle', title: 'a manager creates, edits and deletes managed profiles; declared ones are read-only; credential dirs stay in allowedConfigDirRoots', section: 'profiles',
+    clauses: ['server-configuration.6', 'server-configuration.7', 'principal.4', 'profile.3', 'errors.4', 'errors.5', 'errors.6'], requires: ['profileStore', 'principal:manager', 'provider'],
+    async run(ctx) {
+      const name = `kit-managed-${Math.floor(ctx.random() * 1e9)}`
+      const body = { name, engine: 'provider', provider: { id: 'fake', model: ctx.manifest.models?.provider?.[0] ?? 'fake-small' } }
+      ctx.errorStatus('principal.4', await ctx.http('POST', '/profiles', { body }), 403)
+      const created = await ctx.http('POST', '/profiles', { as: 'manager', body })
+      ctx.check('server-configuration.6', created.status === 201 && created.json?.profile?.managed === true, '201 with a managed profile', `${created.status} ${created.text.slice(0, 200)}`)
+      ctx.onCleanup(() => ctx.http('DELETE', `/profiles/${name}`, { as: 'manager' }))
+      ctx.errorStatus('errors.6', await ctx.http('POST', '/profiles', { as: 'manager', body }), 409)
+      ctx.errorStatus('errors.4', await ctx.http('POST', '/profiles', { as: 'manager', body: { ...body, name: `${name}-bad`, defaults: { permissionMode: 'acceptEdits' } } }), 400)
+      const edited = await ctx.http('PATCH', `/profiles/${name}`, { as: 'manager', body: { description: 'edited by the kit' } })
+      ctx.equal('server-configuration.6', edited.json?.profile?.description, 'edited by the kit', 'description after PATCH')
+      ctx.errorStatus('errors.5', await ctx.http('PATCH', `/profiles/${ctx.profile('provider')}`, { as: 'manager', body: { description: 'x' } }), 403)
+      ctx.errorStatus('errors.5', await ctx.http('POST', '/profiles', { as: 'manager', body: { name: `${name}-cli`, engine: 'cli_primary', configDir: '/' } }), 403)
+      ctx.errorStatus('profile.3', await ctx.http('POST', '/profiles', { as: 'manager', body: { name: `${name}-codex`, engine: 'cli_primary', codexHome: '/' } }), 400)
+      if (ctx.manifest.cwdRoot) {
+        const inside = await ctx.http('POST', '/profiles', { as: 'manager', body: { name: `${name}-cli`, engine: 'cli_primary', configDir: ctx.manifest.cwdRoot } })
+        ctx.status('server-configuration.7', inside, 201)
+        await ctx.http('DELETE', `/profiles/${name}-cli`, { as: 'manager' })
+      }
+      const deleted = await ctx.http('DELETE', `/profiles/${name}`, { as: 'manager' })
+      ctx.status('server-configuration.6', deleted, 204)
+      ctx.errorStatus('server-configuration.6', await ctx.http('GET', `/profiles/${name}`), 404)
+    },
+  },
 ]

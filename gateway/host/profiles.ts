@@ -78,14 +78,46 @@ export function staticModels(profile: ResolvedProfile): ModelOption[] {
 
 /** Learned default models, keyed by profile, fed by sessions' `capabilities` events. */
 export class ProfileCatalog {
-  readonly profiles: readonly ResolvedProfile[]
+  #declared: readonly ResolvedProfile[]
+  #managed = new Map<string, ResolvedProfile>()
+  #all: readonly ResolvedProfile[]
   #byName: Map<string, ResolvedProfile>
   #learnedDefault = new Map<string, string>()
   #infoCache = new Map<string, ProfileInfo>()
 
   constructor(profiles: readonly ResolvedProfile[]) {
-    this.profiles = profiles
+    this.#declared = profiles
+    this.#all = profiles
     this.#byName = new Map(profiles.map((p) => [p.name, p]))
+  }
+
+  /** Declared profiles first, then managed ones (store-backed). */
+  get profiles(): readonly ResolvedProfile[] {
+    return this.#all
+  }
+
+  isManaged(name: string): boolean {
+    return this.#managed.has(name)
+  }
+
+  isDeclared(name: string): boolean {
+    return this.#declared.some((p) => p.name === name)
+  }
+
+  setManaged(profile: ResolvedProfile): void {
+    this.#managed.set(profile.name, profile)
+    this.#rebuild(profile.name)
+  }
+
+  removeManaged(name: string): void {
+    this.#managed.delete(name)
+    this.#rebuild(name)
+  }
+
+  #rebuild(changed: string): void {
+    this.#all = [...this.#declared, ...this.#managed.values()]
+    this.#byName = new Map(this.#all.map((p) => [p.name, p]))
+    this.#infoCache.delete(changed)
   }
 
   get(name: string): ResolvedProfile | undefined {
@@ -106,7 +138,7 @@ export class ProfileCatalog {
       engine: profile.engine,
       capabilities: ENGINE_CAPABILITIES[profile.engine],
       models: staticModels(profile),
-      managed: false,
+      managed: this.#managed.has(profile.name),
     }
     if (profile.description !== undefined) info.description = profile.description
     const learned = this.#learnedDefault.get(profile.name) ?? profile.provider?.model

@@ -10,7 +10,8 @@ import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import { ProfileAvailability } from '../host/availability.ts'
 import { HostFiles } from '../host/host-files.ts'
-import { ProfileCatalog, type ResolvedProfile } from '../host/profiles.ts'
+import { detectProfiles, ProfileCatalog, validateProfiles, type ResolvedProfile } from '../host/profiles.ts'
+import type { ProfileStore } from '../host/profile-store.ts'
 import { JobQueue } from '../queue/job-queue.ts'
 import { QUEUE_DEFAULTS } from '../queue/options.ts'
 import { attachNotifier, NOTIFICATION_DEFAULTS } from '../sessions/notifications.ts'
@@ -194,6 +195,23 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     })
   }
 
+  /** Managed profiles from the store; an empty store is seeded with the detected ones when none are declared. */
+  async function loadManagedProfiles(store: ProfileStore): Promise<void> {
+    let stored = await store.list()
+    if (!stored.length && options.profiles === undefined) {
+      for (const detected of detectProfiles()) await store.save(detected)
+      stored = await store.list()
+    }
+    for (const profile of stored) {
+      if (catalog.isDeclared(profile.name)) continue
+      try {
+        catalog.setManaged(validateProfiles([profile], typeof options.createEngineRunner === 'function')[0])
+      } catch (err) {
+        onError(err, 'profile-store') // one bad stored profile must not keep the server down
+      }
+    }
+  }
+
   async function upgradeQueue(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const queue = context.queue
     if (!queue) return abortHandshake(socket, refuse('not_found', 'job queue not configured'))
@@ -227,6 +245,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     async listen(port = 0, host = '127.0.0.1') {
       // Stored parks and live records become rows before the first request can ask for them.
       await parking.hydrate()
+      if (options.profileStore) await loadManagedProfiles(options.profileStore)
       return new Promise((resolvePromise, reject) => {
         server.once('error', reject)
         server.listen(port, host, () => {

@@ -30,6 +30,10 @@ export interface GatewayServerOptions {
   requireApiKey?: boolean
   /** Adapters for the CLI engines, keyed by engine (the provider engine uses createEngineRunner). */
   engines?: Partial<Record<'cli_primary' | 'cli_secondary', EngineAdapter>>
+  /** Mounts profile create/edit/delete (managed profiles); `createMemoryProfileStore()` or `createFileProfileStore({file})`. */
+  profileStore?: import('../host/profile-store.ts').ProfileStore
+  /** Roots a managed profile's credential directory may be in; unset: managed profiles are provider profiles only. */
+  allowedConfigDirRoots?: string[]
   /** Probe primary-engine profiles' login state after listen (never fails); `{probe?, timeoutMs?}`. */
   checkCredentials?: boolean | import('../host/availability.ts').CheckCredentialsOptions
   /** Create and job submit on a profile the probe reports unavailable answer 503. Needs checkCredentials. */
@@ -88,7 +92,8 @@ export function resolveOptions(options: GatewayServerOptions): ResolvedOptions {
   if (options.fallback !== undefined && typeof options.fallback !== 'function') {
     throw new Error('createGatewayServer: fallback must be a (req, res) function')
   }
-  const declared = options.profiles ?? detectProfiles()
+  // With a store, detected profiles are not declared: they seed the store on first launch (listen).
+  const declared = options.profiles ?? (options.profileStore ? [] : detectProfiles())
   if (!Array.isArray(declared)) throw new Error('createGatewayServer: profiles must be an array')
   const profiles = validateProfiles(declared, typeof options.createEngineRunner === 'function')
   return {

@@ -19,6 +19,7 @@ export const TOKENS = {
   tenantA: 'tok-tenant-a',
   tenantB: 'tok-tenant-b',
   restricted: 'tok-restricted',
+  manager: 'tok-manager',
 } as const
 export type Who = keyof typeof TOKENS | 'nobody'
 
@@ -27,6 +28,7 @@ const PRINCIPALS: Record<string, Principal> = {
   [TOKENS.tenantA]: { scope: { tenant: 'a' } },
   [TOKENS.tenantB]: { scope: { tenant: 'b' } },
   [TOKENS.restricted]: { allowedProfiles: ['default'] },
+  [TOKENS.manager]: { canManageProfiles: true },
 }
 
 export const PROVIDER_PROFILE: ProfileConfig = {

@@ -3,24 +3,24 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ResolvedProfile } from '../../host/profiles.ts'
 import type { ProfileInfo } from '../../protocol/index.ts'
 import type { GatewayContext } from '../context.ts'
+import { manageProfiles } from './profile-management.ts'
 import { sendJson, sendRefusal } from '../http.ts'
 import type { Principal } from '../principal.ts'
 import { METHOD_NOT_ALLOWED, refuse } from '../refusal.ts'
 
-const MANAGEMENT_OFF = refuse('not_found', 'profile management is not enabled on this server')
 
-export function handleProfiles(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, principal: Principal, rest: string[]): void {
+export async function handleProfiles(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, principal: Principal, rest: string[]): Promise<void> {
   const { catalog } = ctx
   if (rest.length === 0) {
-    if (req.method === 'POST') return sendRefusal(res, MANAGEMENT_OFF)
+    if (req.method === 'POST') return manageProfiles(ctx, req, res, principal, undefined)
     if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
     const allowed = principal.allowedProfiles
     const profiles = catalog.profiles.filter((p) => !allowed || allowed.includes(p.name)).map((p) => infoOf(ctx, p))
-    // canManage needs both a store (none in this build) and the principal's flag (authentication.6).
-    return sendJson(res, 200, { profiles, canManage: false })
+    // canManage needs both a store and the principal's flag (authentication.6).
+    return sendJson(res, 200, { profiles, canManage: ctx.options.profileStore !== undefined && principal.canManageProfiles === true })
   }
   if (rest.length !== 1) return sendRefusal(res, refuse('profile_not_found', 'profile not found'))
-  if (req.method === 'PATCH' || req.method === 'DELETE') return sendRefusal(res, MANAGEMENT_OFF)
+  if (req.method === 'PATCH' || req.method === 'DELETE') return manageProfiles(ctx, req, res, principal, rest[0])
   if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
   const profile = catalog.get(rest[0])
   if (!profile) return sendRefusal(res, refuse('profile_not_found', 'profile not found'))
