@@ -12,7 +12,7 @@ async function idle(ctx: CaseContext) {
 export const peerCases: Case[] = [
   {
     id: 'peers-message-arrives-with-origin', title: 'peers_send delivers a user_message with a peer origin to another session in scope', section: 'peers',
-    clauses: ['what-the-service-does.12', 'server-configuration.24'], requires: ['provider', 'peers'],
+    clauses: ['what-the-service-does.12', 'server-configuration.24', 'peers.1'], requires: ['provider', 'peers'],
     async run(ctx) {
       const a = await idle(ctx)
       const b = await idle(ctx)
