@@ -24,6 +24,7 @@ const state = {
   model: typeof flags.get('model') === 'string' ? String(flags.get('model')) : undefined,
   permissionMode: typeof flags.get('permission-mode') === 'string' ? String(flags.get('permission-mode')) : 'default',
   askTools: flags.get('permission-prompt-tool') === 'stdio',
+  allowedTools: typeof flags.get('allowedTools') === 'string' ? String(flags.get('allowedTools')).split(',').map((t) => t.trim()) : [],
   partial: flags.has('include-partial-messages'),
   turns: 0,
   cost: 0,
@@ -46,6 +47,8 @@ const mcpStatus = () => [...mcpServers].map(([name, s]) => ({
   name, status: s.enabled ? 'connected' : 'disabled', scope: 'session', config: s.config,
   tools: s.enabled ? [{ name: 'ping', description: 'Answers pong', inputSchema: { type: 'object', properties: {} } }] : [],
 }))
+/** MCP servers the SDK hosts in-process (from initialize): their tools are called over the control channel. */
+const sdkServers = new Map<string, string[]>()
 const queue: Frame[] = []
 const pendingAsks = new Map<string, (answer: Record<string, unknown>) => void>()
 let turnAbort: AbortController | undefined
@@ -65,6 +68,10 @@ function onControlRequest(frame: Frame): void {
   const request = (frame.request ?? {}) as Record<string, unknown>
   switch (request.subtype) {
     case 'initialize':
+      for (const name of (request.sdkMcpServers as string[] | undefined) ?? []) {
+        const manifest = (request.sdkMcpServerManifests as Record<string, { toolsListResult?: { tools?: Array<{ name: string }> } }> | undefined)?.[name]
+        sdkServers.set(name, (manifest?.toolsListResult?.tools ?? []).map((t) => t.name))
+      }
       return reply(id, {
         commands: COMMANDS, agents: [], output_style: 'default', available_output_styles: ['default'], models: MODELS,
         account: accountOf(env), pid: process.pid, claude_code_version: CLI_VERSION, current_permission_mode: state.permissionMode,
@@ -114,13 +121,26 @@ function onControlResponse(frame: Frame): void {
 }
 
 function askPermission(toolName: string, input: unknown, toolUseId: string): Promise<Record<string, unknown> | undefined> {
-  if (!state.askTools || state.permissionMode === 'bypassPermissions') return Promise.resolve(undefined)
+  if (!state.askTools || state.permissionMode === 'bypassPermissions' || state.allowedTools.includes(toolName)) return Promise.resolve(undefined)
   const requestId = `ask_${randomUUID().slice(0, 8)}`
   if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'requires_action', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
   send({ type: 'control_request', request_id: requestId, request: { subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId } })
   return new Promise((resolve) => pendingAsks.set(requestId, (answer) => {
     if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'running', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
     resolve(answer)
+  }))
+}
+
+/** `tools/call` on an SDK-hosted MCP server, through an `mcp_message` control request (reference §5.2). */
+function callSdkTool(toolName: string, input: Record<string, unknown>): Promise<{ text: string; isError: boolean }> | undefined {
+  const match = /^mcp__(.+?)__(.+)$/.exec(toolName)
+  if (!match || !sdkServers.has(match[1])) return undefined
+  const requestId = `mcp_${randomUUID().slice(0, 8)}`
+  send({ type: 'control_request', request_id: requestId, request: { subtype: 'mcp_message', server_name: match[1], message: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: match[2], arguments: input } } } })
+  return new Promise((resolve) => pendingAsks.set(requestId, (answer) => {
+    const result = (answer.mcp_response as { result?: { content?: Array<{ text?: string }>; isError?: boolean }; error?: { message?: string } } | undefined)
+    if (!result?.result) return resolve({ text: result?.error?.message ?? String(answer.message ?? 'MCP call failed'), isError: true })
+    resolve({ text: (result.result.content ?? []).map((c) => c.text ?? '').join('\n'), isError: result.result.isError === true })
   }))
 }
 
@@ -144,7 +164,8 @@ async function runQueue(): Promise<void> {
     state.turns++
     if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'running', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
     send({
-      type: 'system', subtype: 'init', cwd: process.cwd(), session_id: state.sessionId, tools: TOOLS, model: resolveModel(state.model),
+      type: 'system', subtype: 'init', cwd: process.cwd(), session_id: state.sessionId, model: resolveModel(state.model),
+      tools: [...TOOLS, ...[...sdkServers].flatMap(([server, tools]) => tools.map((t) => `mcp__${server}__${t}`))],
       permissionMode: state.permissionMode, slash_commands: COMMANDS.map((c) => c.name), apiKeySource: accountOf(env).apiKeySource,
       claude_code_version: CLI_VERSION, output_style: 'default', agents: [], skills: ['review-helper'], plugins: [], capabilities: [], uuid: randomUUID(),
       mcp_servers: mcpStatus().map((s) => ({ name: s.name, status: s.status, source: 'session' })),
@@ -157,7 +178,7 @@ async function runQueue(): Promise<void> {
     }
     turnAbort = new AbortController()
     const outcome = await playTurn(steps, {
-      sessionId: state.sessionId, model: resolveModel(state.model), cwd: process.cwd(), partial: state.partial, askPermission,
+      sessionId: state.sessionId, model: resolveModel(state.model), cwd: process.cwd(), partial: state.partial, askPermission, callSdkTool,
       signal: turnAbort.signal, setContextTokens: (n) => { state.contextTokens = n },
     }, state.turns, state.cost)
     state.cost = Number(outcome.result.total_cost_usd)

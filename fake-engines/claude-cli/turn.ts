@@ -16,6 +16,8 @@ export interface TurnHost {
   partial: boolean
   /** Resolves with the SDK's `can_use_tool` answer, or undefined when tools run without asking. */
   askPermission(toolName: string, input: unknown, toolUseId: string): Promise<Record<string, unknown> | undefined>
+  /** Runs a tool the SDK hosts (`mcp__<server>__<tool>` of an SDK MCP server); undefined for any other tool. */
+  callSdkTool(toolName: string, input: Record<string, unknown>): Promise<{ text: string; isError: boolean }> | undefined
   signal: AbortSignal
   setContextTokens(tokens: number): void
 }
@@ -57,7 +59,7 @@ export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number,
   })
 
   /** A tool call: announce, ask, run on the (possibly edited) input, answer. False when denied with interrupt. */
-  const useTool = async (name: string, input: Record<string, unknown>, run: (input: Record<string, unknown>) => Promise<string>) => {
+  const useTool = async (name: string, input: Record<string, unknown>, run: (input: Record<string, unknown>) => Promise<string | { text: string; isError: boolean }>) => {
     const id = `toolu_fake_${randomUUID().slice(0, 8)}`
     assistant([{ type: 'tool_use', id, name, input }])
     const decision = await host.askPermission(name, input, id)
@@ -73,7 +75,9 @@ export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number,
       return true
     }
     const finalInput = (decision?.updatedInput as Record<string, unknown> | undefined) ?? input
-    toolResult(id, await run(finalInput), false)
+    const out = await run(finalInput)
+    if (typeof out === 'string') toolResult(id, out, false)
+    else toolResult(id, out.text, out.isError)
     return true
   }
 
@@ -111,7 +115,7 @@ export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number,
           return { result: result({ subtype: 'success', is_error: true, result: text, api_error_status: step.status ?? 500, terminal_reason: 'api_error' }), apiError: true }
         }
         case 'tool': {
-          const goOn = await useTool(step.name, step.input, async (input) => `ran ${step.name} with ${JSON.stringify(input)}`)
+          const goOn = await useTool(step.name, step.input, async (input) => (await host.callSdkTool(step.name, input)) ?? `ran ${step.name} with ${JSON.stringify(input)}`)
           if (!goOn) throw new Interrupted()
           break
         }

@@ -46,7 +46,8 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
       if (restore) throw new Error(`engine ${profile.engine} cannot restore a parked session`)
       const adapter = deps.engines[profile.engine]
       if (!adapter) throw new EngineUnavailable(profile.engine)
-      runner = await adapter.createRunner(final, profile)
+      const peers = deps.peersFor?.(config.id)
+      runner = await adapter.createRunner(final, profile, peers ? { peers } : {})
     }
     const info = runner.info()
     if (runner.id !== config.id || !sameScope(info.scope, config.scope)) {

@@ -1,5 +1,7 @@
 /** Session-to-session messaging (Peers, limits.4-6) on provider sessions. */
+import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createCliPrimaryAdapter } from '../engines/cli-primary/index.ts'
 import { startTestGateway, type TestGateway } from './harness.ts'
 
 const gateways: TestGateway[] = []
@@ -83,5 +85,23 @@ describe('peers', () => {
     const s = await g.createSession({})
     const ws = await g.attach(s.id)
     expect((await ws.waitForEvent('system_init')).tools.filter((t: string) => t.startsWith('peers_'))).toEqual([])
+  })
+
+  it('gives cli_primary sessions the same tools through an in-process MCP server', async () => {
+    const g = await startTestGateway({ peers: { maxHops: 3 }, engines: { cli_primary: createCliPrimaryAdapter({
+      pathToClaudeCodeExecutable: fileURLToPath(new URL('../../fake-engines/claude-cli/main.ts', import.meta.url)),
+      executable: process.execPath, executableArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
+    }) } })
+    gateways.push(g)
+    const provider = await session(g)
+    const cli = await g.createSession({ profile: 'primary', cwd: g.cwdRoot })
+    const ws = await g.attach(cli.id)
+    ws.send({ type: 'user_message', text: calling('mcp__peers__peers_send', { sessionId: provider.id, text: 'hello from the cli' }) })
+    const init = await ws.waitForEvent('system_init')
+    expect(init.tools).toEqual(expect.arrayContaining(['mcp__peers__peers_list', 'mcp__peers__peers_peek', 'mcp__peers__peers_send']))
+    const arrived = await provider.ws.waitForEvent('user_message', (e) => e.origin?.kind === 'peer')
+    expect(arrived).toMatchObject({ message: { content: 'hello from the cli' }, origin: { sessionId: cli.id, engine: 'cli_primary', hops: 1 } })
+    expect((await ws.waitForEvent('turn_result')).result).toBe('{"sent":true}')
+    expect(ws.events().some((e) => e.type === 'permission_requested')).toBe(false) // peer tools are pre-allowed
   })
 })

@@ -7,6 +7,7 @@ import { realpathSync } from 'node:fs'
 import type { Options } from '@anthropic-ai/claude-agent-sdk'
 import type { ResolvedProfile } from '../../host/profiles.ts'
 import type { RunnerConfig } from '../../sessions/runner.ts'
+import type { PeerPort } from '../../sessions/peers.ts'
 import { probeLogin } from './probe.ts'
 import { configuredEnv, transcriptSessions } from './transcripts.ts'
 import type { QuestionBehavior } from '../../protocol/index.ts'
@@ -43,9 +44,10 @@ export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
     },
     /** Logged in when the CLI reports an API key or a subscription login (server-configuration.19). */
     probeCredentials: (profile: ResolvedProfile) => probeLogin(sdkOptionsFor(undefined, profile)),
-    createRunner(config: RunnerConfig, profile: ResolvedProfile) {
+    createRunner(config: RunnerConfig, profile: ResolvedProfile, extras: { peers?: PeerPort } = {}) {
       return new ClaudeRunner(config, {
         sdkOptions: sdkOptionsFor(config, profile),
+        peers: extras.peers,
         questionBehavior: options.questionBehavior ?? 'ask',
         // One notice per server, not per session (server-configuration: requireApiKey).
         onNotice: (message) => {

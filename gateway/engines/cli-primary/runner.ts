@@ -14,6 +14,8 @@ import { SessionCore } from '../../sessions/session-core.ts'
 import { Approvals } from './approvals.ts'
 import { InputQueue } from './input-queue.ts'
 import { ProducedFiles } from './produced.ts'
+import { PEER_SERVER, PEER_TOOL_NAMES, peerServer } from './peer-tools.ts'
+import type { PeerPort } from '../../sessions/peers.ts'
 import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.ts'
 import type { QuestionBehavior } from '../../protocol/index.ts'
 import { transcriptMessages } from './transcripts.ts'
@@ -25,6 +27,8 @@ export interface CliRunnerSettings {
   sdkOptions: Partial<Options>
   questionBehavior: QuestionBehavior
   onNotice(message: string): void
+  /** This session's peer messaging, served to the CLI as an in-process MCP server. */
+  peers?: PeerPort
 }
 
 export class ClaudeRunner implements Runner {
@@ -40,6 +44,8 @@ export class ClaudeRunner implements Runner {
   #produced: ProducedFiles
   #skills: string | undefined
   /** `/clear` waits for a running turn (session-status-values.9); its result is the reset, not a turn. */
+  /** Relay depth of the latest peer message this session received (0 after a human's). */
+  #hops = 0
   #clearQueued = false
   #clearing = false
   #toolTitles: string | undefined
@@ -74,7 +80,9 @@ export class ClaudeRunner implements Runner {
         ...(typeof config.resume === 'string' ? { resume: config.resume } : {}),
         ...(config.forkSession === true ? { forkSession: true } : {}),
         ...(typeof config.maxTurns === 'number' ? { maxTurns: config.maxTurns } : {}),
-        ...(config.mcpServers ? { mcpServers: config.mcpServers as Options['mcpServers'] } : {}),
+        ...(Array.isArray(config.allowedTools) ? { allowedTools: config.allowedTools as string[] } : {}),
+        ...(Array.isArray(config.disallowedTools) ? { disallowedTools: config.disallowedTools as string[] } : {}),
+        ...this.#mcpOptions(),
         canUseTool: this.#canUseTool,
       },
     })
@@ -105,6 +113,15 @@ export class ClaudeRunner implements Runner {
       if (m.type === 'assistant') this.#emit({ type: 'assistant_message', message: m.message as never, parentToolUseId: parent, replay: true })
       else if (m.type === 'user') this.#emit({ type: 'user_message', message: m.message as never, parentToolUseId: parent, replay: true, ...(isToolResult(m.message) ? { synthetic: true } : {}) })
     }
+  }
+
+  /** The session's own MCP servers plus, with peers on, the in-process peer server (its tools pre-allowed). */
+  #mcpOptions(): Partial<Options> {
+    const own = (this.#config.mcpServers ?? {}) as NonNullable<Options['mcpServers']>
+    const peers = this.#settings.peers
+    if (!peers) return Object.keys(own).length ? { mcpServers: own } : {}
+    const allowed = [...((this.#config.allowedTools as string[] | undefined) ?? []), ...PEER_TOOL_NAMES]
+    return { mcpServers: { ...own, [PEER_SERVER]: peerServer(peers, () => this.#hops) }, allowedTools: allowed }
   }
 
   async #loadCapabilities(q: Query): Promise<void> {
@@ -293,6 +310,7 @@ export class ClaudeRunner implements Runner {
       ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}), ...(origin ? { origin } : {}),
     })
     this.#turnActive = true
+    this.#hops = origin?.hops ?? 0
     if (this.#approvals.size === 0) this.#core.setStatus('running')
     this.#input.push(attachments.length ? [...attachments.map(blockOf), { type: 'text', text }] as never : text)
   }
