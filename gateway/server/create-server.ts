@@ -145,7 +145,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       if (options.fallback) return options.fallback(req, res)
       return sendRefusal(res, NOT_FOUND)
     }
-    const principal = await principalOf(req)
+    const pending = principalOf(req)
+    const principal = pending instanceof Promise ? await pending : pending
     if (!principal) return sendRefusal(res, UNAUTHORIZED)
     const segments = splitPath(path.slice(basePath.length))
     if (!segments) return sendRefusal(res, MALFORMED_PATH)

@@ -9,9 +9,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 /** For bodies serialised ahead of time (the session list caches row JSON and whole bodies). */
 export function sendRawJson(res: ServerResponse, status: number, json: string | Buffer): void {
   if (res.headersSent) return
-  res.statusCode = status
-  res.setHeader('content-type', 'application/json; charset=utf-8')
-  res.setHeader('content-length', Buffer.byteLength(json))
+  // One writeHead merges headers already set (CORS) with these, without a setHeader call each.
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) })
   res.end(json)
 }
 

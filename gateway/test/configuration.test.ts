@@ -84,6 +84,22 @@ describe('hooks', () => {
     expect(res.status).toBe(401)
     expect(res.text).not.toContain('secret-dsn')
   }))
+
+  it('awaits an async authenticate hook: a principal passes, null and a rejection are 401', () => withGateway({
+    authenticate: async (req) => {
+      await new Promise((r) => setTimeout(r, 1))
+      const token = req.headers.authorization
+      if (token === 'Bearer tok-operator') return {}
+      if (token === 'Bearer tok-tenant-a') throw new Error('lookup failed: secret-dsn')
+      return null
+    },
+  }, async (gw) => {
+    expect((await gw.request('GET', '/sessions')).status).toBe(200)
+    const rejected = await gw.request('GET', '/sessions', { who: 'tenantA' })
+    expect(rejected.status).toBe(401)
+    expect(rejected.text).not.toContain('secret-dsn')
+    expect((await gw.request('GET', '/sessions', { who: 'tenantB' })).status).toBe(401)
+  }))
 })
 
 describe('basePath and unknown paths', () => {
