@@ -36,28 +36,31 @@ export class PeerService {
     this.#registry = registry
   }
 
+  /** One small object per session (methods on the prototype): every session gets a port. */
   portFor(sessionId: string): PeerPort {
-    return {
-      list: () => this.#visible(sessionId).map((info) => ({
-        sessionId: info.id, ...(info.title ? { name: info.title } : {}), engine: info.engine, status: info.status,
-      })),
-      peek: (target, limit = 20) => {
-        const runner = this.#target(sessionId, target)
-        if (!runner) return { ok: false, error: `no such peer: ${target}` }
-        const messages: Array<{ role: string; text: string; origin?: MessageOrigin }> = []
-        runner.subscribe((event) => {
-          if (event.type !== 'user_message' && event.type !== 'assistant_message') return
-          const text = textOf(event.message.content)
-          if (!text) return
-          messages.push({ role: event.message.role, text, ...(event.type === 'user_message' && event.origin ? { origin: event.origin } : {}) })
-        })() // replay only: subscribe, collect synchronously, unsubscribe
-        return { ok: true, messages: messages.slice(-Math.max(1, Math.min(limit, 100))) }
-      },
-      send: (target, text, hops) => this.#send(sessionId, target, text, hops),
-    }
+    return new SessionPort(this, sessionId)
   }
 
-  #send(from: string, target: string, text: string, hops: number): { ok: true } | { ok: false; error: string } {
+  list(sessionId: string): ReturnType<PeerPort['list']> {
+    return this.#visible(sessionId).map((info) => ({
+      sessionId: info.id, ...(info.title ? { name: info.title } : {}), engine: info.engine, status: info.status,
+    }))
+  }
+
+  peek(sessionId: string, target: string, limit = 20): ReturnType<PeerPort['peek']> {
+    const runner = this.#target(sessionId, target)
+    if (!runner) return { ok: false, error: `no such peer: ${target}` }
+    const messages: Array<{ role: string; text: string; origin?: MessageOrigin }> = []
+    runner.subscribe((event) => {
+      if (event.type !== 'user_message' && event.type !== 'assistant_message') return
+      const text = textOf(event.message.content)
+      if (!text) return
+      messages.push({ role: event.message.role, text, ...(event.type === 'user_message' && event.origin ? { origin: event.origin } : {}) })
+    })() // replay only: subscribe, collect synchronously, unsubscribe
+    return { ok: true, messages: messages.slice(-Math.max(1, Math.min(limit, 100))) }
+  }
+
+  send(from: string, target: string, text: string, hops: number): { ok: true } | { ok: false; error: string } {
     if (typeof text !== 'string' || !text.trim()) return { ok: false, error: 'text is required' }
     if (text.length > this.#options.maxMessageChars) return { ok: false, error: `message is longer than ${this.#options.maxMessageChars} characters` }
     if (hops + 1 > this.#options.maxHops) return { ok: false, error: `relay depth would exceed ${this.#options.maxHops} hops` }
@@ -94,6 +97,13 @@ export class PeerService {
   #target(from: string, target: string) {
     return this.#visible(from).some((info) => info.id === target) ? this.#registry.get(target) : undefined
   }
+}
+
+class SessionPort implements PeerPort {
+  constructor(private readonly service: PeerService, private readonly sessionId: string) {}
+  list() { return this.service.list(this.sessionId) }
+  peek(target: string, limit?: number) { return this.service.peek(this.sessionId, target, limit) }
+  send(target: string, text: string, hops: number) { return this.service.send(this.sessionId, target, text, hops) }
 }
 
 function textOf(content: unknown): string {

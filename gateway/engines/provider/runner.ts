@@ -111,7 +111,7 @@ class ProviderRunner implements Runner {
   #started: Promise<void> | undefined
   #restored: boolean
   /** Bridged calls time out here; a client that never answers must not hold the turn forever. */
-  #bridgeTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  #bridgeTimers: Map<string, ReturnType<typeof setTimeout>> | undefined
 
   #mcp: McpConnection[]
 
@@ -309,8 +309,8 @@ class ProviderRunner implements Runner {
   }
 
   #dispose(): void {
-    for (const timer of this.#bridgeTimers.values()) clearTimeout(timer)
-    this.#bridgeTimers.clear()
+    for (const timer of this.#bridgeTimers?.values() ?? []) clearTimeout(timer)
+    this.#bridgeTimers?.clear()
     // Connections and their per-session tokens go on close and on park; a rebuild mints new ones.
     for (const connection of this.#mcp) void connection.dispose()
     try {
@@ -441,8 +441,8 @@ class ProviderRunner implements Runner {
         this.#settle(turn, call, { ok: false, error: 'no client is attached to run this tool' }, false)
         continue
       }
-      this.#bridgeTimers.set(call.executionId, setTimeout(() => {
-        this.#bridgeTimers.delete(call.executionId)
+      ;(this.#bridgeTimers ??= new Map()).set(call.executionId, setTimeout(() => {
+        this.#bridgeTimers?.delete(call.executionId)
         if (call.output || this.#state.turn !== turn) return
         this.#ctx.bridge.cancel?.(call.executionId, 'timeout')
         this.#settle(turn, call, { ok: false, error: `the client did not answer '${call.toolName}' within ${tool.expiresInMs} ms` })
@@ -453,8 +453,8 @@ class ProviderRunner implements Runner {
   /** Records one answer; when the batch is complete, the turn continues with the next leg. */
   #settle(turn: TurnState, call: CallRecord, output: ToolOutput, resume = true): void {
     call.output = output
-    clearTimeout(this.#bridgeTimers.get(call.executionId))
-    this.#bridgeTimers.delete(call.executionId)
+    clearTimeout(this.#bridgeTimers?.get(call.executionId))
+    this.#bridgeTimers?.delete(call.executionId)
     if (output.ok) this.#core.emit({ type: 'execution_result', executionId: call.executionId, output: output.value })
     else this.#core.emit({ type: 'execution_failed', executionId: call.executionId, reason: 'failed', error: output.error })
     if (!resume || turn.calls.some((c) => !c.output)) return
