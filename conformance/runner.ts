@@ -41,7 +41,7 @@ export async function runCases(options: RunOptions): Promise<CaseResult[]> {
 async function runRepeated(c: Case, options: RunOptions): Promise<CaseResult> {
   options.onStart?.(c)
   const runs: CaseResult[] = []
-  for (let i = 0; i < Math.max(1, options.repeat); i++) runs.push(await runOnce(c, options))
+  for (let i = 0; i < Math.max(1, options.repeat); i++) runs.push(await runOnce(c, options, i))
   if (runs.length === 1) return runs[0]
   const outcomes = runs.map((r) => r.outcome)
   const differing = runs.find((r) => r.outcome !== runs[0].outcome)
@@ -73,12 +73,16 @@ export function missingRequirement(c: Case, manifest: TargetManifest, hasReceive
   return undefined
 }
 
-async function runOnce(c: Case, options: RunOptions): Promise<CaseResult> {
+/**
+ * Each repeat draws from its own seed (still derived from --seed, so reproducible): a repeat
+ * must not reuse the names and receiver paths of the one before and read its leftovers.
+ */
+async function runOnce(c: Case, options: RunOptions, attempt = 0): Promise<CaseResult> {
   const started = Date.now()
   const base = { id: c.id, title: c.title, section: c.section, clauses: c.clauses }
   const missing = missingRequirement(c, options.manifest, options.receiver !== undefined, options.restart !== undefined)
   if (missing) return { ...base, outcome: 'unsupported', message: missing, durationMs: 0, wireLog: [] }
-  const ctx = new CaseContext(options.manifest, caseSeed(options.seed, c.id), Math.min(options.timeoutMs, 10_000), options.receiver, options.restart)
+  const ctx = new CaseContext(options.manifest, caseSeed(options.seed, attempt ? `${c.id}#${attempt}` : c.id), Math.min(options.timeoutMs, 10_000), options.receiver, options.restart)
   let outcome: Outcome = 'pass'
   let message: string | undefined
   let timer: NodeJS.Timeout | undefined

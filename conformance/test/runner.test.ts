@@ -36,6 +36,20 @@ describe('the case runner', () => {
     expect(results[1].message).toMatch(/timed out after 200 ms/)
   })
 
+  it('gives each repeat its own reproducible seed, so repeats never share generated names', async () => {
+    const draws = async () => {
+      const seen: number[] = []
+      await runCases({ manifest, concurrency: 1, timeoutMs: 1000, seed: 7, repeat: 3, cases: [make('draw', async (ctx) => { seen.push(ctx.random()) })] })
+      return seen
+    }
+    const first = await draws()
+    expect(new Set(first).size).toBe(3)
+    expect(await draws()).toEqual(first)
+    const single: number[] = []
+    await runCases({ manifest, concurrency: 1, timeoutMs: 1000, seed: 7, repeat: 1, cases: [make('draw', async (ctx) => { single.push(ctx.random()) })] })
+    expect(single[0]).toBe(first[0]) // the first repeat draws exactly what a single run draws
+  })
+
   it('runs global cases alone, after the per-session ones', async () => {
     const order: string[] = []
     let running = 0
