@@ -72,12 +72,22 @@ const LOGINS: Record<string, object | undefined> = {
   subscription: { apiKeySource: 'oauth', subscriptionType: 'pro' },
 }
 
+/** What an operator sees in the profile's config snapshot; the env value must never be shown. */
+async function describeConfig(dir: string): Promise<void> {
+  await writeFile(join(dir, 'settings.json'), JSON.stringify({ model: 'sonnet', permissions: { defaultMode: 'default' }, env: { FAKE_SERVICE_TOKEN: 'never-shown-to-clients' } }))
+  await writeFile(join(dir, 'CLAUDE.md'), '# House rules\n')
+  for (const sub of ['skills/review-helper', 'agents', 'commands']) await mkdir(join(dir, sub), { recursive: true })
+  await writeFile(join(dir, 'agents', 'reviewer.md'), '---\nname: reviewer\n---\n')
+  await writeFile(join(dir, 'commands', 'deploy.md'), 'Deploy the thing.\n')
+}
+
 async function configDirs(root: string): Promise<Map<string, string>> {
   const dirs = new Map<string, string>()
   for (const [name, login] of Object.entries(LOGINS)) {
     const dir = join(root, `.claude-${name}`)
     await mkdir(dir, { recursive: true })
     if (login) await writeFile(join(dir, 'fake-account.json'), JSON.stringify(login))
+    if (name === 'primary') await describeConfig(dir)
     dirs.set(name, dir)
   }
   return dirs

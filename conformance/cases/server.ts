@@ -220,4 +220,19 @@ export const availabilityCases: Case[] = [
       ctx.errorStatus('server-configuration.6', await ctx.http('GET', `/profiles/${name}`), 404)
     },
   },
+  {
+    id: 'profile-config-snapshot', title: 'GET /profiles/:name shows operators a view-only config snapshot with environment variable names only', section: 'profile',
+    clauses: ['profile.9', 'profiles.3'], requires: ['cli_primary', 'principal:tenantA'],
+    async run(ctx) {
+      const name = ctx.profile('cli_primary')
+      const res = await ctx.http('GET', `/profiles/${name}`)
+      ctx.status('profiles.3', res, 200)
+      const config = res.json?.config
+      ctx.check('profile.9', typeof config === 'object' && Array.isArray(config.skills) && Array.isArray(config.agents) && Array.isArray(config.commands), 'a config snapshot with skills, agents and commands', res.json)
+      const settings = config?.settings
+      if (settings) ctx.check('profile.9', !('env' in settings) && Array.isArray(settings.envNames) && settings.envNames.every((n: unknown) => typeof n === 'string'), 'environment variable names only, never values', settings)
+      const scoped = await ctx.http('GET', `/profiles/${name}`, { as: 'tenantA' })
+      ctx.check('profile.9', scoped.status !== 200 || scoped.json?.config === undefined, 'no config snapshot for a non-operator', scoped.json)
+    },
+  },
 ]

@@ -1,5 +1,5 @@
 /** Managed profiles (server-configuration.6-7, principal.4, profile.3). */
-import { mkdir, mkdtemp, realpath } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -78,5 +78,21 @@ describe('profile management', () => {
     } finally {
       for (const [k, v] of Object.entries(saved)) v === undefined ? delete process.env[k] : (process.env[k] = v)
     }
+  })
+})
+
+describe('profile config snapshot', () => {
+  it('shows operators settings highlights, memory, skills, agents and commands, with env names only', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-snapshot-'))
+    await writeFile(join(dir, 'settings.json'), JSON.stringify({ model: 'opus', permissions: { defaultMode: 'acceptEdits' }, env: { API_TOKEN: 'secret-value-123' } }))
+    await writeFile(join(dir, 'CLAUDE.md'), 'rules')
+    await mkdir(join(dir, 'skills', 'lint'), { recursive: true })
+    await mkdir(join(dir, 'agents'))
+    await writeFile(join(dir, 'agents', 'helper.md'), 'x')
+    const g = await start({ profiles: [{ name: 'default', engine: 'provider', provider: { id: 'fake', model: 'fake-small' } }, { name: 'cli', engine: 'cli_primary', configDir: dir }] })
+    const res = await g.request('GET', '/profiles/cli')
+    expect(res.body.config).toEqual({ settings: { model: 'opus', defaultMode: 'acceptEdits', envNames: ['API_TOKEN'] }, memory: { file: 'CLAUDE.md', bytes: 5 }, skills: ['lint'], agents: ['helper'], commands: [] })
+    expect(res.text).not.toContain('secret-value-123')
+    expect((await g.request('GET', '/profiles/cli', { who: 'tenantA' })).body.config).toBeUndefined()
   })
 })

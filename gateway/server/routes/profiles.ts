@@ -4,6 +4,7 @@ import type { ResolvedProfile } from '../../host/profiles.ts'
 import type { ProfileInfo } from '../../protocol/index.ts'
 import type { GatewayContext } from '../context.ts'
 import { manageProfiles } from './profile-management.ts'
+import { configSnapshot } from '../../host/profile-snapshot.ts'
 import { sendJson, sendRefusal } from '../http.ts'
 import type { Principal } from '../principal.ts'
 import { METHOD_NOT_ALLOWED, refuse } from '../refusal.ts'
@@ -27,7 +28,9 @@ export async function handleProfiles(ctx: GatewayContext, req: IncomingMessage, 
   if (principal.allowedProfiles && !principal.allowedProfiles.includes(profile.name)) {
     return sendRefusal(res, refuse('profile_not_allowed', `profile not allowed: ${profile.name}`))
   }
-  sendJson(res, 200, { profile: infoOf(ctx, profile) })
+  // The config snapshot is for operators only: it describes what a profile's engine loads (engine-facts §7).
+  const config = ctx.visibility.isOperator(principal) ? await configSnapshot(profile) : undefined
+  sendJson(res, 200, { profile: infoOf(ctx, profile), ...(config ? { config } : {}) })
 }
 
 /** ProfileInfo plus `available`/`unavailableReason` once credential checking has a verdict. */
