@@ -56,6 +56,8 @@ export class ParkingManager {
   #resuming = new Map<string, Promise<Runner | undefined>>()
   #ops = new Map<string, Promise<unknown>>()
   #closed = false
+  /** Live writes scheduled but not yet taken: shutdown takes them at once instead of losing them. */
+  #persistPending = new Set<Runner>()
 
   constructor(options: ParkingOptions, deps: ParkingDeps) {
     this.store = options.store ?? createMemorySessionStore()
@@ -94,7 +96,12 @@ export class ParkingManager {
       case 'model_changed':
       case 'permission_mode_changed':
         // After a microtask: the turn_result is emitted inside the turn, which is still "in flight".
-        if (this.#options.persistLive) setImmediate(() => void this.#persistLive(runner))
+        if (this.#options.persistLive && !this.#persistPending.has(runner)) {
+          this.#persistPending.add(runner)
+          setImmediate(() => {
+            if (this.#persistPending.delete(runner)) void this.#persistLive(runner)
+          })
+        }
         break
       case 'session_closed':
         if (!this.#closed) this.discard(id)
@@ -211,6 +218,8 @@ export class ParkingManager {
    * returned promise waits for writes already issued, so a graceful stop loses no park.
    */
   async close(): Promise<void> {
+    for (const runner of this.#persistPending) void this.#persistLive(runner)
+    this.#persistPending.clear()
     this.#closed = true
     for (const t of [...this.#deadlines.values(), ...this.#detachTimers.values()]) clearTimeout(t)
     this.#deadlines.clear()
