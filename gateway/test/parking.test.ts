@@ -257,6 +257,24 @@ describe('deferred execution and parking (session-status-values.*)', () => {
     expect(await rogue.gateway.context.parking.store.load(parkedRogue.id)).toBeDefined() // kept for a later try
   })
 
+  it('persistLive: a shutdown in the very tick of a turn_result still writes that turn', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-live-'))
+    const g = await start({ store: createFileSessionStore({ dir }), persistLive: true })
+    const session = await g.createSession({})
+    const runner = g.gateway.context.registry.get(session.id)!
+    let closing: Promise<void> | undefined
+    runner.subscribe((event) => {
+      if (event.type === 'turn_result' && !closing) closing = g.gateway.close() // same tick as the event
+    }, runner.info().lastSeq)
+    runner.sendMessage('remember me')
+    await until(async () => closing !== undefined, (started) => started, 'turn_result')
+    await closing
+    gateways.splice(gateways.indexOf(g), 1)
+    const stored = await createFileSessionStore({ dir }).load(session.id)
+    expect(stored?.kind).toBe('live')
+    expect(stored?.snapshot.events.some((e) => e.type === 'turn_result')).toBe(true)
+  })
+
   it('with a file store, a second process adopts the park and a result completes it with seq continuing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gw-parks-'))
     const a = await start({ store: createFileSessionStore({ dir }) })
