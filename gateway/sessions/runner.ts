@@ -3,7 +3,7 @@
  * route and (later) parking and the queue only ever talk to a session through this interface.
  */
 import type {
-  CreateSessionRequest, EngineName, MessageAttachment, MessageOrigin, PermissionMode, ResolvedBy, Scope,
+  CreateSessionRequest, EngineName, MessageOrigin, PermissionMode, ResolvedBy, Scope,
   SessionClosedReason, SessionInfo,
 } from '../protocol/index.ts'
 import type { EventListener } from './event-log.ts'

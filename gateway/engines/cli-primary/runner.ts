@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { query, type CanUseTool, type Options, type PermissionResult, type Query, type SDKMessage, type SessionMessage } from '@anthropic-ai/claude-agent-sdk'
 import {
-  ENGINE_CAPABILITIES, type MessageAttachment, type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason, type SessionEventBody, type SessionInfo,
+  ENGINE_CAPABILITIES, type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason, type SessionEventBody, type SessionInfo,
 } from '../../protocol/index.ts'
 import type { EventListener } from '../../sessions/event-log.ts'
 import type { PermissionDecision, ProducedFile, Runner, RunnerConfig } from '../../sessions/runner.ts'

@@ -6,9 +6,9 @@
  * executions can be rebuilt in another runner, even another process, and continued mid-turn.
  */
 import { randomUUID } from 'node:crypto'
-import type { ModelMessage, ToolSet } from 'ai'
+import type { ToolSet } from 'ai'
 import {
-  ENGINE_CAPABILITIES, type ContentBlock, type MessageAttachment, type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason,
+  ENGINE_CAPABILITIES, type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason,
   type SessionEventBody, type SessionInfo, type Usage,
 } from '../../protocol/index.ts'
 import type { EventListener } from '../../sessions/event-log.ts'
@@ -21,6 +21,7 @@ import { connectMcpServers, type McpConnection, type McpServerWiring } from './m
 import { ScratchFs } from './scratch-fs.ts'
 import { sharedTools, offeredGrants, toolSetOf, wiredGrants, type ToolAssembly, type ToolOutput, type ToolSpec } from './tools.ts'
 import { runTurn, type LegToolCall } from './turn.ts'
+import { addUsage, asObject, assistantEntry, partOf, toolResultEntry, type CallRecord, type EngineState, type TurnState } from './turn-state.ts'
 
 export interface AiSdkRunnerOptions extends ModelSource, ToolAssembly {
   /** Retries of a failed model call (AI SDK default 2); 0 surfaces errors at once. */
@@ -33,39 +34,6 @@ export interface AiSdkRunnerOptions extends ModelSource, ToolAssembly {
   maxLegs?: number
   /** MCP servers the host wires, by name; the profile's `session.mcpServers` grants them. */
   mcpServers?: Record<string, McpServerWiring>
-}
-
-/** Attachment bytes as base64, so a parked turn's queue stays plain JSON. */
-type UserPart = { type: 'text'; text: string } | { type: 'image'; image: string; mediaType: string } | { type: 'file'; data: string; mediaType: string }
-type Task = { kind: 'message'; text: string; parts?: UserPart[]; hops?: number } | { kind: 'clear' }
-
-/** One tool call of the current leg, with its answer once known. */
-interface CallRecord extends LegToolCall {
-  executionId: string
-  kind: ToolSpec['kind'] | 'unknown'
-  expiresAt?: number
-  output?: ToolOutput
-}
-
-interface TurnState {
-  startedAt: number
-  usage: Usage
-  legs: number
-  lastText: string
-  calls: CallRecord[]
-  interrupted?: boolean
-  /** Relays behind the message this turn answers; a reply relayed on counts one more. */
-  hops?: number
-}
-
-/** The engine-private part of a snapshot (opaque to the server). */
-interface EngineState {
-  sdkSessionId: string
-  history: ModelMessage[]
-  numTurns: number
-  model?: string
-  queue: Task[]
-  turn?: TurnState
 }
 
 const DEFAULT_MAX_LEGS = 25
@@ -402,15 +370,10 @@ class ProviderRunner implements Runner {
   }
 
   #flushAssistant(text: string, calls: LegToolCall[], model: string, usage: Usage): void {
-    const content: ContentBlock[] = []
-    if (text) content.push({ type: 'text', text })
-    for (const c of calls) content.push({ type: 'tool_use', id: c.toolCallId, name: c.toolName, input: c.input })
-    if (!content.length) return
-    this.#core.emit({ type: 'assistant_message', message: { role: 'assistant', content, model, usage } })
-    const parts: Exclude<ModelMessage & { role: 'assistant' }, { content: string }>['content'] = []
-    if (text) parts.push({ type: 'text', text })
-    for (const c of calls) parts.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input })
-    this.#state.history.push({ role: 'assistant', content: parts })
+    const entry = assistantEntry(text, calls, model, usage)
+    if (!entry) return
+    this.#core.emit({ type: 'assistant_message', message: entry.message })
+    this.#state.history.push(entry.history)
   }
 
   async #dispatch(turn: TurnState): Promise<void> {
@@ -466,18 +429,9 @@ class ProviderRunner implements Runner {
   /** Tool results go right after the assistant message that made the calls (providers require adjacency). */
   #appendToolResults(turn: TurnState): void {
     if (!turn.calls.length) return
-    const blocks: ContentBlock[] = []
-    const parts: Array<{ type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'json'; value: never } | { type: 'error-text'; value: string } }> = []
-    for (const call of turn.calls) {
-      const output = call.output ?? { ok: false, error: 'no result' }
-      blocks.push({ type: 'tool_result', tool_use_id: call.toolCallId, content: output.ok ? JSON.stringify(output.value ?? null) : output.error, is_error: !output.ok })
-      parts.push({
-        type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName,
-        output: output.ok ? { type: 'json', value: (output.value ?? null) as never } : { type: 'error-text', value: output.error },
-      })
-    }
-    this.#core.emit({ type: 'user_message', message: { role: 'user', content: blocks }, synthetic: true })
-    this.#state.history.push({ role: 'tool', content: parts })
+    const entry = toolResultEntry(turn.calls)
+    this.#core.emit({ type: 'user_message', message: entry.message, synthetic: true })
+    this.#state.history.push(entry.history)
     turn.calls = []
   }
 
@@ -490,24 +444,5 @@ class ProviderRunner implements Runner {
     else if (outcome === 'error') core.emit({ type: 'turn_result', subtype: 'error_during_execution', isError: true, errors: [error ?? 'error'], ...base })
     else core.emit({ type: 'turn_result', subtype: 'success', isError: false, result: turn.lastText, ...base })
     core.setStatus('idle')
-  }
-}
-
-/** Text attachments are inlined; images and PDFs go as the model API's own part types. */
-function partOf(a: OutgoingAttachment): UserPart {
-  const base64 = Buffer.from(a.data).toString('base64')
-  if (a.mediaType.startsWith('image/')) return { type: 'image', image: base64, mediaType: a.mediaType }
-  if (a.mediaType === 'application/pdf') return { type: 'file', data: base64, mediaType: a.mediaType }
-  return { type: 'text', text: `<attachment name="${a.name}">\n${Buffer.from(a.data).toString('utf8')}\n</attachment>\n` }
-}
-
-function asObject(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
-}
-
-/** Sums a leg's usage into the turn's: legs across parks add up into one turn (engine-facts §3). */
-function addUsage(into: Usage, leg: Usage): void {
-  for (const [key, value] of Object.entries(leg) as Array<[keyof Usage, number | undefined]>) {
-    if (typeof value === 'number') (into as Record<string, number>)[key] = ((into as Record<string, number>)[key] ?? 0) + value
   }
 }
