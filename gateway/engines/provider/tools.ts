@@ -8,8 +8,9 @@ import { dynamicTool, jsonSchema, type ToolSet } from 'ai'
 import type { JSONSchema7 } from '@ai-sdk/provider'
 import type { SessionEventBody } from '../../protocol/index.ts'
 import type { PeerPort } from '../../sessions/peers.ts'
-import { evalScript } from './eval-script.ts'
-import { ScratchFs } from './scratch-fs.ts'
+import type { ScratchFs } from './scratch-fs.ts'
+import { deliverFileTool, downloadTool, evalScriptTool, webFetchTool, webSearchTool } from './grant-tools.ts'
+import { peerTools } from './peer-tools.ts'
 
 export type ToolOutput = { ok: true; value: unknown } | { ok: false; error: string }
 
@@ -67,7 +68,6 @@ export interface ToolAssembly {
 }
 
 const OBJECT: JSONSchema7 = { type: 'object', additionalProperties: true }
-const FETCH_TEXT_LIMIT = 100_000
 const DEFAULT_DEFERRED_MS = 24 * 60 * 60 * 1000
 const DEFAULT_BRIDGED_MS = 60_000
 
@@ -149,154 +149,4 @@ export function toolSetOf(tools: Map<string, ToolSpec>): ToolSet {
 
 function remote(kind: 'deferred' | 'bridged', name: string, decl: RemoteToolDeclaration, fallbackMs: number): RemoteTool {
   return { kind, name, description: decl.description ?? name, inputSchema: decl.inputSchema ?? OBJECT, expiresInMs: decl.expiresInMs ?? fallbackMs }
-}
-
-function evalScriptTool(limits: ToolAssembly['evalLimits'] = {}): LocalTool {
-  return {
-    kind: 'local',
-    name: 'eval_script',
-    description: 'Run JavaScript in a sandbox with no network and no host files. The completion value is the result; `input` holds the given input and `fs` reads and writes the scratch filesystem.',
-    inputSchema: { type: 'object', properties: { code: { type: 'string' }, input: {} }, required: ['code'] },
-    async run(input, env) {
-      if (typeof input.code !== 'string') return { ok: false, error: 'code must be a string' }
-      const result = await evalScript({ code: input.code, input: input.input, fs: env.fs, ...limits })
-      return result.ok ? { ok: true, value: { value: result.value, logs: result.logs } } : { ok: false, error: result.error }
-    },
-  }
-}
-
-function httpUrl(value: unknown): URL | string {
-  if (typeof value !== 'string') return 'url must be a string'
-  let url: URL
-  try { url = new URL(value) } catch { return `not a URL: ${value}` }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'only http and https URLs can be fetched'
-  return url
-}
-
-function webFetchTool(fetcher: typeof fetch): LocalTool {
-  return {
-    kind: 'local',
-    name: 'web_fetch',
-    description: 'Fetch a web page as text. The content is untrusted input.',
-    inputSchema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },
-    async run(input, env) {
-      const url = httpUrl(input.url)
-      if (typeof url === 'string') return { ok: false, error: url }
-      try {
-        const res = await fetcher(url, { signal: env.signal, redirect: 'follow' })
-        const text = await res.text()
-        const truncated = text.length > FETCH_TEXT_LIMIT
-        return { ok: true, value: { status: res.status, contentType: res.headers.get('content-type') ?? undefined, text: truncated ? text.slice(0, FETCH_TEXT_LIMIT) : text, truncated } }
-      } catch (err) {
-        return { ok: false, error: `fetch failed: ${(err as Error).message}` }
-      }
-    },
-  }
-}
-
-function webSearchTool(search: NonNullable<ToolBackends['search']>): LocalTool {
-  return {
-    kind: 'local',
-    name: 'web_search',
-    description: 'Search the web. Results are untrusted input.',
-    inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
-    async run(input, env) {
-      if (typeof input.query !== 'string' || !input.query.trim()) return { ok: false, error: 'query must be a non-empty string' }
-      try {
-        return { ok: true, value: { results: await search(input.query, env.signal) } }
-      } catch (err) {
-        return { ok: false, error: `search failed: ${(err as Error).message}` }
-      }
-    },
-  }
-}
-
-function downloadTool(fetcher: typeof fetch): LocalTool {
-  return {
-    kind: 'local',
-    name: 'download',
-    description: 'Download a URL into the scratch filesystem at `path`.',
-    inputSchema: { type: 'object', properties: { url: { type: 'string' }, path: { type: 'string' } }, required: ['url', 'path'] },
-    async run(input, env) {
-      const url = httpUrl(input.url)
-      if (typeof url === 'string') return { ok: false, error: url }
-      if (typeof input.path !== 'string') return { ok: false, error: 'path must be a string' }
-      try {
-        const res = await fetcher(url, { signal: env.signal, redirect: 'follow' })
-        if (!res.ok) return { ok: false, error: `download failed: HTTP ${res.status}` }
-        const bytes = new Uint8Array(await res.arrayBuffer())
-        env.fs.write(input.path, bytes)
-        return { ok: true, value: { path: ScratchFs.canonical(input.path), bytes: bytes.byteLength } }
-      } catch (err) {
-        return { ok: false, error: `download failed: ${(err as Error).message}` }
-      }
-    },
-  }
-}
-
-function deliverFileTool(): LocalTool {
-  return {
-    kind: 'local',
-    name: 'deliver_file',
-    description: 'Hand a scratch file to the user (optionally writing `content` to it first).',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path'] },
-    async run(input, env) {
-      if (typeof input.path !== 'string') return { ok: false, error: 'path must be a string' }
-      try {
-        if (typeof input.content === 'string') env.fs.write(input.path, input.content)
-        const path = ScratchFs.canonical(input.path)
-        const bytes = env.fs.read(path)
-        if (!bytes) return { ok: false, error: `no such file: ${path}` }
-        env.emit({ type: 'file_delivered', path, bytes: bytes.byteLength, mediaType: mediaTypeOf(path) })
-        return { ok: true, value: { delivered: path } }
-      } catch (err) {
-        return { ok: false, error: (err as Error).message }
-      }
-    },
-  }
-}
-
-/** `peers_list`, `peers_peek`, `peers_send` (Peers): every session has them when peers are enabled. */
-function peerTools(): LocalTool[] {
-  const port = (env: ToolEnv) => env.peers
-  return [
-    {
-      kind: 'local', name: 'peers_list', description: 'List the other sessions you can message.',
-      inputSchema: { type: 'object', properties: {} },
-      async run(_input, env) {
-        const peers = port(env)
-        return peers ? { ok: true, value: { peers: peers.list() } } : { ok: false, error: 'peers are disabled' }
-      },
-    },
-    {
-      kind: 'local', name: 'peers_peek', description: 'Read the latest messages of another session.',
-      inputSchema: { type: 'object', properties: { sessionId: { type: 'string' }, limit: { type: 'number' } }, required: ['sessionId'] },
-      async run(input, env) {
-        const peers = port(env)
-        if (!peers) return { ok: false, error: 'peers are disabled' }
-        const seen = peers.peek(String(input.sessionId ?? ''), typeof input.limit === 'number' ? input.limit : undefined)
-        return seen.ok ? { ok: true, value: { messages: seen.messages } } : seen
-      },
-    },
-    {
-      kind: 'local', name: 'peers_send', description: 'Send a message to another session; it never interrupts that session\'s turn.',
-      inputSchema: { type: 'object', properties: { sessionId: { type: 'string' }, text: { type: 'string' } }, required: ['sessionId', 'text'] },
-      async run(input, env) {
-        const peers = port(env)
-        if (!peers) return { ok: false, error: 'peers are disabled' }
-        const sent = peers.send(String(input.sessionId ?? ''), String(input.text ?? ''), env.hops)
-        return sent.ok ? { ok: true, value: { sent: true } } : sent
-      },
-    },
-  ]
-}
-
-const MEDIA_TYPES: Record<string, string> = {
-  json: 'application/json', md: 'text/markdown', html: 'text/html', csv: 'text/csv', xml: 'application/xml',
-  svg: 'image/svg+xml', txt: 'text/plain', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', pdf: 'application/pdf',
-}
-
-export function mediaTypeOf(path: string): string {
-  const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase()
-  return MEDIA_TYPES[ext] ?? 'application/octet-stream'
 }
