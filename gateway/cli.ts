@@ -13,7 +13,7 @@ import { startDevGateway, type DevGatewayOptions } from './dev-gateway.ts'
 import type { Fault } from './server/options.ts'
 
 const USAGE = `usage: gateway [--port 8787] [--host 127.0.0.1] [--manifest file.json] [--cwd-root dir]
-               [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f] [--inject-fault scope-403|replay-inclusive]`
+               [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f] [--inject-fault <name> (test-only mutants, see gateway/server/options.ts FAULTS)]`
 
 async function readTokens(path: string): Promise<DevGatewayOptions['tokens']> {
   try {

@@ -81,7 +81,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     registry,
     attachedCount: (id) => hub.count(id),
     rebuild: (record) => factory.rebuild(record),
-    onParking: (id, executionId) => context.queue?.onSessionParking(id, executionId) ?? Promise.resolve(true),
+    // Mutant 'park-never' vetoes every park.
+    onParking: (id, executionId) => (resolved.faults.has('park-never') ? Promise.resolve(false) : context.queue?.onSessionParking(id, executionId) ?? Promise.resolve(true)),
     beforeResume: (id) => context.queue?.waitForResumeSlot(id) ?? Promise.resolve(),
     onResumed: (id, runner) => void context.queue?.onSessionResumed(id, runner),
     onError,
@@ -95,7 +96,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     visibility: createVisibility(options.authorizeSession),
     createPolicy: {
       catalog,
-      disableBypassPermissions: options.disableBypassPermissions === true,
+      // Mutant 'bypass-allowed' forgets the policy here, where every create is checked.
+      disableBypassPermissions: options.disableBypassPermissions === true && !resolved.faults.has('bypass-allowed'),
       cwdRoots: options.allowedCwdRoots?.map(canonicalRoot),
       availability: options.requireAvailableProfile ? availability : undefined,
     },
@@ -132,6 +134,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
         return runner
       },
       discardSession: (id) => void registry.remove(id),
+      constantRetryDelay: resolved.faults.has('retry-constant-delay'),
     })
   }
   const principalOf = createAuthenticator(options.authenticate)

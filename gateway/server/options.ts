@@ -56,7 +56,12 @@ export interface GatewayServerOptions {
   faults?: readonly Fault[]
 }
 
-export type Fault = 'scope-403' | 'replay-inclusive'
+/**
+ * The mutant zoo: each fault is one deliberate spec violation, so the kit's own tests can show the
+ * cases about it fail (conformance/test/faults.test.ts reports the kill rate). Never for production.
+ */
+export const FAULTS = ['scope-403', 'replay-inclusive', 'retry-constant-delay', 'bypass-allowed', 'fs-disclosure-403', 'park-never'] as const
+export type Fault = (typeof FAULTS)[number]
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
@@ -101,7 +106,7 @@ export function resolveOptions(options: GatewayServerOptions): ResolvedOptions {
     maxBodyBytes,
     profiles,
     corsOrigins: options.cors ? new Set(options.cors.origins) : undefined,
-    faults: new Set(options.faults ?? []),
+    faults: checkFaults(options.faults ?? []),
   }
 }
 
@@ -110,4 +115,11 @@ function normaliseBasePath(path: string): string {
   const trimmed = path.replace(/\/+$/, '')
   if (trimmed !== '' && !trimmed.startsWith('/')) throw new Error(`createGatewayServer: basePath '${path}' must start with '/'`)
   return trimmed
+}
+
+function checkFaults(faults: readonly string[]): ReadonlySet<Fault> {
+  for (const fault of faults) {
+    if (!(FAULTS as readonly string[]).includes(fault)) throw new Error(`createGatewayServer: unknown fault '${fault}' (known: ${FAULTS.join(', ')})`)
+  }
+  return new Set(faults as Fault[])
 }
