@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto'
 import { constants } from 'node:fs'
 import { lstat, open, readdir, realpath, rename, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative } from 'node:path'
+import { isInside } from './containment.ts'
 
 export interface HostFilesOptions {
   /** Defaults to `allowedCwdRoots`; `[]` turns the routes off. */
@@ -163,10 +164,7 @@ export class HostFiles {
   }
 
   #inside(real: string): boolean {
-    return this.#roots.some((root) => {
-      const rel = relative(root, real)
-      return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
-    })
+    return this.#roots.some((root) => isInside(real, root))
   }
 }
 

@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto'
 import { readFile, realpath } from 'node:fs/promises'
-import { basename, dirname, extname, join, relative, isAbsolute } from 'node:path'
+import { basename, dirname, extname, join } from 'node:path'
+import { isInside } from './containment.ts'
 import type { ProjectInfo } from '../protocol/index.ts'
 
 export const PROJECT_FILE = '.gateway.json'
@@ -56,8 +57,7 @@ async function describe(root: string, config: Record<string, unknown>): Promise<
 async function iconInside(root: string, icon: string): Promise<Buffer | undefined> {
   try {
     const path = await realpath(join(root, icon))
-    const rel = relative(root, path)
-    if (rel.startsWith('..') || isAbsolute(rel)) return undefined
+    if (!isInside(path, root)) return undefined
     const bytes = await readFile(path)
     return bytes.byteLength <= MAX_ICON_BYTES ? bytes : undefined
   } catch {

@@ -4,12 +4,13 @@
  * policy, profile, cwd, then what the engine's capability record forswears.
  */
 import { realpath } from 'node:fs/promises'
-import { isAbsolute, relative, resolve } from 'node:path'
+import { isAbsolute } from 'node:path'
 import {
   ENGINE_CAPABILITIES, PROVIDER_GRANTS,
   type EngineCapabilities, type PermissionMode, type Scope,
 } from '../protocol/index.ts'
 import type { ProfileAvailability } from '../host/availability.ts'
+import { isInside } from '../host/containment.ts'
 import { staticModels, type ProfileCatalog, type ResolvedProfile } from '../host/profiles.ts'
 import { createSessionSchema, describeIssue, KNOWN_PERMISSION_MODES, type ParsedCreateSession } from './create-request-schema.ts'
 import type { Principal } from './principal.ts'
@@ -136,11 +137,6 @@ async function checkCwd(cwd: string | undefined, record: EngineCapabilities, roo
   return real
 }
 
-/** Containment on canonical paths only: both sides went through realpath (security). */
-export function isInside(path: string, root: string): boolean {
-  const rel = relative(root, resolve(path))
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
-}
 
 function checkGrants(requested: string[] | undefined, profile: ResolvedProfile): Refusal | undefined {
   if (requested === undefined) return undefined
