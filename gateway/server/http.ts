@@ -83,3 +83,17 @@ function drainAndRefuse(req: IncomingMessage, resolve: (r: { ok: false; refusal:
   req.resume()
   resolve({ ok: false, refusal: tooLarge ?? refuse('body_too_large', `request body is larger than ${limit} bytes`) })
 }
+
+/**
+ * The status line and headers of every file download (scratch files, produced files,
+ * attachments): an attachment disposition naming the file and `nosniff`, so nothing a session
+ * wrote or uploaded can render as a page on the gateway's origin.
+ */
+export function writeDownloadHead(res: ServerResponse, name: string, contentType: string, size: number): void {
+  res.writeHead(200, {
+    'content-type': contentType,
+    'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
+    'x-content-type-options': 'nosniff',
+    'content-length': size,
+  })
+}

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SessionInfo } from '../../protocol/index.ts'
 import { kindOf, metadataOf, type AttachmentStore } from '../../sessions/attachments.ts'
-import { readRawBody, sendJson, sendRefusal } from '../http.ts'
+import { readRawBody, sendJson, sendRefusal, writeDownloadHead } from '../http.ts'
 import { METHOD_NOT_ALLOWED, NOT_FOUND, refuse } from '../refusal.ts'
 
 const NAME_MAX = 200
@@ -16,11 +16,7 @@ export async function handleAttachments(req: IncomingMessage, res: ServerRespons
     if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
     const found = store.get(info.id, rest[1])
     if (!found) return sendRefusal(res, refuse('not_found', 'attachment not found'))
-    res.statusCode = 200
-    res.setHeader('content-type', found.mediaType)
-    res.setHeader('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(found.name)}`)
-    res.setHeader('x-content-type-options', 'nosniff')
-    res.setHeader('content-length', found.data.byteLength)
+    writeDownloadHead(res, found.name, found.mediaType, found.data.byteLength)
     return void res.end(Buffer.from(found.data.buffer, found.data.byteOffset, found.data.byteLength))
   }
   if (rest.length !== 1) return sendRefusal(res, NOT_FOUND)

@@ -8,7 +8,7 @@ import { lstat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { basename } from 'node:path'
 import type { Runner } from '../../sessions/runner.ts'
-import { sendJson, sendRefusal } from '../http.ts'
+import { sendJson, sendRefusal, writeDownloadHead } from '../http.ts'
 import { METHOD_NOT_ALLOWED, refuse } from '../refusal.ts'
 
 export async function handleProduced(req: IncomingMessage, res: ServerResponse, runner: Runner, rest: string[]): Promise<void> {
@@ -27,11 +27,7 @@ export async function handleProduced(req: IncomingMessage, res: ServerResponse, 
   const stats = await lstat(file.path).catch(() => undefined)
   if (!stats) return sendRefusal(res, refuse('not_found', 'no such produced file (no longer on disk)'))
   if (!stats.isFile()) return sendRefusal(res, refuse('not_found', 'no such produced file (not a regular file)'))
-  res.statusCode = 200
-  res.setHeader('content-type', file.mediaType ?? 'application/octet-stream')
-  res.setHeader('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(basename(file.path))}`)
-  res.setHeader('x-content-type-options', 'nosniff')
-  res.setHeader('content-length', stats.size)
+  writeDownloadHead(res, basename(file.path), file.mediaType ?? 'application/octet-stream', stats.size)
   const stream = createReadStream(file.path)
   stream.on('error', () => res.destroy())
   stream.pipe(res)

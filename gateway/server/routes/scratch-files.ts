@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http'
 import { posix } from 'node:path'
 import type { ScratchFiles } from '../../sessions/runner.ts'
-import { sendJson, sendRefusal } from '../http.ts'
+import { sendJson, sendRefusal, writeDownloadHead } from '../http.ts'
 import { refuse } from '../refusal.ts'
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -22,10 +22,6 @@ export function serveScratchFile(res: ServerResponse, files: ScratchFiles | unde
   const bytes = files.read(path)
   if (!bytes) return sendRefusal(res, refuse('not_found', `no such file: ${path}`))
   const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase()
-  res.statusCode = 200
-  res.setHeader('content-type', CONTENT_TYPES[ext] ?? 'text/plain; charset=utf-8')
-  res.setHeader('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(posix.basename(path))}`)
-  res.setHeader('x-content-type-options', 'nosniff')
-  res.setHeader('content-length', bytes.byteLength)
+  writeDownloadHead(res, posix.basename(path), CONTENT_TYPES[ext] ?? 'text/plain; charset=utf-8', bytes.byteLength)
   res.end(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
 }
