@@ -160,3 +160,17 @@ export function openSocket(url: string, headers: Record<string, string>): Promis
     ws.once('error', reject)
   })
 }
+
+/**
+ * Polls `read` until `ok` holds. The deadline is a bound on waiting, not a speed claim: generous,
+ * so a loaded CI machine still passes. The error shows the last value read.
+ */
+export async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
+  let last: T | undefined
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
+    last = await read()
+    if (ok(last)) return last
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  throw new Error(`never reached: ${what}; last ${JSON.stringify(last)}`)
+}

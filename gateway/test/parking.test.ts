@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createFileSessionStore } from '../sessions/stores/file-store.ts'
 import { createMemorySessionStore } from '../sessions/stores/memory-store.ts'
-import { startTestGateway, type TestGateway } from './harness.ts'
+import { startTestGateway, until as untilWithin, type TestGateway } from './harness.ts'
 
 const DEFERRED = { deferred_task: { expiresInMs: 60_000 }, deferred_short: { expiresInMs: 150 } }
 const gateways: TestGateway[] = []
@@ -18,15 +18,8 @@ async function start(parking: Record<string, unknown> = {}) {
   return g
 }
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  let last: T | undefined
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-    last = await read()
-    if (ok(last)) return last
-    await new Promise((r) => setTimeout(r, 10))
-  }
-  throw new Error(`never reached: ${what}; last ${JSON.stringify(last)}`)
-}
+/** This file's waits keep their 10 s deadline. */
+const until = <T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string) => untilWithin(read, ok, what, 10_000)
 
 const status = (g: TestGateway, id: string) => g.request('GET', `/sessions/${id}`).then((r) => r.body?.session?.status)
 

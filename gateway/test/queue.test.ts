@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { startTestGateway, TOKENS, type TestGateway } from './harness.ts'
+import { startTestGateway, TOKENS, until, type TestGateway } from './harness.ts'
 import type { QueueOptions } from '../queue/options.ts'
 
 let gw: TestGateway | undefined
@@ -31,16 +31,6 @@ async function receiver(script: number[] = []) {
 async function start(queue: QueueOptions = {}) {
   gw = await startTestGateway({ queue: { webhookRetryDelayMs: 10, ...queue } })
   return gw
-}
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  // A deadline, not a speed claim: generous so a loaded CI machine still passes.
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
-    const v = await read()
-    if (ok(v)) return v
-    await new Promise((r) => setTimeout(r, 10))
-  }
-  throw new Error(`never reached: ${what}: ${JSON.stringify(await read())}`)
 }
 
 const job = (g: TestGateway, id: string) => g.request('GET', `/jobs/${id}`).then((r) => r.body.job)

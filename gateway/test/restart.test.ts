@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { openSocket } from './harness.ts'
+import { openSocket, until } from './harness.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const children: ChildProcess[] = []
@@ -40,15 +40,6 @@ async function startGateway(work: string, run: number) {
     }
   }
   throw new Error('the gateway did not start')
-}
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
-    const v = await read()
-    if (ok(v)) return v
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  throw new Error(`never reached: ${what}`)
 }
 
 describe('restart with a file store (session-status-values.7-8, embedding-rules.14)', () => {
