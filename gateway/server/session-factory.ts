@@ -37,16 +37,15 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
   async function buildRunner(config: RunnerConfig, profile: ResolvedProfile, restore?: RunnerSnapshot): Promise<Runner> {
     const patched = deps.buildRunnerConfig ? await deps.buildRunnerConfig({ ...config }) : config
     const final: RunnerConfig = { ...patched, id: config.id, scope: config.scope, profile: config.profile, engine: config.engine }
+    const peers = deps.peersFor?.(config.id)
     let runner: Runner
     if (profile.engine === 'provider') {
       if (!deps.createEngineRunner) throw new Error('no createEngineRunner hook is configured')
-      const peers = deps.peersFor?.(config.id)
       runner = await deps.createEngineRunner({ config: final, profile, bridge: deps.bridgeFor(config.id), ...(restore ? { restore } : {}), ...(peers ? { peers } : {}) })
     } else {
       if (restore) throw new Error(`engine ${profile.engine} cannot restore a parked session`)
       const adapter = deps.engines[profile.engine]
       if (!adapter) throw new EngineUnavailable(profile.engine)
-      const peers = deps.peersFor?.(config.id)
       runner = await adapter.createRunner(final, profile, peers ? { peers } : {})
     }
     const info = runner.info()

@@ -37,7 +37,9 @@ export class ParkedSession implements Runner {
   }
 
   subscribe(listener: EventListener, afterSeq = 0): () => void {
-    // Built on first replay only: most parked rows are listed, never replayed.
+    // A parked row emits nothing live, so a subscriber at the head (the registry's own) needs no log;
+    // the log is built on the first real replay only: most parked rows are listed, never replayed.
+    if (afterSeq >= this.record.snapshot.seq) return () => {}
     this.#log ??= new EventLog(this.record.snapshot.events, this.record.snapshot.seq)
     return this.#log.subscribe(listener, afterSeq)
   }
