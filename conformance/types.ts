@@ -28,6 +28,8 @@ export interface TargetManifest {
   project?: { cwd: string; name: string }
   /** The target's buildRunnerConfig puts `meta[key] = value` on every runner config (the `buildRunnerConfigStamp` feature). */
   buildRunnerConfigStamp?: { key: string; value: string }
+  /** A gateway of the target started without declared profiles, and the profiles (name → engine) it must detect. */
+  autodetect?: { baseUrl: string; profiles: Record<string, string> }
   features: string[]
 }
 

@@ -108,6 +108,7 @@ export interface TargetManifest {
   webhookUrl?: string
   project?: { cwd: string; name: string }
   buildRunnerConfigStamp?: { key: string; value: string }
+  autodetect?: { baseUrl: string; profiles: Record<string, string> }
   features: string[]
 }
 
@@ -166,10 +167,14 @@ export async function startDevGateway(options: DevGatewayOptions) {
     requireApiKey: true,
     notifications: options.webhookUrl ? { webhook: { url: options.webhookUrl }, retryDelayMs: QUEUE.webhookRetryDelayMs } : undefined,
   })
+  const detecting = detectingGateway(cwdRoot, (req) => principals.get(bearer(req) ?? ''))
   let listening
+  let detectUrl
   try {
     listening = await gateway.listen(options.port ?? 0, options.host ?? '127.0.0.1')
+    detectUrl = (await (await detecting).listen(0, options.host ?? '127.0.0.1')).url
   } catch (err) {
+    await gateway.close()
     await model.close()
     await mcp.close()
     throw err
@@ -191,17 +196,19 @@ export async function startDevGateway(options: DevGatewayOptions) {
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     features: [
-      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'mcp', 'attachments', 'hostFiles', 'hostFilesWrite', 'peers', 'profileStore',
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'autodetect', 'mcp', 'attachments', 'hostFiles', 'hostFilesWrite', 'peers', 'profileStore',
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }
   if (options.webhookUrl) manifest.webhookUrl = options.webhookUrl
   manifest.project = project
   manifest.buildRunnerConfigStamp = STAMP
+  manifest.autodetect = { baseUrl: detectUrl, profiles: { default: 'cli_primary', codex: 'cli_secondary' } }
   return {
     manifest,
     gateway,
     async close() {
+      await (await detecting).close()
       await gateway.close()
       await model.close()
       await mcp.close()
@@ -219,6 +226,26 @@ function fakeClaudeCli() {
     executable: process.execPath,
     executableArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
     questionBehavior: 'ask' as const,
+  }
+}
+
+/**
+ * A second gateway with no declared profiles, so auto-detection can be observed
+ * (server-configuration.26): both engines' home directories exist, and detection reads them from
+ * the environment at construction, which is set for exactly that synchronous call.
+ */
+async function detectingGateway(root: string, authenticate: (req: IncomingMessage) => Principal | undefined) {
+  const homes = { CLAUDE_CONFIG_DIR: join(root, '.detect-claude'), CODEX_HOME: join(root, '.detect-codex') }
+  for (const dir of Object.values(homes)) await mkdir(dir, { recursive: true })
+  const saved = { CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR, CODEX_HOME: process.env.CODEX_HOME }
+  Object.assign(process.env, homes)
+  try {
+    return createGatewayServer({ authenticate, onError: () => {} })
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
   }
 }
 

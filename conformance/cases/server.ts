@@ -235,4 +235,16 @@ export const availabilityCases: Case[] = [
       ctx.check('profile.9', scoped.status !== 200 || scoped.json?.config === undefined, 'no config snapshot for a non-operator', scoped.json)
     },
   },
+  {
+    id: 'profiles-auto-detected', title: 'a gateway without declared profiles detects default and codex from the engines\' home directories', section: 'server-configuration',
+    clauses: ['server-configuration.26'], requires: ['autodetect'],
+    async run(ctx) {
+      const target = ctx.manifest.autodetect!
+      const res = await ctx.http('GET', `${target.baseUrl}/profiles`)
+      ctx.status('server-configuration.26', res, 200)
+      const detected = Object.fromEntries((res.json?.profiles ?? []).map((p: any) => [p.name, p.engine]))
+      ctx.equal('server-configuration.26', detected, target.profiles, 'detected profiles (name → engine)')
+      ctx.check('server-configuration.26', (res.json?.profiles ?? []).every((p: any) => p.managed === false), 'declared (read-only) profiles, since that gateway has no profileStore', res.json)
+    },
+  },
 ]
