@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { isAbsolute, join } from 'node:path'
-import type { Step } from '../scenario/format.ts'
+import { withToolResult, type Step } from '../scenario/format.ts'
 import { send, type Frame } from './wire.ts'
 
 export interface TurnHost {
@@ -86,8 +86,7 @@ export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number,
       if (host.signal.aborted) throw new Interrupted()
       switch (step.type) {
         case 'text': {
-          // `{{toolResult}}` is the latest tool result, as on the fake model server.
-          const text = step.text.replaceAll('{{toolResult}}', lastToolResult)
+          const text = withToolResult(step.text, lastToolResult)
           if (host.partial) await streamText(text, step.chunkSize ?? 16, host, base, pause)
           assistant([{ type: 'text', text }])
           lastText = text

@@ -3,7 +3,7 @@
  * user message, and the leg is the number of assistant turns the conversation holds after it.
  */
 import { echoScenario, selectScenario } from '../scenario/select.ts'
-import { legsOf, type Step } from '../scenario/format.ts'
+import { legsOf, withToolResult, type Step } from '../scenario/format.ts'
 import { textOf, type WireMessage } from './wire.ts'
 
 export interface LegPlan {
@@ -27,9 +27,8 @@ export function planLeg(messages: WireMessage[], scenariosDir?: string): LegPlan
   const after = messages.slice(userIndex + 1)
   const done = after.filter((m) => m.role === 'assistant').length
   if (done >= legs.length) return { scenario: scenario.name, steps: [{ type: 'text', text: '' }], more: false }
-  // `{{toolResult}}` in a text step is the latest tool result, so a scenario can show what came back.
   const toolResult = textOf([...after].reverse().find((m) => m.role === 'tool') ?? { role: 'tool' })
-  const steps = legs[done].map((step) => (step.type === 'text' ? { ...step, text: step.text.replaceAll('{{toolResult}}', toolResult) } : step))
+  const steps = legs[done].map((step) => (step.type === 'text' ? { ...step, text: withToolResult(step.text, toolResult) } : step))
   return { scenario: scenario.name, steps, more: done < legs.length - 1 }
 }
 

@@ -61,3 +61,8 @@ export function legsOf(scenario: Scenario): Step[][] {
   if (legs.length > 1 && legs[legs.length - 1].length === 0) legs.pop()
   return legs
 }
+
+/** `{{toolResult}}` in a text step stands for the latest tool result, so a scenario can show what came back (every fake). */
+export function withToolResult(text: string, toolResult: string): string {
+  return text.replaceAll('{{toolResult}}', toolResult)
+}
