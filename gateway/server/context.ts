@@ -19,6 +19,8 @@ export interface GatewayContext {
   factory: SessionFactory
   parking: ParkingManager
   attachments: AttachmentStore
+  /** `allowedConfigDirRoots`, canonicalised once at construction (a root that does not exist yet is kept as given). */
+  configDirRoots?: readonly string[]
   /** Present when host file roots are configured. */
   hostFiles?: HostFiles
   availability: ProfileAvailability

@@ -105,6 +105,9 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     factory,
     parking,
     attachments: new AttachmentStore(options.attachments),
+    configDirRoots: options.allowedConfigDirRoots?.map((root) => {
+      try { return realpathSync(root) } catch { return root }
+    }),
   }
   // Reads follow the allowed cwd roots unless hostFiles names its own; `[]` turns the routes off.
   const fileRoots = (options.hostFiles?.roots ?? options.allowedCwdRoots ?? []).map(canonicalRoot)

@@ -52,13 +52,12 @@ async function check(ctx: GatewayContext, candidate: ProfileConfig): Promise<Res
   }
   if (resolved.codexHome !== undefined && resolved.engine !== 'cli_secondary') return refuse('invalid_request', 'codexHome is for cli_secondary profiles only')
   if (resolved.engine === 'provider') return resolved
-  const roots = ctx.options.allowedConfigDirRoots
+  const roots = ctx.configDirRoots
   if (!roots) return refuse('forbidden', 'managed profiles are provider profiles only on this server (allowedConfigDirRoots is not set)')
   const dir = resolved.configDir ?? resolved.codexHome
   if (dir === undefined) return resolved // a profile with no directory of its own is exempt
   const real = await realpath(dir).catch(() => dir)
-  const canonicalRoots = await Promise.all(roots.map((r) => realpath(r).catch(() => r)))
-  if (!canonicalRoots.some((root) => isInside(real, root))) return refuse('forbidden', 'the credential directory is outside allowedConfigDirRoots')
+  if (!roots.some((root) => isInside(real, root))) return refuse('forbidden', 'the credential directory is outside allowedConfigDirRoots')
   return resolved
 }
 
