@@ -9,10 +9,11 @@ import { randomUUID } from 'node:crypto'
 import type { ToolSet } from 'ai'
 import {
   ENGINE_CAPABILITIES, type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason,
-  type SessionEventBody, type SessionInfo, type Usage,
+  type SessionInfo, type Usage, typedOutput,
 } from '../../protocol/index.ts'
+import { StreamEventWriter } from '../stream-events.ts'
 import type { EventListener } from '../../sessions/event-log.ts'
-import type { EngineRunnerContext, ExecutionOutcome, PermissionDecision, Runner } from '../../sessions/runner.ts'
+import type { EngineRunnerContext, ExecutionOutcome, PermissionDecision, Runner, ToolCallAnswer } from '../../sessions/runner.ts'
 import { SessionCore } from '../../sessions/session-core.ts'
 import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.ts'
 import type { RunnerSnapshot, StoredExecution } from '../../sessions/session-store.ts'
@@ -125,7 +126,7 @@ class ProviderRunner implements Runner {
       type: 'system_init', sdkSessionId: this.#state.sdkSessionId, model: this.#currentModel(), apiKeySource: this.#apiKeySource,
       tools: [...this.#tools.keys()], permissionMode: core.permissionMode,
     })
-    core.emit({ type: 'capabilities', models: this.#catalog.map((value) => ({ value })), defaultModel: this.#defaultModel })
+    core.emit({ type: 'capabilities', models: this.#catalog.map((value) => ({ value, displayName: value })), defaultModel: this.#defaultModel })
     core.setStatus('idle')
     const prompt = this.#ctx.config.prompt
     if (typeof prompt === 'string' && prompt.trim()) this.sendMessage(prompt)
@@ -181,7 +182,7 @@ class ProviderRunner implements Runner {
     // Waiting on executions: fail every open call so history stays valid, then end the turn (engine-facts §3).
     for (const call of turn.calls) {
       if (call.output) continue
-      call.output = { ok: false, error: 'interrupted' }
+      call.output = { ok: false, error: 'interrupted', reason: 'interrupted' }
       if (call.kind === 'bridged') this.#ctx.bridge.cancel?.(call.executionId, 'interrupted')
       this.#core.emit({ type: 'execution_failed', executionId: call.executionId, reason: 'interrupted', error: 'the turn was interrupted' })
     }
@@ -213,12 +214,12 @@ class ProviderRunner implements Runner {
     const call = turn?.calls.find((c) => c.executionId === executionId && c.kind === 'deferred')
     if (!turn || !call || call.output) return false
     this.#settle(turn, call, outcome.status === 'ok'
-      ? { ok: true, value: outcome.output }
-      : { ok: false, error: `${outcome.reason}: ${outcome.error}` })
+      ? { ok: true, value: outcome.output, ...(outcome.typed ? { output: outcome.typed } : {}), ...(outcome.logs ? { logs: outcome.logs } : {}) }
+      : { ok: false, error: `${outcome.reason}: ${outcome.error}`, reason: outcome.reason, ...(outcome.logs ? { logs: outcome.logs } : {}) })
     return true
   }
 
-  resolveToolCall(executionId: string, outcome: { ok: true; value: unknown } | { ok: false; error: string }): boolean {
+  resolveToolCall(executionId: string, outcome: ToolCallAnswer): boolean {
     if (this.#inert || this.#core.closed) return false
     const turn = this.#state.turn
     const call = turn?.calls.find((c) => c.executionId === executionId && c.kind === 'bridged')
@@ -339,7 +340,10 @@ class ProviderRunner implements Runner {
         signal: abort.signal,
         maxRetries: this.#options.maxRetries ?? 2,
         tools: (this.#toolSet ??= toolSetOf(this.#tools)),
-        onDelta: this.#ctx.config.includePartialMessages ? (delta) => core.emit({ type: 'stream_delta', event: { type: 'text_delta', text: delta } }) : undefined,
+        // Deltas in protocol 7's raw Messages-API shape, only when asked for (events.11).
+        stream: this.#ctx.config.includePartialMessages
+          ? new StreamEventWriter((event) => core.emit({ type: 'stream_delta', event, parentToolUseId: null, uuid: randomUUID() }), model)
+          : undefined,
       }).finally(() => {
         this.#legInFlight = false
         this.#abort = undefined
@@ -356,7 +360,7 @@ class ProviderRunner implements Runner {
       await this.#dispatch(turn)
       if (this.#state.turn !== turn || core.closed) return
       if (turn.interrupted) {
-        for (const call of turn.calls) call.output ??= { ok: false, error: 'interrupted' }
+        for (const call of turn.calls) call.output ??= { ok: false, error: 'interrupted', reason: 'interrupted' }
         this.#appendToolResults(turn)
         return this.#finishTurn(turn, 'interrupted')
       }
@@ -393,22 +397,22 @@ class ProviderRunner implements Runner {
         continue
       }
       call.expiresAt = now + tool.expiresInMs
-      const dispatched: SessionEventBody = { type: 'execution_dispatched', executionId: call.executionId, toolName: call.toolName, backend: tool.kind === 'deferred' ? 'deferred' : 'client' }
+      // Protocol 7's backend names: a deferred call runs `remote`, a bridged one in the client (`browser`).
       if (tool.kind === 'deferred') {
-        this.#core.emit({ ...dispatched, deferred: true, expiresAt: call.expiresAt })
+        this.#core.emit({ type: 'execution_dispatched', executionId: call.executionId, toolName: call.toolName, backend: 'remote', deferred: true, expiresAt: call.expiresAt })
         continue
       }
-      this.#core.emit(dispatched)
+      this.#core.emit({ type: 'execution_dispatched', executionId: call.executionId, toolName: call.toolName, backend: 'browser', expiresAt: call.expiresAt })
       const sent = this.#ctx.bridge.request?.({ executionId: call.executionId, toolName: call.toolName, input: call.input, vfsSeed: this.#fs.toJSON(), expiresAt: call.expiresAt })
       if (!sent) {
-        this.#settle(turn, call, { ok: false, error: 'no client is attached to run this tool' }, false)
+        this.#settle(turn, call, { ok: false, error: 'no client is attached to run this tool', reason: 'no_client' }, false)
         continue
       }
       ;(this.#bridgeTimers ??= new Map()).set(call.executionId, setTimeout(() => {
         this.#bridgeTimers?.delete(call.executionId)
         if (call.output || this.#state.turn !== turn) return
         this.#ctx.bridge.cancel?.(call.executionId, 'timeout')
-        this.#settle(turn, call, { ok: false, error: `the client did not answer '${call.toolName}' within ${tool.expiresInMs} ms` })
+        this.#settle(turn, call, { ok: false, error: `the client did not answer '${call.toolName}' within ${tool.expiresInMs} ms`, reason: 'timeout' })
       }, tool.expiresInMs))
     }
   }
@@ -418,8 +422,9 @@ class ProviderRunner implements Runner {
     call.output = output
     clearTimeout(this.#bridgeTimers?.get(call.executionId))
     this.#bridgeTimers?.delete(call.executionId)
-    if (output.ok) this.#core.emit({ type: 'execution_result', executionId: call.executionId, output: output.value })
-    else this.#core.emit({ type: 'execution_failed', executionId: call.executionId, reason: 'failed', error: output.error })
+    const logs = output.logs ? { logs: output.logs } : {}
+    if (output.ok) this.#core.emit({ type: 'execution_result', executionId: call.executionId, output: output.output ?? typedOutput(output.value), ...logs })
+    else this.#core.emit({ type: 'execution_failed', executionId: call.executionId, reason: output.reason ?? 'failed', error: output.error, ...logs })
     if (!resume || turn.calls.some((c) => !c.output)) return
     this.#appendToolResults(turn)
     this.#core.setStatus('running')
