@@ -75,7 +75,7 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     const first = await ws.waitForEvent('permission_requested')
     const allow = await g.request('POST', `/sessions/${session.id}/permissions/${first.request.requestId}`, { body: { behavior: 'allow' } })
     expect(allow.body).toEqual({ resolved: true })
-    expect(await ws.waitForEvent('permission_resolved')).toMatchObject({ resolvedBy: 'rest' })
+    expect(await ws.waitForEvent('permission_resolved')).toMatchObject({ resolvedBy: 'client' })
     expect((await ws.waitForEvent('turn_result')).result).toBe('Tool said: ran Bash with {"command":"echo hello"}')
     ws.send({ type: 'user_message', text: 'scenario:permission' })
     const second = await ws.waitForEvent('permission_requested', (e) => e.request.requestId !== first.request.requestId)

@@ -123,7 +123,7 @@ describe('deferred execution and parking (session-status-values.*)', () => {
     const session = await g.createSession({ prompt: 'scenario:deferred-short' })
     await until(() => status(g, session.id), (s) => s === 'idle', 'idle after the deadline')
     const events = await transcript(g, session.id)
-    expect(events.find((e) => e.type === 'execution_failed')).toMatchObject({ reason: 'failed' })
+    expect(events.find((e) => e.type === 'execution_failed')).toMatchObject({ reason: 'timeout' })
     expect(events.find((e) => e.type === 'turn_result').result).toMatch(/^After the deadline: timeout: deferred execution 'deferred_short' produced no result/)
     expect(events.some((e) => e.type === 'session_error')).toBe(false)
 

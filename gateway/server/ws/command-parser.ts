@@ -21,7 +21,7 @@ const schemas = {
   close: z.object({ type: z.literal('close') }),
   // Protocol 7 names the answer `output` (a typed value object); `result`, this gateway's earlier
   // name, is an alias. One of them is required: an answer without one would poison the transcript.
-  tool_call_result: z.object({ type: z.literal('tool_call_result'), executionId: z.string().min(1), output: z.unknown(), result: z.unknown(), logs: z.array(z.string()).optional() })
+  tool_call_result: z.object({ type: z.literal('tool_call_result'), executionId: z.string().min(1), output: z.unknown().optional(), result: z.unknown().optional(), logs: z.array(z.string()).optional() })
     .refine((c) => c.output !== undefined || c.result !== undefined, { message: 'output is required', path: ['output'] })
     .transform(({ output, result, ...rest }) => {
       const answer = output !== undefined ? output : result
