@@ -64,7 +64,7 @@ describe('deferred execution and parking (session-status-values.*)', () => {
     const events = await transcript(g, id)
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1)) // same numbering, no gap, no repeat
     expect(events.filter((e) => e.type === 'turn_result')).toHaveLength(1)
-    expect(events.find((e) => e.type === 'turn_result')).toMatchObject({ subtype: 'success', result: 'The task answered: "approved"' })
+    expect(events.find((e) => e.type === 'turn_result')).toMatchObject({ subtype: 'success', result: 'The task answered: approved' })
     expect(events.some((e) => e.type === 'session_closed' || e.type === 'session_error')).toBe(false)
   })
 
