@@ -27,7 +27,7 @@ export const SESSION_COMMAND_TYPES: readonly SessionCommandType[] = [
 
 export interface ToolCallLimits {
   timeoutMs?: number
-  memoryBytes?: number
+  memoryLimitBytes?: number
 }
 
 export type SessionServerFrame =

@@ -68,8 +68,8 @@ export type SessionEventBody =
   | { type: 'context_usage'; usage: unknown }
   | { type: 'rate_limit'; info: unknown }
   | { type: 'plan_info'; subscriptionType: string }
-  | { type: 'assistant_message'; message: ApiMessage; parentToolUseId?: string | null; replay?: boolean }
-  | { type: 'user_message'; message: ApiMessage; parentToolUseId?: string | null; replay?: boolean; synthetic?: boolean; attachments?: MessageAttachment[]; origin?: MessageOrigin }
+  | { type: 'assistant_message'; message: ApiMessage; parentToolUseId?: string | null; replay?: boolean; uuid?: string }
+  | { type: 'user_message'; message: ApiMessage; parentToolUseId?: string | null; replay?: boolean; uuid?: string; synthetic?: boolean; attachments?: MessageAttachment[]; origin?: MessageOrigin }
   /** The engine's raw stream event in the Anthropic Messages shape (stream-events.ts), on every engine. */
   | { type: 'stream_delta'; event: RawStreamEvent; parentToolUseId: string | null; uuid: string }
   | { type: 'turn_result'; subtype: string; isError: boolean; durationMs: number; numTurns: number; totalCostUsd: number; result?: string; errors?: string[]; usage?: Usage }

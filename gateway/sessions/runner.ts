@@ -120,7 +120,7 @@ export interface BridgedCall {
   toolName: string
   input: unknown
   vfsSeed?: Record<string, string>
-  limits?: { timeoutMs?: number; memoryBytes?: number }
+  limits?: { timeoutMs?: number; memoryLimitBytes?: number }
   expiresAt?: number
 }
 

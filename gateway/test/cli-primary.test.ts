@@ -172,7 +172,7 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     const g = await start()
     const { session, ws } = await primarySession(g)
     ws.send({ type: 'user_message', text: 'scenario:write-file' })
-    expect((await ws.waitForEvent('skills')).skills).toEqual([{ name: 'review-helper' }])
+    expect((await ws.waitForEvent('skills')).skills).toEqual([{ name: 'review-helper', enabled: true }])
     expect((await ws.waitForEvent('tool_titles')).titles).toMatchObject({ Bash: 'Run a command', Write: 'Write a file' })
     const asked = await ws.waitForEvent('permission_requested')
     ws.send({ type: 'permission_decision', requestId: asked.request.requestId, behavior: 'allow' })

@@ -156,9 +156,9 @@ export class ClaudeRunner implements Runner {
         return this.#emit({ type: 'sdk_event', payload: raw })
       case 'assistant':
         this.#produced.noteToolUses((raw.message as { content?: unknown } | undefined)?.content)
-        return this.#emit({ type: 'assistant_message', message: raw.message as never, parentToolUseId: parent })
+        return this.#emit({ type: 'assistant_message', message: raw.message as never, parentToolUseId: parent, ...uuidOf(raw) })
       case 'user': {
-        this.#emit({ type: 'user_message', message: raw.message as never, parentToolUseId: parent, synthetic: true })
+        this.#emit({ type: 'user_message', message: raw.message as never, parentToolUseId: parent, synthetic: true, ...uuidOf(raw) })
         for (const file of this.#produced.collect((raw.message as { content?: unknown } | undefined)?.content)) this.#emit({ type: 'file_produced', ...file })
         return
       }
@@ -192,7 +192,7 @@ export class ClaudeRunner implements Runner {
 
   /** `skills` and `tool_titles` follow init, and again only when they change (events.15-16). */
   #noteSkillsAndTools(init: Record<string, unknown>): void {
-    const skills = ((init.skills as unknown[]) ?? []).map((s) => (typeof s === 'string' ? { name: s } : s))
+    const skills = ((init.skills as unknown[]) ?? []).map((s) => (typeof s === 'string' ? { name: s, enabled: true } : s))
     const skillsKey = JSON.stringify(skills)
     if (skillsKey !== this.#skills) {
       this.#skills = skillsKey
@@ -309,7 +309,7 @@ export class ClaudeRunner implements Runner {
     if (this.#core.closed) throw new Error('session is closed')
     // The SDK never echoes streamed input, so the runner reports the message itself (engine-facts §1).
     this.#core.emit({
-      type: 'user_message', message: { role: 'user', content: text },
+      type: 'user_message', message: { role: 'user', content: text }, parentToolUseId: null,
       ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}), ...(origin ? { origin } : {}),
     })
     this.#turnActive = true
@@ -405,6 +405,11 @@ function blockOf(a: OutgoingAttachment): Record<string, unknown> {
 function isToolResult(message: unknown): boolean {
   const content = (message as { content?: unknown } | undefined)?.content
   return Array.isArray(content) && content.some((b) => b?.type === 'tool_result')
+}
+
+/** The SDK message's own uuid, which protocol 7 carries on messages. */
+function uuidOf(raw: Record<string, unknown>): { uuid?: string } {
+  return typeof raw.uuid === 'string' ? { uuid: raw.uuid } : {}
 }
 
 /**

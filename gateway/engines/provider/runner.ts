@@ -147,7 +147,7 @@ class ProviderRunner implements Runner {
   sendMessage(text: string, attachments: OutgoingAttachment[] = [], origin?: MessageOrigin): void {
     this.#assertUsable()
     this.#core.emit({
-      type: 'user_message', message: { role: 'user', content: text },
+      type: 'user_message', message: { role: 'user', content: text }, parentToolUseId: null,
       ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}), ...(origin ? { origin } : {}),
     })
     // Queued like any message: a peer's message never interrupts a running turn.
@@ -183,7 +183,8 @@ class ProviderRunner implements Runner {
     for (const call of turn.calls) {
       if (call.output) continue
       call.output = { ok: false, error: 'interrupted', reason: 'interrupted' }
-      if (call.kind === 'bridged') this.#ctx.bridge.cancel?.(call.executionId, 'interrupted')
+      // Protocol 7's cancel reason for an interrupted turn.
+      if (call.kind === 'bridged') this.#ctx.bridge.cancel?.(call.executionId, 'aborted')
       this.#core.emit({ type: 'execution_failed', executionId: call.executionId, reason: 'interrupted', error: 'the turn was interrupted' })
     }
     this.#appendToolResults(turn)
@@ -376,7 +377,7 @@ class ProviderRunner implements Runner {
   #flushAssistant(text: string, calls: LegToolCall[], model: string, usage: Usage): void {
     const entry = assistantEntry(text, calls, model, usage)
     if (!entry) return
-    this.#core.emit({ type: 'assistant_message', message: entry.message })
+    this.#core.emit({ type: 'assistant_message', message: entry.message, parentToolUseId: null, uuid: randomUUID() })
     this.#state.history.push(entry.history)
   }
 
@@ -435,7 +436,7 @@ class ProviderRunner implements Runner {
   #appendToolResults(turn: TurnState): void {
     if (!turn.calls.length) return
     const entry = toolResultEntry(turn.calls)
-    this.#core.emit({ type: 'user_message', message: entry.message, synthetic: true })
+    this.#core.emit({ type: 'user_message', message: entry.message, parentToolUseId: null, synthetic: true })
     this.#state.history.push(entry.history)
     turn.calls = []
   }
