@@ -186,6 +186,17 @@ export const compatibilityCases: Case[] = [
     },
   },
   {
+    id: 'compat-profile-create-status', title: 'protocol 7: POST /profiles answers 200 {profile}', section: 'profiles',
+    clauses: ['profiles.2'], requires: ['profileStore', 'principal:manager', 'provider'],
+    async run(ctx) {
+      const name = `kit-compat-${Math.floor(ctx.random() * 1e9)}`
+      const created = await ctx.http('POST', '/profiles', { as: 'manager', body: { name, engine: 'provider', provider: { id: 'fake', model: ctx.manifest.models?.provider?.[0] ?? 'fake-small' } } })
+      ctx.onCleanup(() => ctx.http('DELETE', `/profiles/${name}`, { as: 'manager' }))
+      ctx.check('profiles.2', created.status === 200 || created.status === 201, 'the profile created', `HTTP ${created.status} ${created.text.slice(0, 200)}`)
+      ctx.nonStrict(created.status === 200 && created.json?.profile?.name === name, `POST /profiles answered ${created.status}; protocol 7 answers 200 {profile}`)
+    },
+  },
+  {
     id: 'compat-session-cwd', title: "protocol 7: SessionInfo.cwd is '' for an engine without a host filesystem", section: 'session',
     clauses: ['session.6', 'createsessionrequest.2'], requires: ['provider'],
     async run(ctx) {
