@@ -197,6 +197,23 @@ export const compatibilityCases: Case[] = [
     },
   },
   {
+    id: 'compat-capability-record-keys', title: "protocol 7: the capability record carries protocol 7's keys (vfs, streaming, contextUsage, …)", section: 'engine-capability-record',
+    clauses: ['engine-capability-record.1'], requires: [],
+    async run(ctx) {
+      const res = await ctx.http('GET', '/profiles')
+      ctx.status('profiles.1', res, 200)
+      const booleans = ['interactiveApprovals', 'resume', 'resumeBackfill', 'listSessions', 'contextUsage', 'rateLimits', 'mcpStatus', 'mcpServerActions', 'sessionMcpServers', 'slashCommands', 'skillsList', 'settingSources', 'budgets', 'vfs']
+      for (const profile of res.json?.profiles ?? []) {
+        const caps = profile.capabilities ?? {}
+        const missing = booleans.filter((key) => typeof caps[key] !== 'boolean')
+        if (!['token', 'item', 'none'].includes(caps.streaming)) missing.push('streaming')
+        if (typeof caps.defaultPermissionMode !== 'string') missing.push('defaultPermissionMode')
+        if (!Array.isArray(caps.permissionModes) || !Array.isArray(caps.attachments)) missing.push('permissionModes/attachments')
+        ctx.nonStrict(missing.length === 0, `profile ${profile.name}: the capability record lacks protocol 7's ${missing.join(', ')}`)
+      }
+    },
+  },
+  {
     id: 'compat-session-cwd', title: "protocol 7: SessionInfo.cwd is '' for an engine without a host filesystem", section: 'session',
     clauses: ['session.6', 'createsessionrequest.2'], requires: ['provider'],
     async run(ctx) {
