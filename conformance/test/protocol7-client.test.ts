@@ -53,7 +53,7 @@ describe('a protocol-7 client against our gateway', () => {
     let calls = 0
     conn.onToolCall(() => (++calls === 1 ? { output: { type: 'text', value: 'forty-two' } } : { reason: 'unsupported', error: 'no sandbox in this tab' }))
     conn.sendMessage('scenario:bridge')
-    expect((await conn.waitForEvent('turn_result')).result).toBe('The client answered: forty-two')
+    expect((await conn.waitForEvent('turn_result')).result).toBe('The client answered: "forty-two"')
     conn.sendMessage('scenario:bridge')
     expect((await conn.waitForEvent('turn_result', (e) => e.numTurns === 2)).result).toBe('The client answered: unsupported: no sandbox in this tab')
     expect(await conn.waitForEvent('execution_failed')).toMatchObject({ reason: 'unsupported', error: 'unsupported: no sandbox in this tab' })

@@ -64,7 +64,7 @@ describe('deferred execution and parking (session-status-values.*)', () => {
     const events = await transcript(g, id)
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1)) // same numbering, no gap, no repeat
     expect(events.filter((e) => e.type === 'turn_result')).toHaveLength(1)
-    expect(events.find((e) => e.type === 'turn_result')).toMatchObject({ subtype: 'success', result: 'The task answered: approved' })
+    expect(events.find((e) => e.type === 'turn_result')).toMatchObject({ subtype: 'success', result: 'The task answered: "approved"' })
     expect(events.some((e) => e.type === 'session_closed' || e.type === 'session_error')).toBe(false)
   })
 
@@ -201,7 +201,7 @@ describe('deferred execution and parking (session-status-values.*)', () => {
     const ws = await g.attach(session.id)
     const { executionId } = await ws.waitForEvent('execution_dispatched')
     ws.send({ type: 'interrupt' })
-    expect(await ws.waitForEvent('turn_result')).toMatchObject({ subtype: 'interrupted', isError: true })
+    expect(await ws.waitForEvent('turn_result')).toMatchObject({ subtype: 'error_during_execution', isError: true, errors: ['interrupted'] })
     await ws.waitForEvent('status_changed', (e) => e.status === 'idle')
     ws.send({ type: 'user_message', text: 'hello again' })
     expect((await ws.waitForEvent('turn_result', (e) => e.numTurns === 2)).result).toBe('echo: hello again')

@@ -77,7 +77,7 @@ describe('restart with a file store (session-status-values.7-8, embedding-rules.
       await until(() => second.call('GET', `/sessions/${id}`), (r) => r.body.session.status === 'idle', 'idle after the result')
       const ws = await second.attach(id)
       const result = await ws.waitForEvent('turn_result')
-      expect(result.result).toBe(`The task answered: answer for ${id}`)
+      expect(result.result).toBe(`The task answered: "answer for ${id}"`)
       const seqs = ws.events().map((e) => e.seq)
       expect(seqs).toEqual(seqs.map((_, i) => i + 1))
       ws.close()

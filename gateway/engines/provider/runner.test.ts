@@ -83,7 +83,7 @@ describe('provider runner on the AI SDK', () => {
     r.sendMessage('scenario:hang')
     await until(events, (e) => e.type === 'status_changed' && e.status === 'running')
     r.interrupt()
-    expect(await until(events, turnResult(1))).toMatchObject({ subtype: 'interrupted', isError: true })
+    expect(await until(events, turnResult(1))).toMatchObject({ subtype: 'error_during_execution', isError: true, errors: ['interrupted'] })
   })
 
   it('switches models within the catalog and refuses others', async () => {

@@ -446,7 +446,8 @@ class ProviderRunner implements Runner {
     this.#state.turn = undefined
     this.#state.numTurns++
     const base = { durationMs: Date.now() - turn.startedAt, numTurns: this.#state.numTurns, totalCostUsd: 0, usage: turn.usage }
-    if (outcome === 'interrupted') core.emit({ type: 'turn_result', subtype: 'interrupted', isError: true, ...base })
+    // Protocol 7's subtype for an interrupted turn, with the cause in `errors`.
+    if (outcome === 'interrupted') core.emit({ type: 'turn_result', subtype: 'error_during_execution', isError: true, errors: ['interrupted'], ...base })
     else if (outcome === 'error') core.emit({ type: 'turn_result', subtype: 'error_during_execution', isError: true, errors: [error ?? 'error'], ...base })
     else core.emit({ type: 'turn_result', subtype: 'success', isError: false, result: turn.lastText, ...base })
     core.setStatus('idle')

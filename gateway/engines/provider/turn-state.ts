@@ -57,15 +57,14 @@ export function assistantEntry(text: string, calls: LegToolCall[], model: string
 /** The answers of one leg's calls, in call order: a synthetic user message and the model's tool message. */
 export function toolResultEntry(calls: CallRecord[]): { message: ApiMessage; history: ModelMessage } {
   const blocks: ContentBlock[] = []
-  const parts: Array<{ type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'json'; value: never } | { type: 'text' | 'error-text'; value: string } }> = []
+  const parts: Array<{ type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'json'; value: never } | { type: 'error-text'; value: string } }> = []
   for (const call of calls) {
     const output = call.output ?? { ok: false, error: 'no result' }
-    // A `{type:'text'}` answer reaches the model as its text, unquoted; anything else as JSON (protocol 7).
-    const text = output.ok && output.output?.type === 'text' && typeof output.value === 'string' ? output.value : undefined
-    blocks.push({ type: 'tool_result', tool_use_id: call.toolCallId, content: !output.ok ? output.error : text ?? JSON.stringify(output.value ?? null), is_error: !output.ok })
+    // Protocol 7 hands the model the answer's value as a JSON tool result, whatever type it came with.
+    blocks.push({ type: 'tool_result', tool_use_id: call.toolCallId, content: output.ok ? JSON.stringify(output.value ?? null) : output.error, is_error: !output.ok })
     parts.push({
       type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName,
-      output: !output.ok ? { type: 'error-text', value: output.error } : text !== undefined ? { type: 'text', value: text } : { type: 'json', value: (output.value ?? null) as never },
+      output: output.ok ? { type: 'json', value: (output.value ?? null) as never } : { type: 'error-text', value: output.error },
     })
   }
   return { message: { role: 'user', content: blocks }, history: { role: 'tool', content: parts } }

@@ -77,7 +77,8 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   } catch (err) {
     if (!input.signal.aborted) error = messageOf(err)
   }
-  stream?.finish(input.signal.aborted ? 'interrupted' : error ? 'error' : toolCalls.length ? 'tool_use' : 'end_turn')
+  // The Messages API's stop reasons; an aborted or failed call has none.
+  stream?.finish(input.signal.aborted || error ? undefined : toolCalls.length ? 'tool_use' : 'end_turn')
   return { text, toolCalls, usage, error, aborted: input.signal.aborted }
 }
 
