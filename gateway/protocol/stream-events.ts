@@ -35,10 +35,3 @@ export function streamedText(event: unknown): string | undefined {
   return delta.type === 'text_delta' && typeof delta.text === 'string' ? delta.text : undefined
 }
 
-/** The thinking a raw event adds: a `thinking_delta`'s `thinking`, else nothing. */
-export function streamedThinking(event: unknown): string | undefined {
-  if (typeof event !== 'object' || event === null) return undefined
-  const { type, delta } = event as { type?: unknown; delta?: { type?: unknown; thinking?: unknown } }
-  if (type !== 'content_block_delta' || typeof delta !== 'object' || delta === null) return undefined
-  return delta.type === 'thinking_delta' && typeof delta.thinking === 'string' ? delta.thinking : undefined
-}
