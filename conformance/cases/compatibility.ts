@@ -9,7 +9,7 @@
  */
 import { ApiError, Protocol7Client, type SessionConnection } from '../client/index.ts'
 import type { CaseContext } from '../harness/context.ts'
-import { NonStrict, type Case } from '../types.ts'
+import { NonStrict, Unsupported, type Case } from '../types.ts'
 
 /** Raw stream event types of the Anthropic Messages stream, the shape protocol 7 forwards. */
 const RAW_STREAM_TYPES = new Set(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
@@ -211,6 +211,25 @@ export const compatibilityCases: Case[] = [
         if (!Array.isArray(caps.permissionModes) || !Array.isArray(caps.attachments)) missing.push('permissionModes/attachments')
         ctx.nonStrict(missing.length === 0, `profile ${profile.name}: the capability record lacks protocol 7's ${missing.join(', ')}`)
       }
+    },
+  },
+  {
+    id: 'compat-host-file-shapes', title: "protocol 7: /fs/list entries carry bytes and modifiedAt, /fs/find matches carry relative, /fs/write answers {path, bytes, hash, modifiedAt}", section: 'engine-session-stores-and-host-files',
+    clauses: ['engine-session-stores-and-host-files.7'], requires: ['hostFiles', 'hostFilesWrite'],
+    async run(ctx) {
+      const root = ctx.manifest.cwdRoot
+      if (!root) throw new Unsupported('the manifest gives no cwdRoot')
+      const name = `kit-compat-${Math.floor(ctx.random() * 1e9)}.txt`
+      const written = await ctx.http('PUT', '/fs/write', { body: { path: `${root}/${name}`, content: 'compat' } })
+      ctx.status('engine-session-stores-and-host-files.6', written, 200)
+      const w = written.json ?? {}
+      ctx.nonStrict(typeof w.path === 'string' && w.bytes === 6 && typeof w.hash === 'string' && typeof w.modifiedAt === 'number', `PUT /fs/write answered ${written.text.slice(0, 200)}; protocol 7 answers {path, bytes, hash, modifiedAt}`)
+      const list = await ctx.http('GET', `/fs/list?path=${encodeURIComponent(root)}`)
+      const entry = list.json?.entries?.find((e: any) => e.name === name)
+      ctx.nonStrict(entry?.bytes === 6 && typeof entry?.modifiedAt === 'number' && typeof entry?.path === 'string', `a listed file is ${JSON.stringify(entry)}; protocol 7 gives {name, path, type, bytes, modifiedAt}`)
+      const find = await ctx.http('GET', `/fs/find?path=${encodeURIComponent(root)}&q=${encodeURIComponent(name)}`)
+      const match = find.json?.matches?.find((m: any) => typeof m.path === 'string' && m.path.endsWith(name))
+      ctx.nonStrict(match?.relative === name && typeof find.json?.base === 'string', `a find match is ${JSON.stringify(match)}; protocol 7 gives {path, relative} under {base}`)
     },
   },
   {
