@@ -24,7 +24,7 @@ export function createFirehoseRunner(ctx: EngineRunnerContext): Runner {
       const n = Number(/^burst:(\d+)$/.exec(text)?.[1] ?? 0)
       core.setStatus('running')
       setImmediate(() => {
-        for (let i = 0; i < n; i++) core.emit({ type: 'stream_delta', event: { type: 'text_delta', text: `token-${i} ` } })
+        for (let i = 0; i < n; i++) core.emit({ type: 'stream_delta', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `token-${i} ` } }, parentToolUseId: null, uuid: `delta-${i}` })
         core.emit({ type: 'turn_result', subtype: 'success', isError: false, durationMs: 0, numTurns: 1, totalCostUsd: 0 })
         core.setStatus('idle')
       })

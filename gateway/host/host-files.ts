@@ -59,7 +59,7 @@ export class HostFiles {
     return this.#inside(real) ? real : NOT_FOUND
   }
 
-  async list(path: unknown): Promise<Result<{ path: string; entries: Array<{ name: string; path: string; type: string; bytes?: number }>; truncated?: true }>> {
+  async list(path: unknown): Promise<Result<{ path: string; entries: Array<{ name: string; path: string; type: string; bytes?: number; modifiedAt?: number }>; truncated?: true }>> {
     const dir = await this.resolve(path)
     if (dir instanceof FileRefusal) return dir
     if (!(await stat(dir)).isDirectory()) return new FileRefusal(400, 'not a directory')
@@ -68,8 +68,9 @@ export class HostFiles {
     const entries = await Promise.all(dirents.map(async (d) => {
       // Symlinks are listed as symlinks and never followed.
       const type = d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other'
-      const bytes = type === 'file' ? await lstat(join(dir, d.name)).then((s) => s.size, () => undefined) : undefined
-      return { name: d.name, path: join(dir, d.name), type, ...(bytes === undefined ? {} : { bytes }) }
+      // Protocol 7's entry: size and mtime of regular files (lstat, so a link is never followed).
+      const info = type === 'file' ? await lstat(join(dir, d.name)).catch(() => undefined) : undefined
+      return { name: d.name, path: join(dir, d.name), type, ...(info ? { bytes: info.size, modifiedAt: info.mtimeMs } : {}) }
     }))
     entries.sort((a, b) => Number(b.type === 'dir') - Number(a.type === 'dir') || a.name.localeCompare(b.name))
     const truncated = entries.length > this.#maxEntries
@@ -80,7 +81,7 @@ export class HostFiles {
    * Subsequence match of `q` on relative paths; file-name hits above path hits, shallowest first.
    * Skips ignored directories and everything behind a symlink; truncates instead of failing.
    */
-  async find(path: unknown, q: string, limit: number): Promise<Result<{ base: string; matches: Array<{ path: string; name: string }>; truncated: boolean }>> {
+  async find(path: unknown, q: string, limit: number): Promise<Result<{ base: string; matches: Array<{ path: string; name: string; relative: string }>; truncated: boolean }>> {
     const base = await this.resolve(path)
     if (base instanceof FileRefusal) return base
     if (!(await stat(base)).isDirectory()) return new FileRefusal(400, 'not a directory')
@@ -109,7 +110,8 @@ export class HostFiles {
     }
     hits.sort((a, b) => a.rank - b.rank || a.depth - b.depth || a.path.localeCompare(b.path))
     if (hits.length > limit) truncated = true
-    return { base, matches: hits.slice(0, limit).map(({ path, name }) => ({ path, name })), truncated }
+    // `relative` is protocol 7's picker text (relative to `base`); `name` is ours, kept beside it.
+    return { base, matches: hits.slice(0, limit).map(({ path, name }) => ({ path, name, relative: relative(base, path) })), truncated }
   }
 
   async read(path: unknown): Promise<Result<{ path: string; content: string; encoding: 'utf8' | 'base64'; bytes: number; hash: string; modifiedAt: number }>> {

@@ -141,6 +141,9 @@ export class ProfileCatalog {
       managed: this.#managed.has(profile.name),
     }
     if (profile.description !== undefined) info.description = profile.description
+    // The profile's own directories, as protocol 7 serves them: paths, never their contents (profile.9).
+    if (profile.configDir !== undefined) info.configDir = profile.configDir
+    if (profile.codexHome !== undefined) info.codexHome = profile.codexHome
     const learned = this.#learnedDefault.get(profile.name) ?? profile.provider?.model
     if (learned !== undefined) info.defaultModel = learned
     if (profile.defaults) info.defaults = { ...profile.defaults }

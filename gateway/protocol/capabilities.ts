@@ -43,6 +43,29 @@ export interface EngineCapabilities {
   readonly grants: boolean
   /** The session has a scratch filesystem served under `/sessions/:id/files`. */
   readonly scratchFiles: boolean
+
+  // Protocol 7's keys for what the spec leaves open ("other keys: not shown"), so its clients
+  // render from the record unchanged (docs/compatibility.md).
+  /** Coercion target for a stored mode outside `permissionModes`. */
+  readonly defaultPermissionMode: PermissionMode
+  /** A resume replays the prior history into the transcript. */
+  readonly resumeBackfill: boolean
+  /** `GET /sdk-sessions` lists this engine's store. */
+  readonly listSessions: boolean
+  /** `context_usage` events can occur. */
+  readonly contextUsage: boolean
+  /** `rate_limit` / `plan_info` events can occur. */
+  readonly rateLimits: boolean
+  /** `capabilities` events carry slash commands. */
+  readonly slashCommands: boolean
+  /** `skills` events carry a listing worth a panel. */
+  readonly skillsList: boolean
+  /** Protocol 7's name for `scratchFiles`. */
+  readonly vfs: boolean
+  /** `stream_delta` granularity. */
+  readonly streaming: 'token' | 'item' | 'none'
+  /** Efforts offerable at create time; absent: not settable. */
+  readonly reasoningEfforts?: readonly string[]
 }
 
 const record = (caps: EngineCapabilities): EngineCapabilities => Object.freeze(caps)
@@ -65,6 +88,16 @@ export const ENGINE_CAPABILITIES: Readonly<Record<EngineName, EngineCapabilities
     forkSession: true,
     grants: false,
     scratchFiles: false,
+    defaultPermissionMode: 'default',
+    resumeBackfill: true,
+    listSessions: true,
+    contextUsage: true,
+    rateLimits: true,
+    slashCommands: true,
+    skillsList: false,
+    vfs: false,
+    streaming: 'token',
+    reasoningEfforts: ['low', 'medium', 'high', 'xhigh', 'max'],
   }),
   cli_secondary: record({
     hostCwd: true,
@@ -83,6 +116,16 @@ export const ENGINE_CAPABILITIES: Readonly<Record<EngineName, EngineCapabilities
     forkSession: false,
     grants: false,
     scratchFiles: false,
+    defaultPermissionMode: 'default',
+    resumeBackfill: true,
+    listSessions: true,
+    contextUsage: true,
+    rateLimits: true,
+    slashCommands: false,
+    skillsList: true,
+    vfs: false,
+    streaming: 'token',
+    reasoningEfforts: ['minimal', 'low', 'medium', 'high', 'xhigh'],
   }),
   provider: record({
     hostCwd: false,
@@ -101,6 +144,15 @@ export const ENGINE_CAPABILITIES: Readonly<Record<EngineName, EngineCapabilities
     forkSession: false,
     grants: true,
     scratchFiles: true,
+    defaultPermissionMode: 'default',
+    resumeBackfill: false,
+    listSessions: false,
+    contextUsage: false,
+    rateLimits: false,
+    slashCommands: false,
+    skillsList: false,
+    vfs: true,
+    streaming: 'token',
   }),
 })
 

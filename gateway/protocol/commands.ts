@@ -2,6 +2,9 @@
 import type { PermissionMode } from './capabilities.ts'
 import type { SessionEvent } from './events.ts'
 import type { SessionInfo } from './session.ts'
+import type { ToolExecutionOutput } from './tool-output.ts'
+
+export type { ToolExecutionOutput } from './tool-output.ts'
 
 export type SessionCommand =
   | { type: 'user_message'; text: string; attachmentIds?: string[] }
@@ -12,8 +15,9 @@ export type SessionCommand =
   | { type: 'set_model'; model?: string }
   | { type: 'clear_context' }
   | { type: 'close' }
-  | { type: 'tool_call_result'; executionId: string; result: unknown }
-  | { type: 'tool_call_error'; executionId: string; error: string }
+  /** `output` is protocol 7's field; `result` is accepted as an alias (tool-output.ts). */
+  | { type: 'tool_call_result'; executionId: string; output: ToolExecutionOutput; logs?: string[] }
+  | { type: 'tool_call_error'; executionId: string; reason?: string; error: string; logs?: string[] }
 
 export type SessionCommandType = SessionCommand['type']
 export const SESSION_COMMAND_TYPES: readonly SessionCommandType[] = [
@@ -23,7 +27,7 @@ export const SESSION_COMMAND_TYPES: readonly SessionCommandType[] = [
 
 export interface ToolCallLimits {
   timeoutMs?: number
-  memoryBytes?: number
+  memoryLimitBytes?: number
 }
 
 export type SessionServerFrame =
@@ -45,8 +49,8 @@ export interface ResolvePermissionResponse {
 }
 
 export type SubmitExecutionResultRequest =
-  | { status: 'ok'; output: { type?: string; value: unknown } }
-  | { status: 'failed'; reason: string; error: string }
+  | { status: 'ok'; output: ToolExecutionOutput; logs?: string[] }
+  | { status: 'failed'; reason: string; error: string; logs?: string[] }
 
 export interface SubmitExecutionResultResponse {
   applied: boolean

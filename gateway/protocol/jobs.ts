@@ -9,8 +9,8 @@ export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['succeeded', 'failed
 export interface JobWebhook {
   url: string
   headers?: Record<string, string>
-  /** `'completion'` quiets `job_progress` deliveries. */
-  progress?: 'all' | 'completion'
+  /** `'completion'` quiets `job_progress` deliveries; `'messages'` (protocol 7's default name) or absent delivers them. */
+  progress?: 'messages' | 'completion'
 }
 
 export interface CreateJobRequest {
@@ -60,7 +60,7 @@ export type JobEventBody =
   | { type: 'job_started' }
   | { type: 'job_progress'; progress: JobProgress }
   | { type: 'job_parked'; executionId: string }
-  | { type: 'job_resumed' }
+  | { type: 'job_resumed'; executionId?: string }
   | { type: 'job_retrying'; nextRunAt: number; error?: string }
   | { type: 'job_completed' }
 

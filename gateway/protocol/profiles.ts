@@ -31,6 +31,8 @@ export interface ProfileConfig {
 export interface ProfileInfo {
   name: string
   engine: EngineName
+  configDir?: string
+  codexHome?: string
   description?: string
   capabilities: EngineCapabilities
   models: ModelOption[]

@@ -332,9 +332,11 @@ export class JobQueue {
     run.legStartedAt = now
     this.#parked.delete(run.id)
     this.#running.set(run.id, run)
+    const executionId = run.record.info.parkedExecutionId
     const updated = await this.adapter.update(run.id, { status: 'running', parkedAt: undefined, parkedExecutionId: undefined })
     if (updated) run.record.info = updated.info
-    this.#emit({ type: 'job_resumed' }, run.record.info, run)
+    // Protocol 7 names the execution the run resumed on, as job_parked does.
+    this.#emit(executionId ? { type: 'job_resumed', executionId } : { type: 'job_resumed' }, run.record.info, run)
     this.#armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.#onEvent(run, event), run.lastSeq)
   }

@@ -4,7 +4,7 @@
  */
 import type {
   CreateSessionRequest, EngineName, MessageOrigin, PermissionMode, ResolvedBy, Scope,
-  SessionClosedReason, SessionInfo,
+  SessionClosedReason, SessionInfo, ToolExecutionOutput,
 } from '../protocol/index.ts'
 import type { EventListener } from './event-log.ts'
 import type { RunnerSnapshot } from './session-store.ts'
@@ -72,8 +72,17 @@ export interface Runner {
   /** reconnect / enable / disable one MCP server; throws the engine's message on failure. */
   mcpServerAction?(name: string, action: 'reconnect' | 'enable' | 'disable'): Promise<void>
   /** A bridged tool call's answer from the attached client (tool_call_result / tool_call_error). */
-  resolveToolCall?(executionId: string, outcome: { ok: true; value: unknown } | { ok: false; error: string }): boolean
+  resolveToolCall?(executionId: string, answer: ToolCallAnswer): boolean
 }
+
+/**
+ * A client's answer to a bridged call (commands.1). `value` is what the model receives (the value
+ * of protocol 7's `{type, value}` output); `output` keeps the typed form for `execution_result`.
+ * A failure's `error` is what the model reads; `reason` is the machine-readable cause.
+ */
+export type ToolCallAnswer =
+  | { ok: true; value: unknown; output: ToolExecutionOutput; logs?: string[] }
+  | { ok: false; error: string; reason: string; logs?: string[] }
 
 export interface ProducedFile {
   fileId: string
@@ -89,8 +98,8 @@ export interface ScratchFiles {
 
 /** A deferred execution's result, whoever produced it (a POST, the watchdog, an interrupt). */
 export type ExecutionOutcome =
-  | { status: 'ok'; output: unknown }
-  | { status: 'failed'; reason: string; error: string }
+  | { status: 'ok'; output: unknown; typed?: ToolExecutionOutput; logs?: string[] }
+  | { status: 'failed'; reason: string; error: string; logs?: string[] }
 
 /** The tool bridge handed to provider runners; sandboxed tools are executed by the first attached client. */
 export interface ToolBridge {
@@ -111,7 +120,7 @@ export interface BridgedCall {
   toolName: string
   input: unknown
   vfsSeed?: Record<string, string>
-  limits?: { timeoutMs?: number; memoryBytes?: number }
+  limits?: { timeoutMs?: number; memoryLimitBytes?: number }
   expiresAt?: number
 }
 

@@ -128,7 +128,7 @@ export class SessionCore {
         this.#totalCostUsd = event.totalCostUsd
         break
       case 'permission_requested':
-        this.#pending.add(event.request.requestId)
+        this.#pending.add(event.request.id)
         break
       case 'permission_resolved':
         this.#pending.delete(event.requestId)
@@ -168,7 +168,8 @@ export class SessionCore {
       subagents: [],
     }
     if (this.#sdkSessionId !== undefined) info.sdkSessionId = this.#sdkSessionId
-    if (config.cwd !== undefined) info.cwd = config.cwd
+    // Protocol 7 always sends cwd: '' for an engine without a host filesystem (hostCwd false).
+    info.cwd = config.cwd ?? ''
     if (config.project !== undefined) info.project = config.project as SessionInfo['project']
     if (this.#model !== undefined) info.model = this.#model
     if (title !== undefined) info.title = title

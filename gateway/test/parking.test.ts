@@ -123,7 +123,7 @@ describe('deferred execution and parking (session-status-values.*)', () => {
     const session = await g.createSession({ prompt: 'scenario:deferred-short' })
     await until(() => status(g, session.id), (s) => s === 'idle', 'idle after the deadline')
     const events = await transcript(g, session.id)
-    expect(events.find((e) => e.type === 'execution_failed')).toMatchObject({ reason: 'failed' })
+    expect(events.find((e) => e.type === 'execution_failed')).toMatchObject({ reason: 'timeout' })
     expect(events.find((e) => e.type === 'turn_result').result).toMatch(/^After the deadline: timeout: deferred execution 'deferred_short' produced no result/)
     expect(events.some((e) => e.type === 'session_error')).toBe(false)
 
@@ -201,7 +201,7 @@ describe('deferred execution and parking (session-status-values.*)', () => {
     const ws = await g.attach(session.id)
     const { executionId } = await ws.waitForEvent('execution_dispatched')
     ws.send({ type: 'interrupt' })
-    expect(await ws.waitForEvent('turn_result')).toMatchObject({ subtype: 'interrupted', isError: true })
+    expect(await ws.waitForEvent('turn_result')).toMatchObject({ subtype: 'error_during_execution', isError: true, errors: ['interrupted'] })
     await ws.waitForEvent('status_changed', (e) => e.status === 'idle')
     ws.send({ type: 'user_message', text: 'hello again' })
     expect((await ws.waitForEvent('turn_result', (e) => e.numTurns === 2)).result).toBe('echo: hello again')

@@ -24,7 +24,7 @@ describe('profile management', () => {
   it('creates, edits and deletes managed profiles for a manager; declared ones stay read-only', async () => {
     const g = await start()
     const created = await g.request('POST', '/profiles', { who: 'manager', body: managedProvider })
-    expect(created.status).toBe(201)
+    expect(created.status).toBe(200)
     expect(created.body.profile).toMatchObject({ name: 'managed-p', managed: true, engine: 'provider' })
     expect((await g.request('GET', '/profiles', { who: 'manager' })).body.canManage).toBe(true)
     expect((await g.request('GET', '/profiles')).body.canManage).toBe(false)
@@ -48,10 +48,10 @@ describe('profile management', () => {
     const none = await start()
     expect((await none.request('POST', '/profiles', { who: 'manager', body: { name: 'cli', engine: 'cli_primary', configDir: join(roots, 'inside') } })).status).toBe(403)
     const g = await start({ allowedConfigDirRoots: [roots] })
-    expect((await g.request('POST', '/profiles', { who: 'manager', body: { name: 'cli', engine: 'cli_primary', configDir: join(roots, 'inside') } })).status).toBe(201)
+    expect((await g.request('POST', '/profiles', { who: 'manager', body: { name: 'cli', engine: 'cli_primary', configDir: join(roots, 'inside') } })).status).toBe(200)
     expect((await g.request('POST', '/profiles', { who: 'manager', body: { name: 'cli2', engine: 'cli_primary', configDir: outside } })).status).toBe(403)
     expect((await g.request('POST', '/profiles', { who: 'manager', body: { name: 'cli3', engine: 'cli_primary', codexHome: join(roots, 'inside') } })).status).toBe(400) // codexHome is cli_secondary only
-    expect((await g.request('POST', '/profiles', { who: 'manager', body: { name: 'cli4', engine: 'cli_primary' } })).status).toBe(201) // no directory: exempt
+    expect((await g.request('POST', '/profiles', { who: 'manager', body: { name: 'cli4', engine: 'cli_primary' } })).status).toBe(200) // no directory: exempt
   })
 
   it('keeps managed profiles in a file store across restarts, and seeds an empty store with detected profiles', async () => {

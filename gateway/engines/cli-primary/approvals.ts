@@ -1,6 +1,6 @@
 /**
  * Pending approvals of one session (permission-request.*): each request is resolved exactly once,
- * by a client (WS), REST, the approval timeout, or a policy; a second answer finds nothing (404).
+ * by a client (WS or REST, both `client`), the approval timeout, or a policy; a second answer finds nothing (404).
  * `permission_requested` and `permission_resolved` are state events, so they always replay.
  */
 import type { PermissionRequest, ResolvedBy, SessionEventBody } from '../../protocol/index.ts'
@@ -33,12 +33,13 @@ export class Approvals {
   ask(request: PermissionRequest, signal?: AbortSignal): Promise<Settled> {
     return new Promise((resolve) => {
       const pending: Pending = { resolve }
-      this.#pending.set(request.requestId, pending)
-      this.#emit({ type: 'permission_requested', request })
+      this.#pending.set(request.id, pending)
+      // Protocol 7 tells clients when the timeout policy will answer for them.
+      this.#emit({ type: 'permission_requested', request: this.#timeoutMs === null ? request : { ...request, expiresAt: Date.now() + this.#timeoutMs } })
       if (this.#timeoutMs !== null) {
-        pending.timer = setTimeout(() => this.resolve(request.requestId, { behavior: 'deny', message: 'No answer before the approval timeout' }, 'timeout'), this.#timeoutMs)
+        pending.timer = setTimeout(() => this.resolve(request.id, { behavior: 'deny', message: 'No answer before the approval timeout' }, 'timeout'), this.#timeoutMs)
       }
-      signal?.addEventListener('abort', () => this.resolve(request.requestId, { behavior: 'deny', message: 'The request was withdrawn' }, 'policy'), { once: true })
+      signal?.addEventListener('abort', () => this.resolve(request.id, { behavior: 'deny', message: 'The request was withdrawn' }, 'policy'), { once: true })
     })
   }
 
@@ -48,7 +49,9 @@ export class Approvals {
     if (!pending) return false
     this.#pending.delete(requestId)
     clearTimeout(pending.timer)
-    this.#emit({ type: 'permission_resolved', requestId, behavior: decision.behavior, resolvedBy })
+    // A deny carries its message, as protocol 7's permission_resolved does.
+    const message = decision.behavior === 'deny' && decision.message ? { message: decision.message } : {}
+    this.#emit({ type: 'permission_resolved', requestId, behavior: decision.behavior, resolvedBy, ...message })
     pending.resolve({ ...decision, resolvedBy })
     return true
   }

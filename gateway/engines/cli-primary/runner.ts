@@ -17,7 +17,7 @@ import { ProducedFiles } from './produced.ts'
 import { PEER_SERVER, PEER_TOOL_NAMES, peerServer } from './peer-tools.ts'
 import type { PeerPort } from '../../sessions/peers.ts'
 import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.ts'
-import type { QuestionBehavior } from '../../protocol/index.ts'
+import type { PermissionRequest, QuestionBehavior, RawStreamEvent } from '../../protocol/index.ts'
 import { transcriptMessages } from './transcripts.ts'
 import { shapeModels, type CliModelRow } from './models.ts'
 
@@ -105,9 +105,9 @@ export class ClaudeRunner implements Runner {
       messages = await transcriptMessages(configDir, sdkSessionId, this.#config.cwd)
     } catch (err) {
       messages = []
-      this.#emit({ type: 'sdk_event', event: { type: 'gateway_notice', message: `could not read the transcript of ${sdkSessionId}: ${(err as Error).message}` } })
+      this.#emit({ type: 'sdk_event', payload: { type: 'gateway_notice', message: `could not read the transcript of ${sdkSessionId}: ${(err as Error).message}` } })
     }
-    if (!messages.length) this.#emit({ type: 'sdk_event', event: { type: 'gateway_notice', message: `no stored transcript for ${sdkSessionId}; the resumed session starts empty` } })
+    if (!messages.length) this.#emit({ type: 'sdk_event', payload: { type: 'gateway_notice', message: `no stored transcript for ${sdkSessionId}; the resumed session starts empty` } })
     for (const m of messages) {
       const parent = m.parent_tool_use_id ?? null
       if (m.type === 'assistant') this.#emit({ type: 'assistant_message', message: m.message as never, parentToolUseId: parent, replay: true })
@@ -128,7 +128,7 @@ export class ClaudeRunner implements Runner {
     try {
       const init = await q.initializationResult()
       const { models, defaultModel } = shapeModels((init.models ?? []) as CliModelRow[])
-      this.#emit({ type: 'capabilities', models, slashCommands: init.commands ?? [], ...(defaultModel ? { defaultModel } : {}) })
+      this.#emit({ type: 'capabilities', models, commands: init.commands ?? [], ...(defaultModel ? { defaultModel } : {}) })
       const account = (init as { account?: { apiKeySource?: string; subscriptionType?: string } }).account
       if (account?.apiKeySource) this.#apiKeySource = account.apiKeySource
       this.#notePlan(account?.subscriptionType)
@@ -153,23 +153,24 @@ export class ClaudeRunner implements Runner {
       case 'system':
         // Everything else, `status` included, passes through untouched (events.19).
         if (raw.subtype === 'init') return this.#onInit(raw)
-        return this.#emit({ type: 'sdk_event', event: raw })
+        return this.#emit({ type: 'sdk_event', payload: raw })
       case 'assistant':
         this.#produced.noteToolUses((raw.message as { content?: unknown } | undefined)?.content)
-        return this.#emit({ type: 'assistant_message', message: raw.message as never, parentToolUseId: parent })
+        return this.#emit({ type: 'assistant_message', message: raw.message as never, parentToolUseId: parent, ...uuidOf(raw) })
       case 'user': {
-        this.#emit({ type: 'user_message', message: raw.message as never, parentToolUseId: parent, synthetic: true })
+        this.#emit({ type: 'user_message', message: raw.message as never, parentToolUseId: parent, synthetic: true, ...uuidOf(raw) })
         for (const file of this.#produced.collect((raw.message as { content?: unknown } | undefined)?.content)) this.#emit({ type: 'file_produced', ...file })
         return
       }
       case 'stream_event':
-        return this.#emit({ type: 'stream_delta', event: raw.event, parentToolUseId: parent })
+        // The SDK's raw Messages-API event passes through untouched: it already is protocol 7's shape (events.11).
+        return this.#emit({ type: 'stream_delta', event: raw.event as RawStreamEvent, parentToolUseId: parent, uuid: String(raw.uuid ?? randomUUID()) })
       case 'rate_limit_event':
         return this.#emit({ type: 'rate_limit', info: raw.rate_limit_info })
       case 'result':
         return this.#onResult(raw)
       default:
-        return this.#emit({ type: 'sdk_event', event: raw })
+        return this.#emit({ type: 'sdk_event', payload: raw })
     }
   }
 
@@ -179,8 +180,8 @@ export class ClaudeRunner implements Runner {
     this.#emit({
       type: 'system_init', sdkSessionId: String(init.session_id), model: init.model as string | undefined, cwd: init.cwd as string | undefined,
       apiKeySource, tools: (init.tools as string[]) ?? [], skills: (init.skills as string[]) ?? [], slashCommands: (init.slash_commands as string[]) ?? [],
-      permissionMode: (init.permissionMode as PermissionMode) ?? this.#core.permissionMode, cliVersion: init.claude_code_version as string | undefined,
-      mcpServers: (init.mcp_servers as unknown[]) ?? [],
+      permissionMode: (init.permissionMode as PermissionMode) ?? this.#core.permissionMode, claudeCodeVersion: init.claude_code_version as string | undefined,
+      mcpServers: (init.mcp_servers as Array<{ name: string; status: string }>) ?? [],
     })
     this.#noteSkillsAndTools(init)
     if (apiKeySource === 'oauth') {
@@ -191,7 +192,7 @@ export class ClaudeRunner implements Runner {
 
   /** `skills` and `tool_titles` follow init, and again only when they change (events.15-16). */
   #noteSkillsAndTools(init: Record<string, unknown>): void {
-    const skills = ((init.skills as unknown[]) ?? []).map((s) => (typeof s === 'string' ? { name: s } : s))
+    const skills = ((init.skills as unknown[]) ?? []).map((s) => (typeof s === 'string' ? { name: s, enabled: true } : s))
     const skillsKey = JSON.stringify(skills)
     if (skillsKey !== this.#skills) {
       this.#skills = skillsKey
@@ -261,10 +262,11 @@ export class ClaudeRunner implements Runner {
     this.#emit({ type: 'plan_info', subscriptionType })
   }
 
-  #canUseTool: CanUseTool = async (toolName, input, { signal, toolUseID }) => {
-    const requestId = randomUUID()
-    const request = { requestId, toolName, input, toolUseId: toolUseID }
-    if (toolName === 'AskUserQuestion' && this.#questionBehavior() !== 'ask') return this.#settleQuestion(requestId, request, input)
+  #canUseTool: CanUseTool = async (toolName, input, options) => {
+    const { signal, toolUseID } = options
+    const id = randomUUID()
+    const request = permissionRequest(id, toolName, input, options)
+    if (toolName === 'AskUserQuestion' && this.#questionBehavior() !== 'ask') return this.#settleQuestion(id, request, input)
     this.#core.setStatus('awaiting_approval')
     const settled = await this.#approvals.ask(request, signal)
     if (!this.#core.closed) this.#core.setStatus(this.#turnActive ? 'running' : 'idle')
@@ -278,11 +280,12 @@ export class ClaudeRunner implements Runner {
   }
 
   /** questionBehavior `auto` picks each question's first option, `deny` lets the model decide; both still show in the transcript. */
-  #settleQuestion(requestId: string, request: { requestId: string; toolName: string; input: Record<string, unknown> }, input: Record<string, unknown>): PermissionResult {
+  #settleQuestion(requestId: string, request: PermissionRequest, input: Record<string, unknown>): PermissionResult {
     this.#emit({ type: 'permission_requested', request })
     if (this.#questionBehavior() === 'deny') {
-      this.#emit({ type: 'permission_resolved', requestId, behavior: 'deny', resolvedBy: 'policy' })
-      return { behavior: 'deny', message: 'No one is available to answer; decide yourself and go on.' }
+      const message = 'No one is available to answer; decide yourself and go on.'
+      this.#emit({ type: 'permission_resolved', requestId, behavior: 'deny', resolvedBy: 'policy', message })
+      return { behavior: 'deny', message }
     }
     const questions = (input.questions as Array<{ question: string; options?: Array<{ label: string }> }> | undefined) ?? []
     const answers = Object.fromEntries(questions.map((q) => [q.question, q.options?.[0]?.label ?? '']))
@@ -306,7 +309,7 @@ export class ClaudeRunner implements Runner {
     if (this.#core.closed) throw new Error('session is closed')
     // The SDK never echoes streamed input, so the runner reports the message itself (engine-facts §1).
     this.#core.emit({
-      type: 'user_message', message: { role: 'user', content: text },
+      type: 'user_message', message: { role: 'user', content: text }, parentToolUseId: null,
       ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}), ...(origin ? { origin } : {}),
     })
     this.#turnActive = true
@@ -402,6 +405,24 @@ function blockOf(a: OutgoingAttachment): Record<string, unknown> {
 function isToolResult(message: unknown): boolean {
   const content = (message as { content?: unknown } | undefined)?.content
   return Array.isArray(content) && content.some((b) => b?.type === 'tool_result')
+}
+
+/** The SDK message's own uuid, which protocol 7 carries on messages. */
+function uuidOf(raw: Record<string, unknown>): { uuid?: string } {
+  return typeof raw.uuid === 'string' ? { uuid: raw.uuid } : {}
+}
+
+/**
+ * Protocol 7's PermissionRequest from the SDK's canUseTool call: the SDK's own wording (title,
+ * display name, description, decision reason) and the sub-agent id travel with it.
+ */
+function permissionRequest(id: string, toolName: string, input: Record<string, unknown>, options: Parameters<CanUseTool>[2]): PermissionRequest {
+  const o = options as Parameters<CanUseTool>[2] & { title?: unknown; displayName?: unknown; description?: unknown; decisionReason?: unknown; agentID?: unknown }
+  const request: PermissionRequest = { id, requestId: id, toolName, input, toolUseId: o.toolUseID }
+  for (const [key, value] of [['title', o.title], ['displayName', o.displayName], ['description', o.description], ['decisionReason', o.decisionReason], ['agentId', o.agentID]] as const) {
+    if (typeof value === 'string' && value) request[key] = value
+  }
+  return request
 }
 
 function toPermissionResult(settled: PermissionDecision, input: Record<string, unknown>, toolUseID: string): PermissionResult {

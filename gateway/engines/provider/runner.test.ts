@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModelServer, type FakeModelServer } from '../../../fake-engines/provider-model/server.ts'
-import type { ProfileConfig, SessionEvent } from '../../protocol/index.ts'
+import { streamedText, type ProfileConfig, type SessionEvent } from '../../protocol/index.ts'
 import type { Runner, RunnerConfig } from '../../sessions/runner.ts'
 import { createAiSdkRunner } from './runner.ts'
 
@@ -41,8 +41,15 @@ describe('provider runner on the AI SDK', () => {
     await r.start()
     r.sendMessage('scenario:hello')
     await until(events, turnResult(1))
-    const types = events.map((e) => (e.type === 'status_changed' ? `status:${e.status}` : e.type))
-    expect(types).toEqual(['system_init', 'capabilities', 'status:idle', 'user_message', 'status:running', 'stream_delta', 'stream_delta', 'assistant_message', 'turn_result', 'status:idle'].slice(0, types.length))
+    const types = events.map((e) => (e.type === 'status_changed' ? `status:${e.status}` : e.type === 'stream_delta' ? `delta:${e.event.type}` : e.type))
+    expect(types).toEqual(['system_init', 'capabilities', 'status:idle', 'user_message', 'status:running',
+      'delta:message_start', 'delta:content_block_start', 'delta:content_block_delta', 'delta:content_block_delta', 'delta:content_block_stop', 'delta:message_delta', 'delta:message_stop',
+      'assistant_message', 'turn_result', 'status:idle'].slice(0, types.length))
+    // Protocol 7's raw Messages-API shape: text_delta frames rebuild the assistant's text.
+    const deltas = events.flatMap((e) => (e.type === 'stream_delta' && e.event.type === 'content_block_delta' ? [e.event] : []))
+    expect(deltas[0]).toEqual({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello, ' } })
+    expect(deltas.map((d) => streamedText(d)).join('')).toBe('Hello, world!')
+    expect(events.filter((e) => e.type === 'stream_delta').every((e) => e.parentToolUseId === null && typeof e.uuid === 'string')).toBe(true)
     const result = events.find((e) => e.type === 'turn_result')!
     expect(result).toMatchObject({ subtype: 'success', isError: false, result: 'Hello, world!', usage: { input_tokens: 12, output_tokens: 4 } })
     expect(r.info().status).toBe('idle')
@@ -76,7 +83,7 @@ describe('provider runner on the AI SDK', () => {
     r.sendMessage('scenario:hang')
     await until(events, (e) => e.type === 'status_changed' && e.status === 'running')
     r.interrupt()
-    expect(await until(events, turnResult(1))).toMatchObject({ subtype: 'interrupted', isError: true })
+    expect(await until(events, turnResult(1))).toMatchObject({ subtype: 'error_during_execution', isError: true, errors: ['interrupted'] })
   })
 
   it('switches models within the catalog and refuses others', async () => {

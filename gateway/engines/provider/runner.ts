@@ -9,10 +9,11 @@ import { randomUUID } from 'node:crypto'
 import type { ToolSet } from 'ai'
 import {
   ENGINE_CAPABILITIES, type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason,
-  type SessionEventBody, type SessionInfo, type Usage,
+  type SessionInfo, type Usage, typedOutput,
 } from '../../protocol/index.ts'
+import { StreamEventWriter } from '../stream-events.ts'
 import type { EventListener } from '../../sessions/event-log.ts'
-import type { EngineRunnerContext, ExecutionOutcome, PermissionDecision, Runner } from '../../sessions/runner.ts'
+import type { EngineRunnerContext, ExecutionOutcome, PermissionDecision, Runner, ToolCallAnswer } from '../../sessions/runner.ts'
 import { SessionCore } from '../../sessions/session-core.ts'
 import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.ts'
 import type { RunnerSnapshot, StoredExecution } from '../../sessions/session-store.ts'
@@ -125,7 +126,7 @@ class ProviderRunner implements Runner {
       type: 'system_init', sdkSessionId: this.#state.sdkSessionId, model: this.#currentModel(), apiKeySource: this.#apiKeySource,
       tools: [...this.#tools.keys()], permissionMode: core.permissionMode,
     })
-    core.emit({ type: 'capabilities', models: this.#catalog.map((value) => ({ value })), defaultModel: this.#defaultModel })
+    core.emit({ type: 'capabilities', models: this.#catalog.map((value) => ({ value, displayName: value })), defaultModel: this.#defaultModel })
     core.setStatus('idle')
     const prompt = this.#ctx.config.prompt
     if (typeof prompt === 'string' && prompt.trim()) this.sendMessage(prompt)
@@ -146,7 +147,7 @@ class ProviderRunner implements Runner {
   sendMessage(text: string, attachments: OutgoingAttachment[] = [], origin?: MessageOrigin): void {
     this.#assertUsable()
     this.#core.emit({
-      type: 'user_message', message: { role: 'user', content: text },
+      type: 'user_message', message: { role: 'user', content: text }, parentToolUseId: null,
       ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}), ...(origin ? { origin } : {}),
     })
     // Queued like any message: a peer's message never interrupts a running turn.
@@ -181,8 +182,9 @@ class ProviderRunner implements Runner {
     // Waiting on executions: fail every open call so history stays valid, then end the turn (engine-facts §3).
     for (const call of turn.calls) {
       if (call.output) continue
-      call.output = { ok: false, error: 'interrupted' }
-      if (call.kind === 'bridged') this.#ctx.bridge.cancel?.(call.executionId, 'interrupted')
+      call.output = { ok: false, error: 'interrupted', reason: 'interrupted' }
+      // Protocol 7's cancel reason for an interrupted turn.
+      if (call.kind === 'bridged') this.#ctx.bridge.cancel?.(call.executionId, 'aborted')
       this.#core.emit({ type: 'execution_failed', executionId: call.executionId, reason: 'interrupted', error: 'the turn was interrupted' })
     }
     this.#appendToolResults(turn)
@@ -213,12 +215,12 @@ class ProviderRunner implements Runner {
     const call = turn?.calls.find((c) => c.executionId === executionId && c.kind === 'deferred')
     if (!turn || !call || call.output) return false
     this.#settle(turn, call, outcome.status === 'ok'
-      ? { ok: true, value: outcome.output }
-      : { ok: false, error: `${outcome.reason}: ${outcome.error}` })
+      ? { ok: true, value: outcome.output, ...(outcome.typed ? { output: outcome.typed } : {}), ...(outcome.logs ? { logs: outcome.logs } : {}) }
+      : { ok: false, error: `${outcome.reason}: ${outcome.error}`, reason: outcome.reason, ...(outcome.logs ? { logs: outcome.logs } : {}) })
     return true
   }
 
-  resolveToolCall(executionId: string, outcome: { ok: true; value: unknown } | { ok: false; error: string }): boolean {
+  resolveToolCall(executionId: string, outcome: ToolCallAnswer): boolean {
     if (this.#inert || this.#core.closed) return false
     const turn = this.#state.turn
     const call = turn?.calls.find((c) => c.executionId === executionId && c.kind === 'bridged')
@@ -339,7 +341,10 @@ class ProviderRunner implements Runner {
         signal: abort.signal,
         maxRetries: this.#options.maxRetries ?? 2,
         tools: (this.#toolSet ??= toolSetOf(this.#tools)),
-        onDelta: this.#ctx.config.includePartialMessages ? (delta) => core.emit({ type: 'stream_delta', event: { type: 'text_delta', text: delta } }) : undefined,
+        // Deltas in protocol 7's raw Messages-API shape, only when asked for (events.11).
+        stream: this.#ctx.config.includePartialMessages
+          ? new StreamEventWriter((event) => core.emit({ type: 'stream_delta', event, parentToolUseId: null, uuid: randomUUID() }), model)
+          : undefined,
       }).finally(() => {
         this.#legInFlight = false
         this.#abort = undefined
@@ -356,7 +361,7 @@ class ProviderRunner implements Runner {
       await this.#dispatch(turn)
       if (this.#state.turn !== turn || core.closed) return
       if (turn.interrupted) {
-        for (const call of turn.calls) call.output ??= { ok: false, error: 'interrupted' }
+        for (const call of turn.calls) call.output ??= { ok: false, error: 'interrupted', reason: 'interrupted' }
         this.#appendToolResults(turn)
         return this.#finishTurn(turn, 'interrupted')
       }
@@ -372,7 +377,7 @@ class ProviderRunner implements Runner {
   #flushAssistant(text: string, calls: LegToolCall[], model: string, usage: Usage): void {
     const entry = assistantEntry(text, calls, model, usage)
     if (!entry) return
-    this.#core.emit({ type: 'assistant_message', message: entry.message })
+    this.#core.emit({ type: 'assistant_message', message: entry.message, parentToolUseId: null, uuid: randomUUID() })
     this.#state.history.push(entry.history)
   }
 
@@ -393,22 +398,22 @@ class ProviderRunner implements Runner {
         continue
       }
       call.expiresAt = now + tool.expiresInMs
-      const dispatched: SessionEventBody = { type: 'execution_dispatched', executionId: call.executionId, toolName: call.toolName, backend: tool.kind === 'deferred' ? 'deferred' : 'client' }
+      // Protocol 7's backend names: a deferred call runs `remote`, a bridged one in the client (`browser`).
       if (tool.kind === 'deferred') {
-        this.#core.emit({ ...dispatched, deferred: true, expiresAt: call.expiresAt })
+        this.#core.emit({ type: 'execution_dispatched', executionId: call.executionId, toolName: call.toolName, backend: 'remote', deferred: true, expiresAt: call.expiresAt })
         continue
       }
-      this.#core.emit(dispatched)
+      this.#core.emit({ type: 'execution_dispatched', executionId: call.executionId, toolName: call.toolName, backend: 'browser', expiresAt: call.expiresAt })
       const sent = this.#ctx.bridge.request?.({ executionId: call.executionId, toolName: call.toolName, input: call.input, vfsSeed: this.#fs.toJSON(), expiresAt: call.expiresAt })
       if (!sent) {
-        this.#settle(turn, call, { ok: false, error: 'no client is attached to run this tool' }, false)
+        this.#settle(turn, call, { ok: false, error: 'no client is attached to run this tool', reason: 'no_client' }, false)
         continue
       }
       ;(this.#bridgeTimers ??= new Map()).set(call.executionId, setTimeout(() => {
         this.#bridgeTimers?.delete(call.executionId)
         if (call.output || this.#state.turn !== turn) return
         this.#ctx.bridge.cancel?.(call.executionId, 'timeout')
-        this.#settle(turn, call, { ok: false, error: `the client did not answer '${call.toolName}' within ${tool.expiresInMs} ms` })
+        this.#settle(turn, call, { ok: false, error: `the client did not answer '${call.toolName}' within ${tool.expiresInMs} ms`, reason: 'timeout' })
       }, tool.expiresInMs))
     }
   }
@@ -418,8 +423,9 @@ class ProviderRunner implements Runner {
     call.output = output
     clearTimeout(this.#bridgeTimers?.get(call.executionId))
     this.#bridgeTimers?.delete(call.executionId)
-    if (output.ok) this.#core.emit({ type: 'execution_result', executionId: call.executionId, output: output.value })
-    else this.#core.emit({ type: 'execution_failed', executionId: call.executionId, reason: 'failed', error: output.error })
+    const logs = output.logs ? { logs: output.logs } : {}
+    if (output.ok) this.#core.emit({ type: 'execution_result', executionId: call.executionId, output: output.output ?? typedOutput(output.value), ...logs })
+    else this.#core.emit({ type: 'execution_failed', executionId: call.executionId, reason: output.reason ?? 'failed', error: output.error, ...logs })
     if (!resume || turn.calls.some((c) => !c.output)) return
     this.#appendToolResults(turn)
     this.#core.setStatus('running')
@@ -430,7 +436,7 @@ class ProviderRunner implements Runner {
   #appendToolResults(turn: TurnState): void {
     if (!turn.calls.length) return
     const entry = toolResultEntry(turn.calls)
-    this.#core.emit({ type: 'user_message', message: entry.message, synthetic: true })
+    this.#core.emit({ type: 'user_message', message: entry.message, parentToolUseId: null, synthetic: true })
     this.#state.history.push(entry.history)
     turn.calls = []
   }
@@ -440,7 +446,8 @@ class ProviderRunner implements Runner {
     this.#state.turn = undefined
     this.#state.numTurns++
     const base = { durationMs: Date.now() - turn.startedAt, numTurns: this.#state.numTurns, totalCostUsd: 0, usage: turn.usage }
-    if (outcome === 'interrupted') core.emit({ type: 'turn_result', subtype: 'interrupted', isError: true, ...base })
+    // Protocol 7's subtype for an interrupted turn, with the cause in `errors`.
+    if (outcome === 'interrupted') core.emit({ type: 'turn_result', subtype: 'error_during_execution', isError: true, errors: ['interrupted'], ...base })
     else if (outcome === 'error') core.emit({ type: 'turn_result', subtype: 'error_during_execution', isError: true, errors: [error ?? 'error'], ...base })
     else core.emit({ type: 'turn_result', subtype: 'success', isError: false, result: turn.lastText, ...base })
     core.setStatus('idle')

@@ -6,13 +6,20 @@
  */
 import { dynamicTool, jsonSchema, type ToolSet } from 'ai'
 import type { JSONSchema7 } from '@ai-sdk/provider'
-import type { SessionEventBody } from '../../protocol/index.ts'
+import type { SessionEventBody, ToolExecutionOutput } from '../../protocol/index.ts'
 import type { PeerPort } from '../../sessions/peers.ts'
 import type { ScratchFs } from './scratch-fs.ts'
 import { deliverFileTool, downloadTool, evalScriptTool, webFetchTool, webSearchTool } from './grant-tools.ts'
 import { peerTools } from './peer-tools.ts'
 
-export type ToolOutput = { ok: true; value: unknown } | { ok: false; error: string }
+/**
+ * A tool call's answer. `value` is what the model receives; `output` is the typed form the answer
+ * came in (protocol 7's `{type, value}`), shown on `execution_result`; `reason` is the
+ * machine-readable cause of a failure, shown on `execution_failed`.
+ */
+export type ToolOutput =
+  | { ok: true; value: unknown; output?: ToolExecutionOutput; logs?: string[] }
+  | { ok: false; error: string; reason?: string; logs?: string[] }
 
 export interface ToolEnv {
   fs: ScratchFs

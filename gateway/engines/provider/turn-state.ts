@@ -60,6 +60,7 @@ export function toolResultEntry(calls: CallRecord[]): { message: ApiMessage; his
   const parts: Array<{ type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'json'; value: never } | { type: 'error-text'; value: string } }> = []
   for (const call of calls) {
     const output = call.output ?? { ok: false, error: 'no result' }
+    // Protocol 7 hands the model the answer's value as a JSON tool result, whatever type it came with.
     blocks.push({ type: 'tool_result', tool_use_id: call.toolCallId, content: output.ok ? JSON.stringify(output.value ?? null) : output.error, is_error: !output.ok })
     parts.push({
       type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName,

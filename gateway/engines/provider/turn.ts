@@ -6,6 +6,7 @@
  */
 import { streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai'
 import type { Usage } from '../../protocol/index.ts'
+import type { StreamEventWriter } from '../stream-events.ts'
 
 export interface LegToolCall {
   toolCallId: string
@@ -28,7 +29,8 @@ export interface TurnInput {
   signal: AbortSignal
   maxRetries: number
   tools?: ToolSet
-  onDelta?: (text: string) => void
+  /** Receives the leg's deltas as protocol 7's raw stream events (events.11); absent: no deltas. */
+  stream?: StreamEventWriter
 }
 
 export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
@@ -36,6 +38,8 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   const toolCalls: LegToolCall[] = []
   let usage: Usage = {}
   let error: string | undefined
+  const toolNames = new Map<string, string>()
+  const stream = input.stream
   try {
     const result = streamText({
       model: input.model,
@@ -50,7 +54,16 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
     for await (const part of result.stream) {
       if (part.type === 'text-delta') {
         text += part.text
-        input.onDelta?.(part.text)
+        stream?.text(part.text)
+      } else if (part.type === 'reasoning-delta') {
+        stream?.thinking(part.text)
+      } else if (part.type === 'text-end' || part.type === 'reasoning-end' || part.type === 'tool-input-end') {
+        stream?.end()
+      } else if (part.type === 'tool-input-start') {
+        toolNames.set(part.id, part.toolName)
+        stream?.toolInput(part.id, part.toolName, '')
+      } else if (part.type === 'tool-input-delta') {
+        stream?.toolInput(part.id, toolNames.get(part.id) ?? '', part.delta)
       } else if (part.type === 'tool-call') {
         toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input })
       } else if (part.type === 'finish') {
@@ -64,6 +77,8 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   } catch (err) {
     if (!input.signal.aborted) error = messageOf(err)
   }
+  // The Messages API's stop reasons; an aborted or failed call has none.
+  stream?.finish(input.signal.aborted || error ? undefined : toolCalls.length ? 'tool_use' : 'end_turn')
   return { text, toolCalls, usage, error, aborted: input.signal.aborted }
 }
 

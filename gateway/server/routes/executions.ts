@@ -4,6 +4,7 @@
  * whose profile is outside the caller's `allowedProfiles`, is the same 404.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { isToolExecutionOutput } from '../../protocol/index.ts'
 import type { ExecutionOutcome } from '../../sessions/runner.ts'
 import type { GatewayContext } from '../context.ts'
 import { readJsonBody, sendJson, sendRefusal } from '../http.ts'
@@ -35,17 +36,23 @@ export async function handleExecutions(ctx: GatewayContext, req: IncomingMessage
   sendJson(res, 200, result)
 }
 
+/** Protocol 7's optional `logs` (guest-visible log lines), kept only when it is a string array. */
+function logsOf(logs: unknown): { logs?: string[] } {
+  return Array.isArray(logs) && logs.every((l) => typeof l === 'string') ? { logs } : {}
+}
+
 /** `{status:'ok', output}` (the loop receives `output.value` when present) or `{status:'failed', reason, error}`. */
 function parseOutcome(value: unknown): ExecutionOutcome | Refusal {
   const body = (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}) as Record<string, unknown>
   if (body.status === 'ok') {
     const { output } = body
     if (typeof output !== 'object' || output === null || Array.isArray(output)) return refuse('invalid_request', "output is required for status 'ok' and must be an object")
-    return { status: 'ok', output: 'value' in output ? (output as { value: unknown }).value : output }
+    const logs = logsOf(body.logs)
+    return { status: 'ok', output: 'value' in output ? (output as { value: unknown }).value : output, ...(isToolExecutionOutput(output) ? { typed: output } : {}), ...logs }
   }
   if (body.status === 'failed') {
     if (typeof body.reason !== 'string' || typeof body.error !== 'string') return refuse('invalid_request', "reason and error are required for status 'failed'")
-    return { status: 'failed', reason: body.reason, error: body.error }
+    return { status: 'failed', reason: body.reason, error: body.error, ...logsOf(body.logs) }
   }
   return refuse('invalid_request', "status must be 'ok' or 'failed'")
 }

@@ -40,7 +40,8 @@ export async function manageProfiles(ctx: GatewayContext, req: IncomingMessage, 
   if ('code' in checked) return sendRefusal(res, checked)
   await store.save(stripResolved(checked))
   ctx.catalog.setManaged(checked)
-  sendJson(res, name === undefined ? 201 : 200, { profile: ctx.catalog.info(checked) })
+  // Protocol 7 answers a create with 200 too (the spec says only "created profile"; docs/compatibility.md).
+  sendJson(res, 200, { profile: ctx.catalog.info(checked) })
 }
 
 async function check(ctx: GatewayContext, candidate: ProfileConfig): Promise<ResolvedProfile | Refusal> {

@@ -37,7 +37,7 @@ export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMe
         updatedInput: decision.behavior === 'allow' ? decision.updatedInput : undefined,
         message: decision.behavior === 'deny' && typeof decision.message === 'string' ? decision.message : undefined,
         interrupt: decision.behavior === 'deny' && decision.interrupt === true,
-      }, 'rest')
+      }, 'client') // protocol 7 has no REST value: a REST answer is a client's answer (docs/compatibility.md)
       if (!resolved) return sendRefusal(res, refuse('permission_request_not_found', 'permission request not found (already resolved or expired)'))
       return sendJson(res, 200, { resolved: true })
     }

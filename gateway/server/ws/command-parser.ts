@@ -3,7 +3,7 @@
  * kind becomes a `protocol_error` message, never a thrown error or a closed socket.
  */
 import { z } from 'zod'
-import type { SessionCommand } from '../../protocol/index.ts'
+import { isToolExecutionOutput, typedOutput, type SessionCommand } from '../../protocol/index.ts'
 
 /** A frame larger than this is refused without parsing. */
 export const MAX_FRAME_BYTES = 1024 * 1024
@@ -19,9 +19,16 @@ const schemas = {
   set_model: z.object({ type: z.literal('set_model'), model: z.string().min(1).optional() }),
   clear_context: z.object({ type: z.literal('clear_context') }),
   close: z.object({ type: z.literal('close') }),
-  // `result` is required: an answer without one would poison the transcript with `undefined`.
-  tool_call_result: z.object({ type: z.literal('tool_call_result'), executionId: z.string().min(1), result: z.unknown().refine((v) => v !== undefined, 'result is required') }),
-  tool_call_error: z.object({ type: z.literal('tool_call_error'), executionId: z.string().min(1), error: z.string() }),
+  // Protocol 7 names the answer `output` (a typed value object); `result`, this gateway's earlier
+  // name, is an alias. One of them is required: an answer without one would poison the transcript.
+  tool_call_result: z.object({ type: z.literal('tool_call_result'), executionId: z.string().min(1), output: z.unknown().optional(), result: z.unknown().optional(), logs: z.array(z.string()).optional() })
+    .refine((c) => c.output !== undefined || c.result !== undefined, { message: 'output is required', path: ['output'] })
+    .transform(({ output, result, ...rest }) => {
+      const answer = output !== undefined ? output : result
+      // A bare value (an older client of this gateway) becomes the typed form protocol 7 sends.
+      return { ...rest, output: isToolExecutionOutput(answer) ? answer : typedOutput(answer) }
+    }),
+  tool_call_error: z.object({ type: z.literal('tool_call_error'), executionId: z.string().min(1), reason: z.string().optional(), error: z.string(), logs: z.array(z.string()).optional() }),
 } as const
 
 export type ParsedFrame = { ok: true; command: SessionCommand } | { ok: false; message: string }

@@ -109,10 +109,15 @@ function dispatch(ctx: GatewayContext, runner: Runner, command: SessionCommand):
       return undefined
     case 'tool_call_result':
       // Unknown or late executions are ignored: the call may already have timed out or been canceled.
-      runner.resolveToolCall?.(command.executionId, { ok: true, value: command.result })
+      // The model receives the value, never the {type, value} wrapper (protocol 7; tool-output.ts).
+      runner.resolveToolCall?.(command.executionId, { ok: true, value: command.output.value, output: command.output, ...(command.logs ? { logs: command.logs } : {}) })
       return undefined
     case 'tool_call_error':
-      runner.resolveToolCall?.(command.executionId, { ok: false, error: command.error })
+      // Fed back as tool output the way a failed deferred result is: `<reason>: <error>` (events.14).
+      runner.resolveToolCall?.(command.executionId, {
+        ok: false, reason: command.reason ?? 'client_error', error: command.reason ? `${command.reason}: ${command.error}` : command.error,
+        ...(command.logs ? { logs: command.logs } : {}),
+      })
       return undefined
     default: {
       const never: never = command

@@ -1,0 +1,244 @@
+/**
+ * Compatibility with protocol 7 where the spec names a shape without fixing it (issue 16,
+ * docs/compatibility.md): one case per shape, driven by the kit's protocol-7 client
+ * (conformance/client), which speaks the shapes protocol 7's reference client library documents.
+ * A target that departs from protocol 7 where the spec is open is `non-strict`, never `fail`:
+ * implementers see their compatibility beside their conformance. Each case cites the clause that
+ * names the shape (or leaves it open). The target's provider profile must offer the bridged tool
+ * `client_eval`, and its cli_primary profile must play the `permission` and `hello` scenarios.
+ */
+import { ApiError, Protocol7Client, type SessionConnection } from '../client/index.ts'
+import type { CaseContext } from '../harness/context.ts'
+import { NonStrict, Unsupported, type Case } from '../types.ts'
+
+/** Raw stream event types of the Anthropic Messages stream, the shape protocol 7 forwards. */
+const RAW_STREAM_TYPES = new Set(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
+const BACKENDS = new Set(['server', 'browser', 'managed', 'remote'])
+
+function clientOf(ctx: CaseContext): Protocol7Client {
+  return new Protocol7Client({ baseUrl: ctx.manifest.baseUrl, token: ctx.token('operator'), log: ctx.log, timeoutMs: ctx.deadlineMs })
+}
+
+/** A fresh session (cleaned up by the context) with the protocol-7 client attached, once idle. */
+async function attached(ctx: CaseContext, body: Record<string, unknown>): Promise<{ id: string; conn: SessionConnection; client: Protocol7Client }> {
+  const client = clientOf(ctx)
+  const session = await ctx.createSession(body)
+  const conn = await client.attach(session.id)
+  ctx.onCleanup(() => conn.close())
+  await conn.waitForEvent('status_changed', (e) => e.status === 'idle')
+  return { id: session.id, conn, client }
+}
+
+const primary = (ctx: CaseContext, extra: Record<string, unknown> = {}) => ({ profile: ctx.profile('cli_primary'), cwd: ctx.manifest.cwdRoot, ...extra })
+
+/** The turn's end, or the protocol_error a target answers a protocol-7 command with (it would otherwise hang). */
+async function turnOrRefusal(conn: SessionConnection, numTurns: number, what: string): Promise<any> {
+  const frame: any = await conn.waitFor((f: any) => f.type === 'protocol_error' || (f.type === 'event' && f.event.type === 'turn_result' && f.event.numTurns === numTurns), 'turn_result or protocol_error')
+  if (frame.type === 'protocol_error') throw new NonStrict(`the target refused protocol 7's ${what}: protocol_error "${frame.message}"`)
+  return frame.event
+}
+
+/** A bridged `client_eval` call answered by `answer`; resolves with the turn result. */
+async function bridged(ctx: CaseContext, answer: Parameters<SessionConnection['onToolCall']>[0]): Promise<{ conn: SessionConnection; result: any }> {
+  const { conn } = await attached(ctx, { profile: ctx.profile('provider') })
+  conn.onToolCall(answer)
+  conn.sendMessage('scenario:bridge')
+  return { conn, result: await turnOrRefusal(conn, 1, 'tool answer') }
+}
+
+/** The first permission request of a cli_primary session running the `permission` scenario. */
+async function asked(ctx: CaseContext) {
+  const { id, conn, client } = await attached(ctx, primary(ctx))
+  conn.sendMessage('scenario:permission')
+  const event: any = await conn.waitForEvent('permission_requested')
+  const request = event.request
+  if (typeof request?.id !== 'string') throw new NonStrict(`PermissionRequest has no string \`id\` (protocol 7 answers with it): ${JSON.stringify(request)}`)
+  return { id, conn, client, request }
+}
+
+async function resolvedAfter(conn: SessionConnection, requestId: string, via: string): Promise<any> {
+  const frame: any = await conn.waitFor((f: any) => f.type === 'protocol_error' || (f.type === 'event' && f.event.type === 'permission_resolved'), 'permission_resolved or protocol_error')
+  if (frame.type === 'protocol_error') throw new NonStrict(`an answer by the request's \`id\` over ${via} was refused: "${frame.message}"`)
+  if (frame.event.requestId !== requestId) throw new NonStrict(`permission_resolved names ${JSON.stringify(frame.event.requestId)}, not the request's id ${requestId}`)
+  return frame.event
+}
+
+/** Rebuilds the turn's live text from raw stream deltas and compares it with the final text. */
+async function liveTextMatches(ctx: CaseContext, body: Record<string, unknown>, prompt: string): Promise<void> {
+  const { conn } = await attached(ctx, { ...body, includePartialMessages: true })
+  conn.sendMessage(prompt)
+  await conn.waitForEvent('turn_result')
+  const deltas: any[] = conn.events().filter((e) => e.type === 'stream_delta')
+  ctx.check('events.11', deltas.length > 0, 'stream_delta events with includePartialMessages', conn.events().map((e) => e.type))
+  const odd = deltas.find((d) => !RAW_STREAM_TYPES.has(d.event?.type))
+  if (odd) throw new NonStrict(`stream_delta.event is not a raw Messages-API stream event (protocol 7 forwards the engine's own): ${JSON.stringify(odd.event)}`)
+  const unparented = deltas.find((d) => !('parentToolUseId' in d))
+  if (unparented) throw new NonStrict(`stream_delta without parentToolUseId: ${JSON.stringify(unparented)}`)
+  const [turn] = conn.liveText.turns
+  if (!turn || turn.live !== turn.final || !turn.final) {
+    throw new NonStrict(`live text rebuilt from content_block_delta/text_delta frames (${JSON.stringify(turn?.live)}) is not the turn's text (${JSON.stringify(turn?.final)})`)
+  }
+}
+
+export const compatibilityCases: Case[] = [
+  {
+    id: 'compat-tool-call-result-output', title: 'protocol 7: tool_call_result carries `output: {type, value}` and the model receives the value', section: 'commands',
+    clauses: ['commands.8', 'websocket-framing.3'], requires: ['provider', 'bridge'],
+    async run(ctx) {
+      const { result } = await bridged(ctx, () => ({ output: { type: 'json', value: 42 } }))
+      const text = String(result.result)
+      if (text.includes('"type"')) throw new NonStrict(`the model received the whole {type, value} object, not its value: ${text}`)
+      ctx.nonStrict(text.includes('42'), `the model did not receive the value 42: ${text}`)
+    },
+  },
+  {
+    id: 'compat-tool-call-error', title: 'protocol 7: tool_call_error carries `reason` and `error`, fed back as tool output and named on execution_failed', section: 'commands',
+    clauses: ['commands.9', 'events.14'], requires: ['provider', 'bridge'],
+    async run(ctx) {
+      const { conn, result } = await bridged(ctx, () => ({ reason: 'unsupported', error: 'no sandbox in this client' }))
+      ctx.nonStrict(String(result.result).includes('no sandbox in this client'), `the client's error did not reach the model as tool output: ${result.result}`)
+      const failed: any = conn.events().find((e) => e.type === 'execution_failed')
+      ctx.nonStrict(failed?.reason === 'unsupported', `execution_failed.reason is ${JSON.stringify(failed?.reason)}, not the client's reason 'unsupported'`)
+    },
+  },
+  {
+    id: 'compat-execution-events', title: 'protocol 7: execution_dispatched names a backend, execution_result carries the typed output', section: 'events',
+    clauses: ['events.14'], requires: ['provider', 'bridge'],
+    async run(ctx) {
+      const { conn } = await bridged(ctx, () => ({ output: { type: 'text', value: 'forty-two' }, logs: ['ran'] }))
+      const dispatched: any = conn.events().find((e) => e.type === 'execution_dispatched')
+      ctx.nonStrict(BACKENDS.has(dispatched?.backend), `execution_dispatched.backend ${JSON.stringify(dispatched?.backend)} is none of protocol 7's (server, browser, managed, remote)`)
+      const result: any = conn.events().find((e) => e.type === 'execution_result')
+      ctx.nonStrict(JSON.stringify(result?.output) === JSON.stringify({ type: 'text', value: 'forty-two' }), `execution_result.output is not the typed output: ${JSON.stringify(result?.output)}`)
+    },
+  },
+  {
+    id: 'compat-permission-request-id', title: 'protocol 7: PermissionRequest carries `id`; permission_decision answers with it; resolvedBy client', section: 'permission-request',
+    clauses: ['other-shapes.6', 'commands.2', 'permission-request.1'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { conn, request } = await asked(ctx)
+      conn.decide(request, { behavior: 'allow' })
+      const resolved = await resolvedAfter(conn, request.id, 'the WebSocket')
+      ctx.nonStrict(resolved.resolvedBy === 'client', `resolvedBy of a WebSocket answer is ${JSON.stringify(resolved.resolvedBy)}, protocol 7 says 'client'`)
+    },
+  },
+  {
+    id: 'compat-permission-rest-by-id', title: 'protocol 7: POST /sessions/:id/permissions/:requestId takes the request `id`; resolvedBy client', section: 'sessions',
+    clauses: ['sessions.13', 'permission-request.1', 'events.13'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { id, conn, client, request } = await asked(ctx)
+      try {
+        const answer = await client.resolvePermission(id, request, { behavior: 'allow' })
+        ctx.nonStrict(JSON.stringify(answer) === '{"resolved":true}', `the REST answer body is ${JSON.stringify(answer)}, protocol 7 answers {resolved: true}`)
+      } catch (err) {
+        if (err instanceof ApiError) throw new NonStrict(`an answer by the request's id over REST was refused: ${err.message}`)
+        throw err
+      }
+      const resolved = await resolvedAfter(conn, request.id, 'REST')
+      ctx.nonStrict(resolved.resolvedBy === 'client', `resolvedBy of a REST answer is ${JSON.stringify(resolved.resolvedBy)}; protocol 7's values are client, timeout, policy`)
+    },
+  },
+  {
+    id: 'compat-permission-deny-message', title: 'protocol 7: a deny carries its message on permission_resolved', section: 'events',
+    clauses: ['events.13', 'other-shapes.2'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { conn, request } = await asked(ctx)
+      conn.decide(request, { behavior: 'deny', message: 'not today' })
+      const resolved = await resolvedAfter(conn, request.id, 'the WebSocket')
+      ctx.check('events.13', resolved.behavior === 'deny', 'permission_resolved with behavior deny', resolved)
+      ctx.nonStrict(resolved.message === 'not today', `permission_resolved of a deny carries message ${JSON.stringify(resolved.message)}, not the deny message`)
+    },
+  },
+  {
+    id: 'compat-stream-delta-provider', title: 'protocol 7: stream_delta carries the raw Messages-API event; live text rebuilds the turn (provider engine)', section: 'events',
+    clauses: ['events.11'], requires: ['provider'],
+    run: (ctx) => liveTextMatches(ctx, { profile: ctx.profile('provider') }, 'scenario:long-text'),
+  },
+  {
+    id: 'compat-stream-delta-cli-primary', title: 'protocol 7: stream_delta carries the raw Messages-API event; live text rebuilds the turn (cli_primary engine)', section: 'events',
+    clauses: ['events.11'], requires: ['cli_primary'],
+    run: (ctx) => liveTextMatches(ctx, primary(ctx), 'scenario:hello'),
+  },
+  {
+    id: 'compat-system-init-and-capabilities', title: 'protocol 7: system_init names claudeCodeVersion, slashCommands and mcpServers {name, status}; capabilities names commands', section: 'events',
+    clauses: ['events.2', 'events.4', 'other-shapes.6'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { conn } = await attached(ctx, primary(ctx))
+      conn.sendMessage('hello')
+      const init: any = await conn.waitForEvent('system_init')
+      const caps: any = await conn.waitForEvent('capabilities')
+      ctx.nonStrict(typeof init.claudeCodeVersion === 'string', `system_init has no claudeCodeVersion (protocol 7's name for the CLI version): ${Object.keys(init).join(', ')}`)
+      ctx.nonStrict(Array.isArray(init.slashCommands), 'system_init has no slashCommands array')
+      ctx.nonStrict(Array.isArray(init.mcpServers) && init.mcpServers.every((s: any) => typeof s?.name === 'string' && typeof s?.status === 'string'), `system_init.mcpServers is not [{name, status}]: ${JSON.stringify(init.mcpServers)}`)
+      ctx.nonStrict(Array.isArray(caps.commands), `capabilities has no commands array (protocol 7's name for slash commands): ${Object.keys(caps).join(', ')}`)
+      ctx.nonStrict(caps.models.every((m: any) => typeof m.value === 'string' && typeof m.displayName === 'string'), 'a ModelOption without value and displayName')
+    },
+  },
+  {
+    id: 'compat-sdk-event-payload', title: 'protocol 7: sdk_event carries the engine message as `payload`', section: 'events',
+    clauses: ['events.19'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { conn } = await attached(ctx, primary(ctx))
+      // A permission-mode switch makes the CLI report its status, which has no first-class event.
+      conn.send({ type: 'set_permission_mode', mode: 'acceptEdits' })
+      const passthrough: any = await conn.waitForEvent('sdk_event')
+      ctx.nonStrict(typeof passthrough.payload?.type === 'string', `sdk_event without a payload {type, …}: ${JSON.stringify(passthrough)}`)
+    },
+  },
+  {
+    id: 'compat-profile-create-status', title: 'protocol 7: POST /profiles answers 200 {profile}', section: 'profiles',
+    clauses: ['profiles.2'], requires: ['profileStore', 'principal:manager', 'provider'],
+    async run(ctx) {
+      const name = `kit-compat-${Math.floor(ctx.random() * 1e9)}`
+      const created = await ctx.http('POST', '/profiles', { as: 'manager', body: { name, engine: 'provider', provider: { id: 'fake', model: ctx.manifest.models?.provider?.[0] ?? 'fake-small' } } })
+      ctx.onCleanup(() => ctx.http('DELETE', `/profiles/${name}`, { as: 'manager' }))
+      ctx.check('profiles.2', created.status === 200 || created.status === 201, 'the profile created', `HTTP ${created.status} ${created.text.slice(0, 200)}`)
+      ctx.nonStrict(created.status === 200 && created.json?.profile?.name === name, `POST /profiles answered ${created.status}; protocol 7 answers 200 {profile}`)
+    },
+  },
+  {
+    id: 'compat-capability-record-keys', title: "protocol 7: the capability record carries protocol 7's keys (vfs, streaming, contextUsage, …)", section: 'engine-capability-record',
+    clauses: ['engine-capability-record.1'], requires: [],
+    async run(ctx) {
+      const res = await ctx.http('GET', '/profiles')
+      ctx.status('profiles.1', res, 200)
+      const booleans = ['interactiveApprovals', 'resume', 'resumeBackfill', 'listSessions', 'contextUsage', 'rateLimits', 'mcpStatus', 'mcpServerActions', 'sessionMcpServers', 'slashCommands', 'skillsList', 'settingSources', 'budgets', 'vfs']
+      for (const profile of res.json?.profiles ?? []) {
+        const caps = profile.capabilities ?? {}
+        const missing = booleans.filter((key) => typeof caps[key] !== 'boolean')
+        if (!['token', 'item', 'none'].includes(caps.streaming)) missing.push('streaming')
+        if (typeof caps.defaultPermissionMode !== 'string') missing.push('defaultPermissionMode')
+        if (!Array.isArray(caps.permissionModes) || !Array.isArray(caps.attachments)) missing.push('permissionModes/attachments')
+        ctx.nonStrict(missing.length === 0, `profile ${profile.name}: the capability record lacks protocol 7's ${missing.join(', ')}`)
+      }
+    },
+  },
+  {
+    id: 'compat-host-file-shapes', title: "protocol 7: /fs/list entries carry bytes and modifiedAt, /fs/find matches carry relative, /fs/write answers {path, bytes, hash, modifiedAt}", section: 'engine-session-stores-and-host-files',
+    clauses: ['engine-session-stores-and-host-files.7'], requires: ['hostFiles', 'hostFilesWrite'],
+    async run(ctx) {
+      const root = ctx.manifest.cwdRoot
+      if (!root) throw new Unsupported('the manifest gives no cwdRoot')
+      const name = `kit-compat-${Math.floor(ctx.random() * 1e9)}.txt`
+      const written = await ctx.http('PUT', '/fs/write', { body: { path: `${root}/${name}`, content: 'compat' } })
+      ctx.status('engine-session-stores-and-host-files.6', written, 200)
+      const w = written.json ?? {}
+      ctx.nonStrict(typeof w.path === 'string' && w.bytes === 6 && typeof w.hash === 'string' && typeof w.modifiedAt === 'number', `PUT /fs/write answered ${written.text.slice(0, 200)}; protocol 7 answers {path, bytes, hash, modifiedAt}`)
+      const list = await ctx.http('GET', `/fs/list?path=${encodeURIComponent(root)}`)
+      const entry = list.json?.entries?.find((e: any) => e.name === name)
+      ctx.nonStrict(entry?.bytes === 6 && typeof entry?.modifiedAt === 'number' && typeof entry?.path === 'string', `a listed file is ${JSON.stringify(entry)}; protocol 7 gives {name, path, type, bytes, modifiedAt}`)
+      const find = await ctx.http('GET', `/fs/find?path=${encodeURIComponent(root)}&q=${encodeURIComponent(name)}`)
+      const match = find.json?.matches?.find((m: any) => typeof m.path === 'string' && m.path.endsWith(name))
+      ctx.nonStrict(match?.relative === name && typeof find.json?.base === 'string', `a find match is ${JSON.stringify(match)}; protocol 7 gives {path, relative} under {base}`)
+    },
+  },
+  {
+    id: 'compat-session-cwd', title: "protocol 7: SessionInfo.cwd is '' for an engine without a host filesystem", section: 'session',
+    clauses: ['session.6', 'createsessionrequest.2'], requires: ['provider'],
+    async run(ctx) {
+      const session = await ctx.createSession({ profile: ctx.profile('provider') })
+      if (session.capabilities?.hostCwd !== false) throw new NonStrict('the provider profile reports hostCwd true')
+      ctx.nonStrict(session.cwd === '', `SessionInfo.cwd is ${JSON.stringify(session.cwd)}; protocol 7 always sends a string, '' without a host filesystem`)
+    },
+  },
+]

@@ -1,0 +1,111 @@
+/**
+ * Our gateway driven by the kit's protocol-7 client (conformance/client), through every flow where
+ * protocol 7 fixes a shape the spec leaves open (issue 16): a bridged tool answered with
+ * `output: {type:'json', value:42}` reaching the model as the value, permissions answered over the
+ * WebSocket and over REST by the request's `id`, a deny carrying its message, and live text rebuilt
+ * from raw `stream_delta` events equal to the turn's final text, on both engines that stream.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Protocol7Client, type SessionConnection } from '../client/index.ts'
+import { startSelfTarget, type SelfTarget } from '../target/self.ts'
+
+let target: SelfTarget
+let client: Protocol7Client
+const connections: SessionConnection[] = []
+
+beforeAll(async () => {
+  target = await startSelfTarget()
+  client = new Protocol7Client({ baseUrl: target.manifest.baseUrl, token: target.manifest.tokens.operator, timeoutMs: 15_000 })
+}, 60_000)
+afterAll(async () => {
+  for (const c of connections) c.close()
+  await target?.close()
+})
+
+async function open(body: Record<string, unknown>): Promise<{ id: string; conn: SessionConnection }> {
+  const session = await client.createSession(body)
+  const conn = await client.attach(session.id)
+  connections.push(conn)
+  await conn.waitForEvent('status_changed', (e) => e.status === 'idle')
+  return { id: session.id, conn }
+}
+
+const provider = () => ({ profile: target.manifest.profiles.provider })
+const primary = () => ({ profile: target.manifest.profiles.cli_primary, cwd: target.manifest.cwdRoot })
+
+describe('a protocol-7 client against our gateway', () => {
+  it('answers a bridged tool with output {type:json, value:42}: the model receives 42, execution_result keeps the typed output', async () => {
+    const { conn } = await open(provider())
+    conn.onToolCall((request) => {
+      expect(request).toMatchObject({ toolName: 'client_eval', input: { code: '6 * 7' } })
+      return { output: { type: 'json', value: 42 }, logs: ['evaluated'] }
+    })
+    conn.sendMessage('scenario:bridge')
+    const result = await conn.waitForEvent('turn_result')
+    expect(result.result).toBe('The client answered: 42')
+    expect(await conn.waitForEvent('execution_result')).toMatchObject({ output: { type: 'json', value: 42 }, logs: ['evaluated'] })
+    expect(await conn.waitForEvent('execution_dispatched')).toMatchObject({ toolName: 'client_eval', backend: 'browser' })
+    expect(conn.frames.some((f) => f.type === 'protocol_error')).toBe(false)
+  })
+
+  it('answers a bridged tool with a text output and with tool_call_error {reason, error}', async () => {
+    const { conn } = await open(provider())
+    let calls = 0
+    conn.onToolCall(() => (++calls === 1 ? { output: { type: 'text', value: 'forty-two' } } : { reason: 'unsupported', error: 'no sandbox in this tab' }))
+    conn.sendMessage('scenario:bridge')
+    expect((await conn.waitForEvent('turn_result')).result).toBe('The client answered: "forty-two"')
+    conn.sendMessage('scenario:bridge')
+    expect((await conn.waitForEvent('turn_result', (e) => e.numTurns === 2)).result).toBe('The client answered: unsupported: no sandbox in this tab')
+    expect(await conn.waitForEvent('execution_failed')).toMatchObject({ reason: 'unsupported', error: 'unsupported: no sandbox in this tab' })
+  })
+
+  it('answers a permission over the WebSocket by its id: resolvedBy client, the edited input runs', async () => {
+    const { id, conn } = await open(primary())
+    conn.sendMessage('scenario:permission')
+    const request = await conn.nextPermission()
+    expect(typeof request.id).toBe('string')
+    expect(request).toMatchObject({ toolName: 'Bash', input: { command: 'echo hello' }, toolUseId: expect.any(String) })
+    expect((await client.getSession(id)).pendingPermissionCount).toBe(1)
+    conn.decide(request, { behavior: 'allow', updatedInput: { command: 'echo edited' } })
+    expect(await conn.waitForEvent('permission_resolved')).toMatchObject({ requestId: request.id, behavior: 'allow', resolvedBy: 'client' })
+    expect((await conn.waitForEvent('turn_result')).result).toContain('echo edited')
+  })
+
+  it('answers a permission over REST by its id, and a deny carries its message on permission_resolved', async () => {
+    const { id, conn } = await open(primary())
+    conn.sendMessage('scenario:permission')
+    const first = await conn.nextPermission()
+    expect(await client.resolvePermission(id, first, { behavior: 'allow' })).toEqual({ resolved: true })
+    expect(await conn.waitForEvent('permission_resolved')).toMatchObject({ requestId: first.id, resolvedBy: 'client' })
+    await conn.waitForEvent('turn_result')
+
+    conn.sendMessage('scenario:permission')
+    const second = await conn.nextPermission((await conn.waitForEvent('permission_resolved')).seq)
+    conn.decide(second, { behavior: 'deny', message: 'not today' })
+    const denied = await conn.waitForEvent('permission_resolved', (e) => e.requestId === second.id)
+    expect(denied).toMatchObject({ behavior: 'deny', resolvedBy: 'client', message: 'not today' })
+    expect((await conn.waitForEvent('turn_result', (e) => e.numTurns === 2)).result).toBe('Tool said: not today')
+    // Answered once: a second answer by the same id is a 404.
+    await expect(client.resolvePermission(id, second, { behavior: 'allow' })).rejects.toMatchObject({ status: 404 })
+  })
+
+  it('rebuilds live text from raw stream_delta events equal to the final text (provider engine)', async () => {
+    const { conn } = await open({ ...provider(), includePartialMessages: true })
+    conn.sendMessage('scenario:long-text')
+    await conn.waitForEvent('turn_result')
+    const [turn] = conn.liveText.turns
+    expect(turn.final.length).toBeGreaterThan(20)
+    expect(turn.live).toBe(turn.final)
+    const delta = conn.events().find((e) => e.type === 'stream_delta' && (e as any).event.type === 'content_block_delta') as any
+    expect(delta).toMatchObject({ parentToolUseId: null, uuid: expect.any(String), event: { index: 0, delta: { type: 'text_delta', text: expect.any(String) } } })
+  })
+
+  it('rebuilds live text from raw stream_delta events equal to the final text (cli_primary engine)', async () => {
+    const { conn } = await open({ ...primary(), includePartialMessages: true })
+    conn.sendMessage('scenario:hello')
+    await conn.waitForEvent('turn_result')
+    const [turn] = conn.liveText.turns
+    expect(turn.final).toBe('Hello, world!')
+    expect(turn.live).toBe(turn.final)
+  })
+})
