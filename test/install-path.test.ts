@@ -179,6 +179,13 @@ describe('installed from the packed tarballs into an empty project', () => {
     expect(await readdir(reports)).toEqual(expect.arrayContaining(['report.json', 'junit.xml', 'index.html']))
   }, SETUP_MS)
 
+  it('the gateway command without the optional Claude Agent SDK names the package in one line and exits 2', async () => {
+    // `gateway` here is the development gateway, which declares cli_primary profiles.
+    const ran = await run(join(project, 'node_modules/.bin/gateway'), ['--port', '0'], { cwd: project })
+    expect(ran.code).toBe(2)
+    expect(ran.stderr).toBe('a cli_primary profile needs the package @anthropic-ai/claude-agent-sdk: npm install @anthropic-ai/claude-agent-sdk\n')
+  }, SETUP_MS)
+
   it('installs the kit alone within 15 MB of node_modules, with no engine SDK in its tree', () => {
     const size = sizeOf(join(kitOnly, 'node_modules'))
     console.log(`install path: the kit alone installs ${(size / 1024 / 1024).toFixed(1)} MB of node_modules`)
