@@ -15,6 +15,7 @@ import { WebhookReceiver } from '../harness/webhook-receiver.ts'
 import { checkManifest } from '../manifest.ts'
 import type { TargetManifest } from '../types.ts'
 
+/** The gateway's working directory: in the repository its root, whose tsconfig.json tsx reads. */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const GATEWAY_PACKAGE = 'agent-session-gateway'
 
@@ -37,6 +38,7 @@ function gatewayCommand(): string[] {
   }
   return path.endsWith('.ts') ? ['--import', fileURLToPath(import.meta.resolve('tsx')), path] : [path]
 }
+
 const STARTUP_MS = 30_000
 
 export interface SelfTargetOptions {
