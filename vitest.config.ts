@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // One TMPDIR per run, removed at its end (test/tmpdir.ts).
+    globalSetup: ['test/tmpdir.ts'],
   },
 })

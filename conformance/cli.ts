@@ -1,4 +1,3 @@
-#!/usr/bin/env -S npx tsx
 /**
  * `gateway-conformance`: runs the suite against the self target (default), a manifest
  * (`--target`) or a bare URL (`--url --token`), prints progress and a summary, writes reports,
@@ -12,7 +11,7 @@ import { loadBaseline, writeBaseline } from './baseline.ts'
 import { loadManifest, ManifestError, urlManifest } from './manifest.ts'
 import { exitCodeOf, runSuite, selectCases } from './run-suite.ts'
 import { WebhookReceiver } from './harness/webhook-receiver.ts'
-import { startSelfTarget, type SelfTarget } from './target/self.ts'
+import { MissingGatewayError, startSelfTarget, type SelfTarget } from './target/self.ts'
 import type { Report, TargetManifest } from './types.ts'
 import { createProgress, printSummary } from '../reports/console.ts'
 import { compareReports, renderCompareHtml, renderCompareText } from '../reports/compare.ts'
@@ -84,7 +83,8 @@ async function main(): Promise<void> {
       manifest = self.manifest
     }
   } catch (err) {
-    fail(err instanceof ManifestError ? err.message : `could not start the target: ${(err as Error).message}`, err instanceof ManifestError ? 2 : 3)
+    const usage = err instanceof ManifestError || err instanceof MissingGatewayError
+    fail(usage ? (err as Error).message : `could not start the target: ${(err as Error).message}`, usage ? 2 : 3)
   }
   // A manifest naming a webhook receiver on this host gets the kit's receiver on that port.
   const receiver = self?.receiver ?? (await receiverFor(manifest))

@@ -2,16 +2,15 @@
  * One conformance run as a function: select cases, run them against a manifest, build the report
  * and write it. The CLI and the kit's own tests both go through here.
  */
-import { readFileSync } from 'node:fs'
 import { applyBaseline, type Baseline } from './baseline.ts'
 import { CLAUSE_LIST_HASH, coverageOf, matchesFilter } from './coverage.ts'
 import type { WebhookReceiver } from './harness/webhook-receiver.ts'
 import { ALL_CASES } from './cases/index.ts'
 import { runCases } from './runner.ts'
 import { summarise } from '../reports/summary.ts'
+import { KIT_VERSION } from './kit-version.ts'
 import type { Case, CaseResult, Report, TargetManifest } from './types.ts'
 
-const KIT_VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
 
 export interface SuiteOptions {
   manifest: TargetManifest

@@ -96,8 +96,15 @@ export interface Report {
 
 /** Thrown by a check: an explicit clause was violated. */
 export class ClauseViolation extends Error {
-  constructor(readonly clause: string, readonly expected: string, readonly got: string) {
+  readonly clause: string
+  readonly expected: string
+  readonly got: string
+
+  constructor(clause: string, expected: string, got: string) {
     super(`${clause}: expected ${expected}, got ${got}`)
+    this.clause = clause
+    this.expected = expected
+    this.got = got
   }
 }
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env -S npx tsx
 /**
  * The `gateway` command: a composition root that starts the gateway with the fake engines on
  * loopback, bearer-token principals for every role the conformance kit needs, and (optionally)
@@ -11,6 +10,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startDevGateway, type DevGatewayOptions } from './dev-gateway.ts'
 import type { Fault } from './server/options.ts'
+import { MissingPackageError } from './optional-package.ts'
 
 const USAGE = `usage: gateway [--port 8787] [--host 127.0.0.1] [--manifest file.json] [--cwd-root dir]
                [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f] [--inject-fault <name> (test-only mutants, see gateway/server/options.ts FAULTS)]`
@@ -87,6 +87,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  if (err instanceof MissingPackageError) {
+    console.error(err.message)
+    process.exit(2)
+  }
   console.error(`gateway failed to start: ${err instanceof Error ? err.message : String(err)}`)
   process.exit(1)
 })

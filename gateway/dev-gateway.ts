@@ -6,12 +6,10 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, realpath, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { startFakeMcpServer } from '../fake-engines/mcp-server/server.ts'
-import { startFakeModelServer } from '../fake-engines/provider-model/server.ts'
 import { createAiSdkRunner } from './engines/provider/index.ts'
-import { createCliPrimaryAdapter } from './engines/cli-primary/index.ts'
+import { createCliPrimaryAdapter, loadClaudeAgentSdk } from './engines/cli-primary/index.ts'
+import { loadKitFakes, type KitFakes } from './dev-fakes.ts'
 import { createGatewayServer } from './server/create-server.ts'
 import { createFileSessionStore } from './sessions/stores/file-store.ts'
 import { createMemoryProfileStore } from './host/profile-store.ts'
@@ -113,8 +111,11 @@ export interface TargetManifest {
 }
 
 export async function startDevGateway(options: DevGatewayOptions) {
-  const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
-  const mcp = await startFakeMcpServer({ host: '127.0.0.1', port: 0 })
+  const fakes = await loadKitFakes()
+  // DEV_PROFILES declares cli_primary profiles: a missing SDK is a startup error, not a failed session.
+  await loadClaudeAgentSdk()
+  const model = await fakes.startFakeModelServer({ host: '127.0.0.1', port: 0 })
+  const mcp = await fakes.startFakeMcpServer({ host: '127.0.0.1', port: 0 })
   const tokens = options.tokens ?? {
     operator: token(), tenantA: token(), tenantB: token(), restricted: token(), manager: token(),
   }
@@ -134,7 +135,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
   const gateway = createGatewayServer({
     authenticate: (req) => principals.get(bearer(req) ?? ''),
     profiles: DEV_PROFILES.map((p) => (dirs.has(p.name) ? { ...p, configDir: dirs.get(p.name) } : p)),
-    engines: { cli_primary: createCliPrimaryAdapter(fakeClaudeCli()) },
+    engines: { cli_primary: createCliPrimaryAdapter(fakeClaudeCli(fakes)) },
     // A host hook as embedders write them: it stamps meta and (wrongly) points every CLI at one
     // config directory; the profile's own directory must still win (authentication.9).
     buildRunnerConfig: (config) => ({ ...config, meta: { ...(config.meta ?? {}), [STAMP.key]: STAMP.value }, env: { ...((config.env as object) ?? {}), CLAUDE_CONFIG_DIR: decoyDir } }),
@@ -217,14 +218,15 @@ export async function startDevGateway(options: DevGatewayOptions) {
 }
 
 /**
- * The fake Claude Code CLI as the SDK should run it: a TypeScript file, so Node (this one) with
- * the tsx loader. Production points `pathToClaudeCodeExecutable` at the real `claude` binary.
+ * The fake Claude Code CLI as the SDK should run it: a script for Node (this one), with the tsx
+ * loader when it is the TypeScript source. Production points `pathToClaudeCodeExecutable` at the
+ * real `claude` binary.
  */
-function fakeClaudeCli() {
+function fakeClaudeCli(fakes: KitFakes) {
   return {
-    pathToClaudeCodeExecutable: fileURLToPath(new URL('../fake-engines/claude-cli/main.ts', import.meta.url)),
+    pathToClaudeCodeExecutable: fakes.FAKE_CLAUDE_CLI_PATH,
     executable: process.execPath,
-    executableArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
+    executableArgs: fakes.FAKE_CLAUDE_CLI_NODE_ARGS,
     questionBehavior: 'ask' as const,
   }
 }

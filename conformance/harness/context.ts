@@ -20,7 +20,16 @@ export class CaseContext {
   readonly origin: string
   #cleanups: Array<() => unknown> = []
 
-  constructor(readonly manifest: TargetManifest, seed: number, readonly deadlineMs: number, readonly receiver?: WebhookReceiver, readonly restartTarget?: () => Promise<void>) {
+  readonly manifest: TargetManifest
+  readonly deadlineMs: number
+  readonly receiver: WebhookReceiver | undefined
+  readonly restartTarget: (() => Promise<void>) | undefined
+
+  constructor(manifest: TargetManifest, seed: number, deadlineMs: number, receiver?: WebhookReceiver, restartTarget?: () => Promise<void>) {
+    this.manifest = manifest
+    this.deadlineMs = deadlineMs
+    this.receiver = receiver
+    this.restartTarget = restartTarget
     this.random = seededRandom(seed)
     this.origin = new URL(manifest.baseUrl).origin
   }

@@ -3,8 +3,13 @@ import WebSocket from 'ws'
 import type { WireLog } from './wire-log.ts'
 
 export class WsRefused extends Error {
-  constructor(readonly status: number, readonly body: string) {
+  readonly status: number
+  readonly body: string
+
+  constructor(status: number, body: string) {
     super(`upgrade refused with ${status}`)
+    this.status = status
+    this.body = body
   }
 }
 
@@ -13,7 +18,12 @@ export class WsClient {
   #waiters = new Set<() => void>()
   #closed = false
 
-  constructor(readonly ws: WebSocket, private readonly log: WireLog) {
+  readonly ws: WebSocket
+  private readonly log: WireLog
+
+  constructor(ws: WebSocket, log: WireLog) {
+    this.ws = ws
+    this.log = log
     ws.on('message', (data) => {
       const text = data.toString()
       log.add('ws-in', summarise(text), text)

@@ -1,7 +1,10 @@
 /**
  * The self target: our gateway with the fake engines, started as a child process of the
- * `gateway` command (so the kit imports nothing from gateway/), the kit's webhook receiver, short
- * timers, and the manifest the command writes. `close()` tears all of it down.
+ * `gateway` command, the kit's webhook receiver, short timers, and the manifest the command
+ * writes. `close()` tears all of it down. The gateway is the package `agent-session-gateway`, an
+ * optional peer of the kit: only this target needs it, so it is resolved here, at start, through
+ * the package's `./cli` export (in the repository the root package.json maps that to the source),
+ * and the kit's own process never loads it.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
@@ -12,7 +15,30 @@ import { WebhookReceiver } from '../harness/webhook-receiver.ts'
 import { checkManifest } from '../manifest.ts'
 import type { TargetManifest } from '../types.ts'
 
+/** The gateway's working directory: in the repository its root, whose tsconfig.json tsx reads. */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const GATEWAY_PACKAGE = 'agent-session-gateway'
+
+/** The self target was asked for but the gateway package is not installed. */
+export class MissingGatewayError extends Error {
+  constructor() {
+    super(`the self target (a run without --url or --target) needs our gateway: npm install ${GATEWAY_PACKAGE}`)
+    this.name = 'MissingGatewayError'
+  }
+}
+
+/** Node arguments that run the installed gateway's `gateway` command (the tsx loader for its TypeScript source). */
+function gatewayCommand(): string[] {
+  let path
+  try {
+    path = fileURLToPath(import.meta.resolve(`${GATEWAY_PACKAGE}/cli`))
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') throw new MissingGatewayError()
+    throw err
+  }
+  return path.endsWith('.ts') ? ['--import', fileURLToPath(import.meta.resolve('tsx')), path] : [path]
+}
+
 const STARTUP_MS = 30_000
 
 export interface SelfTargetOptions {
@@ -32,6 +58,7 @@ export interface SelfTarget {
 }
 
 export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<SelfTarget> {
+  const command = gatewayCommand()
   const dir = await mkdtemp(join(tmpdir(), 'gateway-self-target-'))
   const manifestPath = join(dir, 'manifest.json')
   const receiver = new WebhookReceiver()
@@ -43,7 +70,7 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
   process.once('exit', killChild)
 
   const spawnGateway = (port: number) => {
-    const args = ['--import', 'tsx', join(ROOT, 'gateway/cli.ts'), '--port', String(port), '--manifest', manifestPath, '--webhook-url', webhookUrl,
+    const args = [...command, '--port', String(port), '--manifest', manifestPath, '--webhook-url', webhookUrl,
       '--cwd-root', dir, '--park-delay-ms', String(options.parkDelayMs ?? 200), '--store-dir', join(dir, 'store'), '--tokens-file', join(dir, 'tokens.json')]
     for (const fault of options.faults ?? []) args.push('--inject-fault', fault)
     const started = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -1,13 +1,15 @@
 /**
  * The whole suite against the self target requires 0 fail and 0 error, and the reports it
- * writes are valid: junit.xml against the JUnit schema (xmllint), index.html in headless Chromium.
+ * writes are valid: junit.xml against the JUnit schema (xmllint, compiled to WebAssembly), and
+ * index.html in headless Chromium; both come from npm.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtemp, readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { validateXML } from 'xmllint-wasm'
+import { launchHeadlessBrowser } from '../../reports/test/headless-browser.ts'
 import { writeReports } from '../../reports/write.ts'
 import { exitCodeOf, runSuite } from '../run-suite.ts'
 import { startSelfTarget, type SelfTarget } from '../target/self.ts'
@@ -24,7 +26,10 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'conformance-report-'))
   await writeReports(report, dir, false)
 }, 120_000)
-afterAll(async () => { await target?.close() })
+afterAll(async () => {
+  await target?.close()
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
 
 describe('the suite against the self target', () => {
   it('has no fail and no error', () => {
@@ -43,19 +48,28 @@ describe('the suite against the self target', () => {
     expect(json.coverage.covered).toBeGreaterThan(0)
   })
 
-  it('writes junit.xml that validates against the JUnit schema', () => {
-    const out = execFileSync('xmllint', ['--noout', '--schema', XSD, join(dir, 'junit.xml')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-    expect(out).toBe('')
+  it('writes junit.xml that validates against the JUnit schema', async () => {
+    const [xml, xsd] = await Promise.all([readFile(join(dir, 'junit.xml'), 'utf8'), readFile(XSD, 'utf8')])
+    const result = await validateXML({ xml: [{ fileName: 'junit.xml', contents: xml }], schema: [xsd] })
+    expect(result.errors).toEqual([])
+    expect(result.valid).toBe(true)
   })
 
-  it('writes index.html that renders in headless Chromium without script errors and shows the summary', () => {
-    const dom = execFileSync('chromium', [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--no-first-run', '--disable-sync', '--disable-quic', `--user-data-dir=${join(dir, 'chromium')}`, '--dump-dom', `file://${join(dir, 'index.html')}`,
-    ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000, maxBuffer: 64 * 1024 * 1024 })
-    expect(dom).toContain('data-rendered="ok"')
-    expect(dom).not.toContain('data-script-error')
-    expect(dom).toContain(`pass <b>${report.summary.pass}</b>`)
-    expect(dom).toContain(`fail <b>${report.summary.fail}</b>`)
-  }, 60_000)
+  it('writes index.html that renders in headless Chromium without script errors and shows the summary', async () => {
+    const browser = await launchHeadlessBrowser()
+    try {
+      const page = await browser.newPage()
+      const pageErrors: string[] = []
+      page.on('pageerror', (err) => pageErrors.push(String(err)))
+      await page.goto(pathToFileURL(join(dir, 'index.html')).href, { waitUntil: 'load' })
+      const dom = await page.content()
+      expect(pageErrors).toEqual([])
+      expect(dom).toContain('data-rendered="ok"')
+      expect(dom).not.toContain('data-script-error')
+      expect(dom).toContain(`pass <b>${report.summary.pass}</b>`)
+      expect(dom).toContain(`fail <b>${report.summary.fail}</b>`)
+    } finally {
+      await browser.close()
+    }
+  }, 120_000)
 })

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * A scripted fake of the Claude Code CLI speaking its real stdio protocol (stream-json in and out,
  * control requests both ways), so the Agent SDK and our adapter run exactly as with the real

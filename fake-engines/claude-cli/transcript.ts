@@ -26,7 +26,10 @@ export class Transcript {
   #source: string | undefined
   #opened = false
 
-  constructor(env: NodeJS.ProcessEnv, cwd: string, readonly sessionId: string, resumedFrom?: string) {
+  readonly sessionId: string
+
+  constructor(env: NodeJS.ProcessEnv, cwd: string, sessionId: string, resumedFrom?: string) {
+    this.sessionId = sessionId
     this.#cwd = realpathSync(cwd)
     this.#dir = join(env.CLAUDE_CONFIG_DIR ?? join(homedir(), '.claude'), 'projects', projectKey(this.#cwd))
     this.path = join(this.#dir, `${sessionId}.jsonl`)

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S npx tsx
+#!/usr/bin/env node
 /** Runs the fake model server on its own and prints its OpenAI-compatible base URL. */
 import { parseArgs } from 'node:util'
 import { startFakeModelServer } from './server.ts'

@@ -24,7 +24,13 @@ export interface HostFilesOptions {
 export const HOST_FILES_DEFAULTS = { maxFileBytes: 1024 * 1024, maxEntries: 5000, ignore: ['node_modules', '.git'], findLimit: 50, findMax: 200, findScan: 20_000 } as const
 
 export class FileRefusal {
-  constructor(readonly status: 400 | 403 | 404 | 409 | 413, readonly message: string) {}
+  readonly status: 400 | 403 | 404 | 409 | 413
+  readonly message: string
+
+  constructor(status: 400 | 403 | 404 | 409 | 413, message: string) {
+    this.status = status
+    this.message = message
+  }
 }
 
 const NOT_FOUND = new FileRefusal(404, 'not found')

@@ -20,7 +20,10 @@ export class JobRun {
   forceTimer: NodeJS.Timeout | undefined
   parkTimer: NodeJS.Timeout | undefined
 
-  constructor(readonly record: JobRecord, runner: Runner, now: number) {
+  readonly record: JobRecord
+
+  constructor(record: JobRecord, runner: Runner, now: number) {
+    this.record = record
     this.runner = runner
     this.legStartedAt = now
   }

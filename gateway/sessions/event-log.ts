@@ -17,7 +17,11 @@ export interface FramedEvent {
 /** One logged event. A class, not a closure per event: the live path allocates per event. */
 class Entry implements FramedEvent {
   #frame: string | undefined
-  constructor(readonly event: SessionEvent) {}
+  readonly event: SessionEvent
+
+  constructor(event: SessionEvent) {
+    this.event = event
+  }
 
   frame(): string {
     return (this.#frame ??= `{"type":"event","event":${JSON.stringify(this.event)}}`)

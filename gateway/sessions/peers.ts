@@ -100,7 +100,13 @@ export class PeerService {
 }
 
 class SessionPort implements PeerPort {
-  constructor(private readonly service: PeerService, private readonly sessionId: string) {}
+  private readonly service: PeerService
+  private readonly sessionId: string
+
+  constructor(service: PeerService, sessionId: string) {
+    this.service = service
+    this.sessionId = sessionId
+  }
   list() { return this.service.list(this.sessionId) }
   peek(target: string, limit?: number) { return this.service.peek(this.sessionId, target, limit) }
   send(target: string, text: string, hops: number) { return this.service.send(this.sessionId, target, text, hops) }

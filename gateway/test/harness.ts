@@ -109,7 +109,10 @@ export async function startTestGateway(overrides: Partial<GatewayServerOptions> 
 export class TestSocket {
   readonly frames: SessionServerFrame[] = []
   #waiters: Array<() => void> = []
-  constructor(readonly ws: WebSocket) {
+  readonly ws: WebSocket
+
+  constructor(ws: WebSocket) {
+    this.ws = ws
     ws.on('message', (data) => {
       this.frames.push(JSON.parse(data.toString()))
       for (const wake of this.#waiters.splice(0)) wake()

@@ -1,1 +1,2 @@
 export { createCliPrimaryAdapter, type CliPrimaryOptions } from './adapter.ts'
+export { loadClaudeAgentSdk, type ClaudeAgentSdk } from './sdk.ts'

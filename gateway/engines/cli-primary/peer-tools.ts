@@ -3,16 +3,16 @@
  * the CLI calls `mcp__peers__peers_*` over its own control channel. `hops()` gives the relay
  * depth of the message the session is answering, so a reply relayed on counts one more.
  */
-import { createSdkMcpServer, tool } from '@anthropic-ai/claude-agent-sdk'
 import { z } from 'zod'
 import type { PeerPort } from '../../sessions/peers.ts'
+import type { ClaudeAgentSdk } from './sdk.ts'
 
 export const PEER_SERVER = 'peers'
 export const PEER_TOOL_NAMES = ['peers_list', 'peers_peek', 'peers_send'].map((t) => `mcp__${PEER_SERVER}__${t}`)
 
 const text = (value: unknown, isError = false) => ({ content: [{ type: 'text' as const, text: typeof value === 'string' ? value : JSON.stringify(value) }], ...(isError ? { isError: true } : {}) })
 
-export function peerServer(port: PeerPort, hops: () => number) {
+export function peerServer({ createSdkMcpServer, tool }: ClaudeAgentSdk, port: PeerPort, hops: () => number) {
   return createSdkMcpServer({
     name: PEER_SERVER,
     version: '1',

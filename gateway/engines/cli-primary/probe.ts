@@ -3,11 +3,13 @@
  * prompt is sent, so nothing is spent. A CLI that reports neither an API key nor a subscription
  * login is unavailable; one that cannot be started is no verdict (the caller logs it).
  */
-import { query, type Options } from '@anthropic-ai/claude-agent-sdk'
+import type { Options } from '@anthropic-ai/claude-agent-sdk'
 import type { ProbeResult } from '../../host/availability.ts'
 import { InputQueue } from './input-queue.ts'
+import { loadClaudeAgentSdk } from './sdk.ts'
 
 export async function probeLogin(sdkOptions: Partial<Options>): Promise<ProbeResult> {
+  const { query } = await loadClaudeAgentSdk()
   const input = new InputQueue()
   const q = query({ prompt: input, options: { ...sdkOptions, cwd: process.cwd() } })
   try {

@@ -18,7 +18,11 @@ export class ProducedFiles {
   #pendingWrites = new Map<string, string>()
   #files = new Map<string, ProducedFile>()
 
-  constructor(private readonly cwd: string | undefined) {}
+  private readonly cwd: string | undefined
+
+  constructor(cwd: string | undefined) {
+    this.cwd = cwd
+  }
 
   /** From an assistant message: remember which tool calls write which path. */
   noteToolUses(content: unknown): void {

@@ -4,7 +4,7 @@
  * whether the executable is the real CLI or our fake: only the path and environment differ.
  */
 import { randomUUID } from 'node:crypto'
-import { query, type CanUseTool, type Options, type PermissionResult, type Query, type SDKMessage, type SessionMessage } from '@anthropic-ai/claude-agent-sdk'
+import type { CanUseTool, Options, PermissionResult, Query, SDKMessage, SessionMessage } from '@anthropic-ai/claude-agent-sdk'
 import {
   ENGINE_CAPABILITIES, type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason, type SessionEventBody, type SessionInfo,
 } from '../../protocol/index.ts'
@@ -15,6 +15,7 @@ import { Approvals } from './approvals.ts'
 import { InputQueue } from './input-queue.ts'
 import { ProducedFiles } from './produced.ts'
 import { PEER_SERVER, PEER_TOOL_NAMES, peerServer } from './peer-tools.ts'
+import { loadClaudeAgentSdk, type ClaudeAgentSdk } from './sdk.ts'
 import type { PeerPort } from '../../sessions/peers.ts'
 import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.ts'
 import type { PermissionRequest, QuestionBehavior, RawStreamEvent } from '../../protocol/index.ts'
@@ -67,8 +68,9 @@ export class ClaudeRunner implements Runner {
 
   async #boot(): Promise<void> {
     const config = this.#config
+    const sdk = await loadClaudeAgentSdk()
     if (typeof config.resume === 'string') await this.#backfill(config.resume)
-    this.#query = query({
+    this.#query = sdk.query({
       prompt: this.#input,
       options: {
         ...this.#settings.sdkOptions,
@@ -82,7 +84,7 @@ export class ClaudeRunner implements Runner {
         ...(typeof config.maxTurns === 'number' ? { maxTurns: config.maxTurns } : {}),
         ...(Array.isArray(config.allowedTools) ? { allowedTools: config.allowedTools as string[] } : {}),
         ...(Array.isArray(config.disallowedTools) ? { disallowedTools: config.disallowedTools as string[] } : {}),
-        ...this.#mcpOptions(),
+        ...this.#mcpOptions(sdk),
         canUseTool: this.#canUseTool,
       },
     })
@@ -116,12 +118,12 @@ export class ClaudeRunner implements Runner {
   }
 
   /** The session's own MCP servers plus, with peers on, the in-process peer server (its tools pre-allowed). */
-  #mcpOptions(): Partial<Options> {
+  #mcpOptions(sdk: ClaudeAgentSdk): Partial<Options> {
     const own = (this.#config.mcpServers ?? {}) as NonNullable<Options['mcpServers']>
     const peers = this.#settings.peers
     if (!peers) return Object.keys(own).length ? { mcpServers: own } : {}
     const allowed = [...((this.#config.allowedTools as string[] | undefined) ?? []), ...PEER_TOOL_NAMES]
-    return { mcpServers: { ...own, [PEER_SERVER]: peerServer(peers, () => this.#hops) }, allowedTools: allowed }
+    return { mcpServers: { ...own, [PEER_SERVER]: peerServer(sdk, peers, () => this.#hops) }, allowedTools: allowed }
   }
 
   async #loadCapabilities(q: Query): Promise<void> {

@@ -3,7 +3,8 @@
  * directory from this process's CLAUDE_CONFIG_DIR, while each profile has its own; calls are
  * therefore serialised and run with the variable pointing at the profile's directory.
  */
-import { getSessionMessages, listSessions, type SDKSessionInfo, type SessionMessage } from '@anthropic-ai/claude-agent-sdk'
+import type { SDKSessionInfo, SessionMessage } from '@anthropic-ai/claude-agent-sdk'
+import { loadClaudeAgentSdk } from './sdk.ts'
 
 let chain: Promise<unknown> = Promise.resolve()
 let swapped: { previous: string | undefined } | undefined
@@ -35,10 +36,12 @@ async function withConfigDir<T>(configDir: string | undefined, read: () => Promi
   return run
 }
 
-export function transcriptMessages(configDir: string | undefined, sessionId: string, dir?: string): Promise<SessionMessage[]> {
+export async function transcriptMessages(configDir: string | undefined, sessionId: string, dir?: string): Promise<SessionMessage[]> {
+  const { getSessionMessages } = await loadClaudeAgentSdk()
   return withConfigDir(configDir, () => getSessionMessages(sessionId, dir ? { dir } : {}))
 }
 
-export function transcriptSessions(configDir: string | undefined, options: { dir?: string }): Promise<SDKSessionInfo[]> {
+export async function transcriptSessions(configDir: string | undefined, options: { dir?: string }): Promise<SDKSessionInfo[]> {
+  const { listSessions } = await loadClaudeAgentSdk()
   return withConfigDir(configDir, () => listSessions(options.dir ? { dir: options.dir } : {}))
 }

@@ -4,7 +4,12 @@ import { SessionCore } from '../../sessions/session-core.ts'
 
 export class ScriptedRunner {
   core: SessionCore
-  constructor(readonly id: string, readonly jobId: string) {
+  readonly id: string
+  readonly jobId: string
+
+  constructor(id: string, jobId: string) {
+    this.id = id
+    this.jobId = jobId
     this.core = new SessionCore({ id, profile: 'p', engine: 'provider', permissionMode: 'default', canBypassPermissions: false, createdAt: 0 })
   }
 

@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+/**
+ * Entry of the `gateway-conformance` command. It checks the Node version before the command is
+ * loaded: static imports are linked before any code runs, and the kit needs Node 22 (its HTTP
+ * client, undici, crashes on Node 20 at the first request). So this file statically imports only
+ * what runs on any Node (node:fs), then the command itself.
+ */
+import { KIT_VERSION } from './kit-version.ts'
+
+const COMMAND = 'gateway-conformance'
+
+if (Number(process.versions.node.split('.')[0]) < 22) {
+  console.error(`${COMMAND} needs Node 22 or later; this is Node ${process.versions.node}`)
+  process.exit(2)
+}
+if (process.argv[2] === '--version' || process.argv[2] === '-v') console.log(KIT_VERSION)
+else await import('./cli.ts')

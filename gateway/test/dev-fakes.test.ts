@@ -1,0 +1,34 @@
+/**
+ * `gateway dev` imports the fakes from the conformance kit by package name, so the gateway's build
+ * never compiles them in (gateway/dev-fakes.ts). These are the same modules the kit exports as
+ * `gateway-conformance/fakes/*`: they must have the shape dev-fakes.ts relies on.
+ */
+import { existsSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import * as claudeCli from '../../fake-engines/claude-cli/index.ts'
+import * as mcpServer from '../../fake-engines/mcp-server/server.ts'
+import * as providerModel from '../../fake-engines/provider-model/server.ts'
+import type { KitFakes } from '../dev-fakes.ts'
+
+describe('the kit fakes gateway dev loads', () => {
+  // The annotation is the type check (tsc --noEmit); the body checks what types cannot.
+  const fakes: KitFakes = { ...providerModel, ...mcpServer, ...claudeCli }
+
+  it('name the fake Claude CLI script that exists, run by Node with the tsx loader from the sources', () => {
+    expect(fakes.FAKE_CLAUDE_CLI_PATH).toMatch(/fake-engines\/claude-cli\/main\.ts$/)
+    expect(existsSync(fakes.FAKE_CLAUDE_CLI_PATH)).toBe(true)
+    expect(fakes.FAKE_CLAUDE_CLI_NODE_ARGS[0]).toBe('--import')
+  })
+
+  it('start and stop the fake model server and the fake MCP server', async () => {
+    const model = await fakes.startFakeModelServer({ host: '127.0.0.1', port: 0 })
+    const mcp = await fakes.startFakeMcpServer({ host: '127.0.0.1', port: 0 })
+    try {
+      expect((await fetch(`${model.baseURL}/models`)).status).toBe(200)
+      expect((await fetch(mcp.url)).status).toBe(405) // stateless MCP endpoint: GET is not served
+    } finally {
+      await model.close()
+      await mcp.close()
+    }
+  })
+})

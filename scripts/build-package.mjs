@@ -1,0 +1,41 @@
+// Builds one publishable package (run from packages/<name>, as its `build` and `prepack` scripts
+// do): a clean dist/, tsc over its tsconfig.build.json, `.ts` specifiers rewritten to `.js` in the
+// declarations (tsc's rewriteRelativeImportExtensions rewrites only the JavaScript), and the data
+// files the code reads at run time, at the same place relative to the code as in the repository.
+import { execFileSync } from 'node:child_process'
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { basename, join, relative } from 'node:path'
+
+const ROOT = new URL('../', import.meta.url).pathname
+const pkgDir = process.cwd()
+const name = basename(pkgDir)
+const DATA = {
+  gateway: [],
+  conformance: ['scenarios', 'conformance/spec/clauses.json', 'conformance/exclusions.json'],
+}
+if (!(name in DATA)) throw new Error(`build-package: unknown package directory ${pkgDir}`)
+
+const dist = join(pkgDir, 'dist')
+rmSync(dist, { recursive: true, force: true })
+const tsc = createRequire(join(ROOT, 'package.json')).resolve('typescript/bin/tsc')
+execFileSync(process.execPath, [tsc, '-p', join(pkgDir, 'tsconfig.build.json')], { stdio: 'inherit' })
+
+const SPECIFIER = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]*?)\.ts(['"])/g
+for (const file of walk(dist)) {
+  if (!file.endsWith('.d.ts')) continue
+  const text = readFileSync(file, 'utf8')
+  const fixed = text.replace(SPECIFIER, '$1$2.js$3')
+  if (fixed !== text) writeFileSync(file, fixed)
+}
+for (const data of DATA[name]) cpSync(join(ROOT, data), join(dist, data), { recursive: true, filter: (src) => !src.endsWith('.md') })
+
+// The kit shares the wire types with the gateway by compiling gateway/protocol/, and nothing else of it.
+if (name === 'conformance') {
+  const stray = walk(join(dist, 'gateway')).map((f) => relative(dist, f)).filter((f) => !f.startsWith('gateway/protocol/'))
+  if (stray.length) throw new Error(`the kit's build pulled in gateway modules beyond gateway/protocol/: ${stray.join(', ')}`)
+}
+
+function walk(dir) {
+  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name))
+}
