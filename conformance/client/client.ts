@@ -13,8 +13,12 @@ import type { BridgeAnswer, PermissionAnswer, PermissionRequest, ServerFrame, Se
 
 /** A non-2xx answer; protocol 7 error bodies are `{error: string}`. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly body: unknown) {
+  readonly status: number
+  readonly body: unknown
+  constructor(status: number, body: unknown) {
     super(`HTTP ${status}: ${typeof (body as { error?: unknown })?.error === 'string' ? (body as { error: string }).error : JSON.stringify(body)}`)
+    this.status = status
+    this.body = body
   }
 }
 
