@@ -42,7 +42,7 @@ interface LiveThread {
   stored: StoredThread
   settings: TurnSettings
   model: string
-  active?: { turnId: string; abort: AbortController; pending: Set<number>; inputs: unknown[] }
+  active?: { turnId: string; abort: AbortController; pending: Set<number>; inputs: unknown[]; started: boolean }
 }
 
 const threads = new Map<string, LiveThread>()
@@ -140,8 +140,10 @@ function handle(m: Message): void {
     case 'turn/interrupt': {
       const t = threads.get(String(params.threadId))
       if (!t) return respondError(id, -32600, `thread not found: ${String(params.threadId)}`)
+      // As the real server: no interrupt before the turn has started (`turn/started` sent).
+      if (!t.active?.started || t.active.turnId !== params.turnId) return respondError(id, -32600, 'no active turn to interrupt')
       respond(id, {})
-      if (t.active && t.active.turnId === params.turnId) t.active.abort.abort()
+      t.active.abort.abort()
       return
     }
     case 'skills/list':
@@ -187,7 +189,7 @@ function startTurn(id: unknown, params: Message): void {
     if (!(err instanceof ScenarioError)) throw err
     scenario = { name: 'bad', steps: [{ type: 'fail', message: err.message }] }
   }
-  const active = { turnId, abort: new AbortController(), pending: new Set<number>(), inputs: [] as unknown[] }
+  const active = { turnId, abort: new AbortController(), pending: new Set<number>(), inputs: [] as unknown[], started: false }
   t.active = active
   respond(id, { turn: { id: turnId, status: 'inProgress', items: [], itemsView: 'notLoaded', error: null, startedAt: null, completedAt: null, durationMs: null } })
   setImmediate(() => void runTurn(t, active, input, text, scenario))
@@ -197,6 +199,7 @@ async function runTurn(t: LiveThread, active: NonNullable<LiveThread['active']>,
   const threadId = t.stored.id
   const base = { threadId, turnId: active.turnId }
   notify('thread/status/changed', { threadId, status: { type: 'active', activeFlags: [] } })
+  active.started = true
   notify('turn/started', { threadId, turn: { id: active.turnId, status: 'inProgress', items: [], itemsView: 'notLoaded', error: null, startedAt: Math.floor(Date.now() / 1000), completedAt: null, durationMs: null } })
   const userItem = { type: 'userMessage', id: `user_${active.turnId}`, content: input }
   notify('item/started', { ...base, item: userItem, startedAtMs: Date.now() })
@@ -204,7 +207,9 @@ async function runTurn(t: LiveThread, active: NonNullable<LiveThread['active']>,
   const started = Date.now()
   const end = await playTurn(scenario.steps, { threadId, turnId: active.turnId, cwd: t.stored.cwd, settings: t.settings, signal: active.abort.signal, pending: active.pending })
   t.active = undefined
-  store.appendTurn(t.stored, { id: active.turnId, status: end.status, items: [userItem, ...end.items], error: end.error }, text.slice(0, 200))
+  // Declined tool items are not part of the stored history: 0.169's thread/resume leaves them out (seen in codex-real.test.ts).
+  const kept = end.items.filter((i) => i.status !== 'declined')
+  store.appendTurn(t.stored, { id: active.turnId, status: end.status, items: [userItem, ...kept], error: end.error }, text.slice(0, 200))
   notify('thread/status/changed', { threadId, status: { type: 'idle', activeFlags: [] } })
   notify('turn/completed', {
     threadId,

@@ -7,17 +7,12 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createCliSecondaryAdapter, type CliSecondaryOptions } from '../engines/cli-secondary/index.ts'
 import type { ProfileConfig } from '../protocol/index.ts'
+import { FAKE_CODEX } from './fake-codex.ts'
 import { PROVIDER_PROFILE, startTestGateway, until, type TestGateway } from './harness.ts'
 
-export const FAKE_CODEX: CliSecondaryOptions = {
-  codexPath: fileURLToPath(new URL('../../fake-engines/codex-app-server/main.ts', import.meta.url)),
-  executable: process.execPath,
-  executableArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
-}
 
 const gateways: TestGateway[] = []
 afterEach(async () => {

@@ -85,12 +85,10 @@ export class CodexPeer {
 
   #write(message: Json): void {
     if (this.#exited || this.#child.stdin.destroyed) return
-    if (process.env.CODEX_PEER_DEBUG) console.error('>>', JSON.stringify(message).slice(0, 300))
     this.#child.stdin.write(`${JSON.stringify(message)}\n`)
   }
 
   #onLine(line: string): void {
-    if (process.env.CODEX_PEER_DEBUG) console.error('<<', line.slice(0, 300))
     if (!line.trim()) return
     let m: Json
     try {

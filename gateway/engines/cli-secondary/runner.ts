@@ -42,6 +42,8 @@ interface Turn {
   lastText?: string
   lastError?: string
   interruptRequested: boolean
+  /** `turn/started` was read: codex refuses `turn/interrupt` before it ("no active turn to interrupt"). */
+  active: boolean
   /** Tool cards by codex item id: approvals point their `toolUseId` at them (reference §7). */
   items: Map<string, Item>
   /** Turn-scoped notifications read before the turn id was known (same stdout chunk as the turn/start answer). */
@@ -146,7 +148,10 @@ export class CodexRunner implements Runner {
     if (typeof params.threadId === 'string' && params.threadId !== this.#threadId) return
     const turn = this.#turn
     if (turn && turn.id === undefined) {
-      if (method === 'turn/started') return this.#adoptTurnId(turn, String((params.turn as Json | undefined)?.id))
+      if (method === 'turn/started') {
+        this.#adoptTurnId(turn, String((params.turn as Json | undefined)?.id))
+        return this.#markActive(turn)
+      }
       if (typeof params.turnId === 'string' || method === 'turn/completed') {
         turn.early.push([method, params])
         return
@@ -154,6 +159,9 @@ export class CodexRunner implements Runner {
     }
     const ofTurn = turn !== undefined && turn.id !== undefined && params.turnId === turn.id
     switch (method) {
+      case 'turn/started':
+        if (turn && (params.turn as Json | undefined)?.id === turn.id) this.#markActive(turn)
+        return
       case 'item/started':
         if (ofTurn) this.#onItemStarted(turn, params.item as Item)
         return
@@ -287,7 +295,7 @@ export class CodexRunner implements Runner {
     if (!this.#ready || this.#turn || this.#core.closed) return
     const next = this.#queue.shift()
     if (!next) return
-    const turn: Turn = { nonce: nonceOf(), started: Date.now(), usage: zeroUsage(), interruptRequested: this.#interruptNext, items: new Map(), early: [] }
+    const turn: Turn = { nonce: nonceOf(), started: Date.now(), usage: zeroUsage(), interruptRequested: this.#interruptNext, active: false, items: new Map(), early: [] }
     this.#interruptNext = false
     this.#turn = turn
     this.#core.setStatus('running')
@@ -316,6 +324,11 @@ export class CodexRunner implements Runner {
     if (turn.id !== undefined) return
     turn.id = id
     for (const [method, params] of turn.early.splice(0)) this.#onNotification(method, params)
+  }
+
+  #markActive(turn: Turn): void {
+    if (turn.active) return
+    turn.active = true
     if (turn.interruptRequested && this.#turn === turn) this.#sendInterrupt(turn)
   }
 
@@ -372,8 +385,8 @@ export class CodexRunner implements Runner {
       if (this.#queue.length) this.#interruptNext = true
       return
     }
-    // Without the turn id yet, the interrupt waits for the turn/start answer (reference §9).
-    if (turn.id === undefined) turn.interruptRequested = true
+    // Codex refuses an interrupt before `turn/started`; until then it waits (reference §9).
+    if (!turn.active) turn.interruptRequested = true
     else this.#sendInterrupt(turn)
   }
 
