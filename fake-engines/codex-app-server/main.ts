@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { echoScenario, selectScenario } from '../scenario/select.ts'
 import { ScenarioError, type Scenario } from '../scenario/format.ts'
 import { RolloutStore, type StoredThread } from './store.ts'
@@ -86,6 +86,12 @@ function policyError(params: Message): string | undefined {
 function textOf(input: unknown): string {
   if (!Array.isArray(input)) return ''
   return input.filter((i) => i?.type === 'text').map((i) => String(i.text)).join('\n')
+}
+
+/** What the echo says about `localImage` inputs, so a test sees the image reached codex as a readable file. */
+function imagesOf(input: unknown): string {
+  if (!Array.isArray(input)) return ''
+  return input.filter((i) => i?.type === 'localImage').map((i) => ` [localImage ${basename(String(i.path))}${existsSync(String(i.path)) ? '' : ' missing'}]`).join('')
 }
 
 function handle(m: Message): void {
@@ -184,7 +190,7 @@ function startTurn(id: unknown, params: Message): void {
   const text = textOf(input)
   let scenario: Scenario
   try {
-    scenario = selectScenario(text) ?? echoScenario(text)
+    scenario = selectScenario(text) ?? echoScenario(`${text}${imagesOf(input)}`)
   } catch (err) {
     if (!(err instanceof ScenarioError)) throw err
     scenario = { name: 'bad', steps: [{ type: 'fail', message: err.message }] }

@@ -200,6 +200,10 @@ describe('engine cli_secondary on the fake codex app-server', () => {
     const text = (await up('file body', 'text/plain', 'a.txt')).body.attachment
     ws.send({ type: 'user_message', text: 'see file', attachmentIds: [text.id] })
     expect((await ws.waitForEvent('turn_result')).result).toContain('<attachment name="a.txt">\nfile body\n</attachment>')
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+    const image = (await g.request('POST', `/sessions/${session.id}/attachments?name=dot.png`, { raw: png as never, headers: { 'content-type': 'image/png' } })).body.attachment
+    ws.send({ type: 'user_message', text: 'see image', attachmentIds: [image.id] })
+    expect((await ws.waitForEvent('turn_result', (e) => e.numTurns === 2)).result).toBe('echo: see image [localImage 0-dot.png]')
   })
 
   it('the credential probe reads codex login status; set_model reaches the next turn/start', async () => {

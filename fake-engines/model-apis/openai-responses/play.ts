@@ -29,12 +29,12 @@ export async function playResponse(sse: SseWriter, steps: Step[], ctx: { toolRes
     started = true
     sse.event('response.created', { response: { id, object: 'response', status: 'in_progress', output: [] } })
   }
-  const emitItem = (item: Record<string, unknown>) => {
+  const emitItem = (item: Record<string, unknown>, chunkSize = 16) => {
     const outputIndex = index++
     sse.event('response.output_item.added', { output_index: outputIndex, item: { ...item, ...(item.type === 'message' ? { content: [] } : {}) } })
     if (item.type === 'message') {
       const text = String((item.content as Array<{ text: string }>)[0].text)
-      for (const delta of chunks(text, 16)) sse.event('response.output_text.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta })
+      for (const delta of chunks(text, chunkSize)) sse.event('response.output_text.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta })
     }
     sse.event('response.output_item.done', { output_index: outputIndex, item })
     output.push(item)
@@ -44,7 +44,7 @@ export async function playResponse(sse: SseWriter, steps: Step[], ctx: { toolRes
     switch (step.type) {
       case 'text':
         start()
-        emitItem({ type: 'message', id: `msg_${randomUUID().slice(0, 8)}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: withToolResult(step.text, ctx.toolResult), annotations: [] }] })
+        emitItem({ type: 'message', id: `msg_${randomUUID().slice(0, 8)}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: withToolResult(step.text, ctx.toolResult), annotations: [] }] }, step.chunkSize)
         break
       case 'usage':
         usage = { input_tokens: step.input + (step.cacheRead ?? 0), input_tokens_details: { cached_tokens: step.cacheRead ?? 0 }, output_tokens: step.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: step.input + (step.cacheRead ?? 0) + step.output }

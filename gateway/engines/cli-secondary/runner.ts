@@ -6,7 +6,7 @@
  * is the real codex or our fake: only the launch command differs.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import {
@@ -68,6 +68,8 @@ export class CodexRunner implements Runner {
   #turn: Turn | undefined
   #turns = 0
   #interruptNext = false
+  /** Image attachments written for codex (`localImage` paths); removed when the session closes. */
+  #tempDirs: string[] = []
   /** Codex server request id → gateway request id, so `serverRequest/resolved` retires the card. */
   #asked = new Map<string, string>()
 
@@ -306,7 +308,7 @@ export class CodexRunner implements Runner {
     const peer = this.#peer
     if (!peer) return
     try {
-      const input = await inputOf(message)
+      const input = await inputOf(message, this.#tempDirs)
       // Overrides persist in codex, so model and mode are restated on every turn (reference §5).
       const model = this.#model ?? this.#defaultModel
       const effort = typeof this.#config.reasoningEffort === 'string' ? { effort: this.#config.reasoningEffort } : {}
@@ -416,6 +418,7 @@ export class CodexRunner implements Runner {
     this.#approvals.denyAll('the session was closed')
     this.#queue = []
     this.#peer?.close()
+    for (const dir of this.#tempDirs.splice(0)) void rm(dir, { recursive: true, force: true }).catch(() => undefined)
   }
 }
 
@@ -438,13 +441,16 @@ function decisionOf(settled: Settled, offered: unknown, interrupt: () => void): 
 }
 
 /** Text plus inlined text attachments; images as `localImage` temp files (engine-facts §2). */
-async function inputOf(message: Queued): Promise<Json[]> {
+async function inputOf(message: Queued, tempDirs: string[]): Promise<Json[]> {
   let text = message.text
   const images: Json[] = []
   let dir: string | undefined
   for (const a of message.attachments) {
     if (a.mediaType.startsWith('image/')) {
-      dir ??= await mkdtemp(join(tmpdir(), 'codex-attach-'))
+      if (!dir) {
+        dir = await mkdtemp(join(tmpdir(), 'codex-attach-'))
+        tempDirs.push(dir)
+      }
       const path = join(dir, `${images.length}-${basename(a.name) || 'image'}`)
       await writeFile(path, a.data)
       images.push({ type: 'localImage', path })
