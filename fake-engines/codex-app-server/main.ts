@@ -152,8 +152,10 @@ function handle(m: Message): void {
       t.active.abort.abort()
       return
     }
-    case 'skills/list':
     case 'mcpServerStatus/list':
+      // One server from config.toml, so the gateway's mapping is observable; `env` must never leave the gateway.
+      return respond(id, { data: [{ name: 'docs', tools: { lookup: { name: 'lookup', inputSchema: { type: 'object' } } }, resources: [], resourceTemplates: [], authStatus: 'unsupported', env: { TOKEN: 'never-shown' } }], nextCursor: null })
+    case 'skills/list':
     case 'model/list':
       return respond(id, { data: [], nextCursor: null })
     default:

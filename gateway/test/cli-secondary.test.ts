@@ -206,6 +206,21 @@ describe('engine cli_secondary on the fake codex app-server', () => {
     expect((await ws.waitForEvent('turn_result', (e) => e.numTurns === 2)).result).toBe('echo: see image [localImage 0-dot.png]')
   })
 
+  it('an unanswered approval is declined at approvalTimeoutMs; GET /mcp lists config.toml servers by name only', async () => {
+    const { g } = await start()
+    const { session, ws } = await codexSession(g, { approvalTimeoutMs: 150 })
+    ws.send({ type: 'user_message', text: 'scenario:permission' })
+    expect(await ws.waitForEvent('permission_resolved')).toMatchObject({ behavior: 'deny', resolvedBy: 'timeout' })
+    expect((await ws.waitForEvent('turn_result')).result).toBe('Tool said: rejected by user')
+    await ws.waitForEvent('status_changed', (e) => e.status === 'idle')
+    const mcp = await g.request('GET', `/sessions/${session.id}/mcp`)
+    expect(mcp.status).toBe(200)
+    expect(JSON.stringify(mcp.body)).toContain('"name":"docs"')
+    expect(JSON.stringify(mcp.body)).toContain('"status":"connected"')
+    expect(mcp.text).not.toContain('never-shown')
+    expect((await g.request('POST', `/sessions/${session.id}/mcp/docs`, { body: { action: 'reconnect' } })).status).toBe(501)
+  })
+
   it('the credential probe reads codex login status; set_model reaches the next turn/start', async () => {
     const { g, codexHome } = await start()
     const adapter = createCliSecondaryAdapter(FAKE_CODEX)

@@ -354,9 +354,20 @@ export class CodexRunner implements Runner {
     return this.#produced.list()
   }
 
-  /** Codex's MCP servers live in its config.toml; the session reports none of its own. */
+  /**
+   * Codex's MCP servers come from its config.toml (none per session). `mcpServerStatus/list` has
+   * tools but no status: having tools reads as connected, else pending (engine-facts §2). Only
+   * names leave, never a server's configuration.
+   */
   async mcpServers(): Promise<unknown[] | undefined> {
-    return []
+    if (!this.#peer?.alive || !this.#ready) return []
+    const result = await this.#peer.request('mcpServerStatus/list', {}, this.#settings.requestTimeoutMs)
+    const rows = Array.isArray(result.data) ? (result.data as Json[]) : []
+    return rows.map((row) => {
+      // `tools` is a name-keyed map in 0.169's schema; an array form is read by each tool's name.
+      const tools = Array.isArray(row.tools) ? row.tools.map((t) => String((t as Json)?.name)) : row.tools && typeof row.tools === 'object' ? Object.keys(row.tools as object) : []
+      return { name: String(row.name), status: tools.length ? 'connected' : row.authStatus === 'notLoggedIn' ? 'needs-auth' : 'pending', tools: tools.map((name) => ({ name })) }
+    })
   }
 
   sendMessage(text: string, attachments: OutgoingAttachment[] = [], origin?: MessageOrigin): void {
