@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createCliSecondaryAdapter, type CliSecondaryOptions } from '../engines/cli-secondary/index.ts'
 import type { ProfileConfig } from '../protocol/index.ts'
 import { FAKE_CODEX } from './fake-codex.ts'
+import { createMemoryProfileStore } from '../host/profile-store.ts'
 import { PROVIDER_PROFILE, startTestGateway, until, type TestGateway } from './harness.ts'
 
 
@@ -219,6 +220,20 @@ describe('engine cli_secondary on the fake codex app-server', () => {
     expect(JSON.stringify(mcp.body)).toContain('"status":"connected"')
     expect(mcp.text).not.toContain('never-shown')
     expect((await g.request('POST', `/sessions/${session.id}/mcp/docs`, { body: { action: 'reconnect' } })).status).toBe(501)
+  })
+
+  it('a managed codex profile: codexHome inside allowedConfigDirRoots or none at all (exempt); outside is 403; its sessions run', async () => {
+    const roots = await mkdtemp(join(tmpdir(), 'codex-roots-'))
+    const outside = await mkdtemp(join(tmpdir(), 'codex-outside-'))
+    const { g } = await start({}, { profileStore: createMemoryProfileStore(), allowedConfigDirRoots: [roots] })
+    const create = (body: Record<string, unknown>) => g.request('POST', '/profiles', { who: 'manager', body: { engine: 'cli_secondary', ...body } })
+    expect((await create({ name: 'cx-in', codexHome: roots })).status).toBe(201)
+    expect((await create({ name: 'cx-out', codexHome: outside })).status).toBe(403)
+    expect((await create({ name: 'cx-none' })).status).toBe(201)
+    const session = await g.createSession({ profile: 'cx-in', cwd: g.cwdRoot, prompt: 'managed' })
+    const ws = await g.attach(session.id)
+    expect((await ws.waitForEvent('turn_result')).result).toBe('echo: managed')
+    expect(execFileSync('find', [join(roots, 'sessions'), '-name', '*.jsonl'], { encoding: 'utf8' })).toContain('rollout-')
   })
 
   it('the credential probe reads codex login status; set_model reaches the next turn/start', async () => {
