@@ -67,6 +67,16 @@ describe('engine cli_secondary on the fake codex app-server', () => {
     expect(result.usage).toEqual({ input_tokens: 50, cache_read_input_tokens: 20, cache_creation_input_tokens: 0, output_tokens: 7 })
   })
 
+  it('rate-limit readings arrive as rate_limit; a text turn without readings reports none', async () => {
+    const { g } = await start()
+    const { ws } = await codexSession(g, { prompt: 'scenario:rate-limited' })
+    expect((await ws.waitForEvent('rate_limit')).info).toMatchObject({ primary: { usedPercent: 80, windowDurationMins: 300 } })
+    expect((await ws.waitForEvent('turn_result')).result).toBe('Within limits.')
+    ws.send({ type: 'user_message', text: 'plain' })
+    await ws.waitForEvent('turn_result', (e) => e.numTurns === 2)
+    expect(ws.events().filter((e) => e.type === 'rate_limit')).toHaveLength(1)
+  })
+
   it('a command approval: allow runs the command, deny declines it; requests anchor on the tool card', async () => {
     const { g } = await start()
     const { session, ws } = await codexSession(g)

@@ -68,6 +68,8 @@ export class CodexRunner implements Runner {
   #turn: Turn | undefined
   #turns = 0
   #interruptNext = false
+  /** The latest context reading: `last.totalTokens` against the window, overwritten, never summed (engine-facts §2). */
+  #lastContext: Record<string, unknown> | undefined
   /** Image attachments written for codex (`localImage` paths); removed when the session closes. */
   #tempDirs: string[] = []
   /** Codex server request id → gateway request id, so `serverRequest/resolved` retires the card. */
@@ -189,8 +191,12 @@ export class CodexRunner implements Runner {
       case 'item/autoApprovalReview/completed':
         // Codex's own reviewer decided an escalation under `auto` (reference §8): shown, not asked.
         return this.#emit({ type: 'sdk_event', event: { type: 'codex_auto_review', targetItemId: params.targetItemId, review: params.review, action: params.action } })
-      case 'account/rateLimits/updated':
-        return this.#emit({ type: 'rate_limit', info: params.rateLimits })
+      case 'account/rateLimits/updated': {
+        // Codex sends this after every model request, windows null when the provider reports none: only readings pass.
+        const limits = params.rateLimits as Json | undefined
+        if (limits && (limits.primary || limits.secondary || limits.rateLimitReachedType)) this.#emit({ type: 'rate_limit', info: limits })
+        return
+      }
       case 'error':
         if (ofTurn && params.willRetry !== true) turn.lastError = String((params.error as Json | undefined)?.message ?? 'codex reported an error')
         return
@@ -208,8 +214,6 @@ export class CodexRunner implements Runner {
       default:
     }
   }
-
-  #lastContext: Record<string, unknown> | undefined
 
   #onItemStarted(turn: Turn, item: Item): void {
     const toolUseId = `${turn.nonce}:${item.id}`
