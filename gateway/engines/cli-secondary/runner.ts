@@ -316,7 +316,7 @@ export class CodexRunner implements Runner {
       // Overrides persist in codex, so model and mode are restated on every turn (reference §5).
       const model = this.#model ?? this.#defaultModel
       const effort = typeof this.#config.reasoningEffort === 'string' ? { effort: this.#config.reasoningEffort } : {}
-      const result = await peer.request('turn/start', { threadId: this.#threadId, input, cwd: this.#config.cwd, ...turnSettings(this.#mode), ...(model ? { model } : {}), ...effort })
+      const result = await peer.request('turn/start', { threadId: this.#threadId, input, cwd: this.#config.cwd, ...turnSettings(this.#mode), ...(model ? { model } : {}), ...effort }, this.#settings.requestTimeoutMs)
       this.#adoptTurnId(turn, String((result.turn as Json | undefined)?.id))
     } catch (err) {
       if (this.#core.closed || this.#turn !== turn) return
