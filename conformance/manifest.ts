@@ -12,7 +12,21 @@ export function checkManifest(value: unknown, source: string): TargetManifest {
   for (const [who, token] of Object.entries(m.tokens)) if (typeof token !== 'string') throw new ManifestError(`${source}: tokens.${who} must be a string`)
   if (m.profiles !== undefined && (typeof m.profiles !== 'object' || m.profiles === null)) throw new ManifestError(`${source}: profiles must be an object`)
   if (m.features !== undefined && !Array.isArray(m.features)) throw new ManifestError(`${source}: features must be an array of strings`)
+  checkEngineRoles(m, source)
   return { ...m, baseUrl: m.baseUrl.replace(/\/$/, ''), profiles: m.profiles ?? {}, features: m.features ?? [] } as TargetManifest
+}
+
+/**
+ * An engine feature names the profile role its cases run on (issue 12: `cli_secondary`, the codex
+ * engine on the target's fake `codex app-server`): offering the feature without the role is a
+ * usage error, not a run of cases that cannot pick a profile.
+ */
+const ENGINE_ROLES = ['cli_secondary'] as const
+
+function checkEngineRoles(m: Partial<TargetManifest>, source: string): void {
+  for (const role of ENGINE_ROLES) {
+    if (m.features?.includes(role) && typeof m.profiles?.[role] !== 'string') throw new ManifestError(`${source}: feature ${role} needs profiles.${role}`)
+  }
 }
 
 export async function loadManifest(path: string): Promise<TargetManifest> {

@@ -16,11 +16,14 @@ export interface KitFakes {
   /** The fake Claude Code CLI's script and the Node arguments that run it. */
   FAKE_CLAUDE_CLI_PATH: string
   FAKE_CLAUDE_CLI_NODE_ARGS: string[]
+  /** The fake codex app-server's script and the Node arguments that run it. */
+  FAKE_CODEX_APP_SERVER_PATH: string
+  FAKE_CODEX_APP_SERVER_NODE_ARGS: string[]
 }
 
 export async function loadKitFakes(): Promise<KitFakes> {
   return importOptional(KIT_PACKAGE, 'gateway dev (the gateway on the fake engines)', async () => {
-    const [model, mcp, cli] = await Promise.all(['provider-model', 'mcp-server', 'claude-cli'].map((fake) => import(`${KIT_PACKAGE}/fakes/${fake}`)))
-    return { ...model, ...mcp, ...cli } as KitFakes
+    const fakes = await Promise.all(['provider-model', 'mcp-server', 'claude-cli', 'codex-app-server'].map((fake) => import(`${KIT_PACKAGE}/fakes/${fake}`)))
+    return Object.assign({}, ...fakes) as KitFakes
   })
 }

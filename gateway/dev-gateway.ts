@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createAiSdkRunner } from './engines/provider/index.ts'
 import { createCliPrimaryAdapter, loadClaudeAgentSdk } from './engines/cli-primary/index.ts'
+import { createCliSecondaryAdapter } from './engines/cli-secondary/index.ts'
 import { loadKitFakes, type KitFakes } from './dev-fakes.ts'
 import { createGatewayServer } from './server/create-server.ts'
 import { createFileSessionStore } from './sessions/stores/file-store.ts'
@@ -58,6 +59,7 @@ export const DEV_PROFILES: ProfileConfig[] = [
   { name: 'primary', engine: 'cli_primary', description: 'Primary CLI engine on the fake Claude Code CLI (through the real Agent SDK)' },
   { name: 'offline', engine: 'cli_primary', description: 'A primary-engine profile whose config directory holds no login' },
   { name: 'subscription', engine: 'cli_primary', description: 'A primary-engine profile signed in with a subscription (refused: requireApiKey)' },
+  { name: 'codex', engine: 'cli_secondary', description: 'Secondary CLI engine on the fake codex app-server' },
 ]
 
 /**
@@ -130,12 +132,16 @@ export async function startDevGateway(options: DevGatewayOptions) {
   // The primary profile's config directory: where the CLI keeps transcripts (CLAUDE_CONFIG_DIR).
   const dirs = await configDirs(cwdRoot)
   const project = await demoProject(cwdRoot)
+  // The codex profile's home: where the (fake) app-server keeps its rollouts; auth.json is its login.
+  const codexHome = join(cwdRoot, '.codex-home')
+  await mkdir(codexHome, { recursive: true })
+  await writeFile(join(codexHome, 'auth.json'), '{}')
   const decoyDir = join(cwdRoot, '.claude-decoy')
   await mkdir(decoyDir, { recursive: true })
   const gateway = createGatewayServer({
     authenticate: (req) => principals.get(bearer(req) ?? ''),
-    profiles: DEV_PROFILES.map((p) => (dirs.has(p.name) ? { ...p, configDir: dirs.get(p.name) } : p)),
-    engines: { cli_primary: createCliPrimaryAdapter(fakeClaudeCli(fakes)) },
+    profiles: DEV_PROFILES.map((p) => (dirs.has(p.name) ? { ...p, configDir: dirs.get(p.name) } : p.engine === 'cli_secondary' ? { ...p, codexHome } : p)),
+    engines: { cli_primary: createCliPrimaryAdapter(fakeClaudeCli(fakes)), cli_secondary: createCliSecondaryAdapter(fakeCodex(fakes)) },
     // A host hook as embedders write them: it stamps meta and (wrongly) points every CLI at one
     // config directory; the profile's own directory must still win (authentication.9).
     buildRunnerConfig: (config) => ({ ...config, meta: { ...(config.meta ?? {}), [STAMP.key]: STAMP.value }, env: { ...((config.env as object) ?? {}), CLAUDE_CONFIG_DIR: decoyDir } }),
@@ -183,7 +189,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
   const manifest: TargetManifest = {
     baseUrl: listening.url,
     tokens,
-    profiles: { provider: 'default', providerAlt: 'alt', cli_primary: 'primary', unavailable: 'offline', cliPrimarySubscription: 'subscription', providerMcp: 'mcp', providerMcpBroken: 'mcp-broken' },
+    profiles: { provider: 'default', providerAlt: 'alt', cli_primary: 'primary', unavailable: 'offline', cliPrimarySubscription: 'subscription', providerMcp: 'mcp', providerMcpBroken: 'mcp-broken', cli_secondary: 'codex' },
     cwdRoot,
     timers: {
       parkDelayMs: options.parkDelayMs ?? PARK_DELAY_MS, expiredGraceMs: EXPIRED_GRACE_MS, deferredShortMs: DEFERRED_TOOLS.deferred_short.expiresInMs, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs, maxParkedDurationMs: QUEUE.maxParkedDurationMs, retentionMaxAgeMs: QUEUE.retentionMaxAgeMs,
@@ -197,7 +203,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     features: [
-      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'autodetect', 'mcp', 'attachments', 'hostFiles', 'hostFilesWrite', 'peers', 'profileStore',
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey', 'project', 'buildRunnerConfigStamp', 'autodetect', 'mcp', 'attachments', 'hostFiles', 'hostFilesWrite', 'peers', 'profileStore', 'cli_secondary',
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }
@@ -228,6 +234,15 @@ function fakeClaudeCli(fakes: KitFakes) {
     executable: process.execPath,
     executableArgs: fakes.FAKE_CLAUDE_CLI_NODE_ARGS,
     questionBehavior: 'ask' as const,
+  }
+}
+
+/** The fake codex app-server, a TypeScript file run by this Node with the tsx loader; production runs the real `codex`. */
+function fakeCodex(fakes: KitFakes) {
+  return {
+    codexPath: fakes.FAKE_CODEX_APP_SERVER_PATH,
+    executable: process.execPath,
+    executableArgs: fakes.FAKE_CODEX_APP_SERVER_NODE_ARGS,
   }
 }
 

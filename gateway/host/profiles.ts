@@ -39,6 +39,7 @@ export function validateProfiles(profiles: readonly ProfileConfig[], hasEngineRu
         throw new Error(`profile '${profile.name}': configDir '${profile.configDir}' does not exist or is not a directory`)
       }
     }
+    if (profile.codexHome !== undefined && engine !== 'cli_secondary') throw new Error(`profile '${profile.name}': codexHome is for cli_secondary profiles only`)
     const mode = profile.defaults?.permissionMode
     if (mode !== undefined && !ENGINE_CAPABILITIES[engine].permissionModes.includes(mode)) {
       throw new Error(`profile '${profile.name}': default permissionMode '${mode}' is not supported by engine ${engine}`)

@@ -6,18 +6,25 @@
 import { existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import * as claudeCli from '../../fake-engines/claude-cli/index.ts'
+import * as codexAppServer from '../../fake-engines/codex-app-server/index.ts'
 import * as mcpServer from '../../fake-engines/mcp-server/server.ts'
 import * as providerModel from '../../fake-engines/provider-model/server.ts'
 import type { KitFakes } from '../dev-fakes.ts'
 
 describe('the kit fakes gateway dev loads', () => {
   // The annotation is the type check (tsc --noEmit); the body checks what types cannot.
-  const fakes: KitFakes = { ...providerModel, ...mcpServer, ...claudeCli }
+  const fakes: KitFakes = { ...providerModel, ...mcpServer, ...claudeCli, ...codexAppServer }
 
   it('name the fake Claude CLI script that exists, run by Node with the tsx loader from the sources', () => {
     expect(fakes.FAKE_CLAUDE_CLI_PATH).toMatch(/fake-engines\/claude-cli\/main\.ts$/)
     expect(existsSync(fakes.FAKE_CLAUDE_CLI_PATH)).toBe(true)
     expect(fakes.FAKE_CLAUDE_CLI_NODE_ARGS[0]).toBe('--import')
+  })
+
+  it('name the fake codex app-server script that exists, run the same way', () => {
+    expect(fakes.FAKE_CODEX_APP_SERVER_PATH).toMatch(/fake-engines\/codex-app-server\/main\.ts$/)
+    expect(existsSync(fakes.FAKE_CODEX_APP_SERVER_PATH)).toBe(true)
+    expect(fakes.FAKE_CODEX_APP_SERVER_NODE_ARGS[0]).toBe('--import')
   })
 
   it('start and stop the fake model server and the fake MCP server', async () => {

@@ -1,0 +1,87 @@
+/**
+ * One scenario leg as one Responses stream (§13): `response.created`, then per step either an
+ * assistant `message` (with `response.output_text.delta`s) or a `function_call` to codex's
+ * `exec_command` (a `tool` with `input.command`, asking for escalation so codex requests
+ * approval; a `produce_file` as an `apply_patch` heredoc, which codex turns into a fileChange),
+ * then `response.completed` with usage.
+ */
+import { randomUUID } from 'node:crypto'
+import { withToolResult, type Step } from '../../scenario/format.ts'
+
+export interface SseWriter {
+  event(type: string, data: Record<string, unknown>): void
+  fail(status: number, message: string): void
+  end(): void
+  destroy(): void
+}
+
+/** The approval `reason` codex shows comes from the model's justification; the fake codex uses the same sentence. */
+export const ESCALATION_REASON = 'The command needs to run outside the sandbox'
+
+export async function playResponse(sse: SseWriter, steps: Step[], ctx: { toolResult: string; callPrefix: string; signal?: AbortSignal }): Promise<void> {
+  const id = `resp_${randomUUID().replaceAll('-', '')}`
+  const output: Record<string, unknown>[] = []
+  let usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 }
+  let index = 0
+  let started = false
+  const start = () => {
+    if (started) return
+    started = true
+    sse.event('response.created', { response: { id, object: 'response', status: 'in_progress', output: [] } })
+  }
+  const emitItem = (item: Record<string, unknown>, chunkSize = 16) => {
+    const outputIndex = index++
+    sse.event('response.output_item.added', { output_index: outputIndex, item: { ...item, ...(item.type === 'message' ? { content: [] } : {}) } })
+    if (item.type === 'message') {
+      const text = String((item.content as Array<{ text: string }>)[0].text)
+      for (const delta of chunks(text, chunkSize)) sse.event('response.output_text.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta })
+    }
+    sse.event('response.output_item.done', { output_index: outputIndex, item })
+    output.push(item)
+  }
+  const call = (name: string, args: Record<string, unknown>) => emitItem({ type: 'function_call', id: `fc_${randomUUID().slice(0, 8)}`, call_id: `${ctx.callPrefix}_${index}`, name, arguments: JSON.stringify(args), status: 'completed' })
+  for (const step of steps) {
+    switch (step.type) {
+      case 'text':
+        start()
+        emitItem({ type: 'message', id: `msg_${randomUUID().slice(0, 8)}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: withToolResult(step.text, ctx.toolResult), annotations: [] }] }, step.chunkSize)
+        break
+      case 'usage':
+        usage = { input_tokens: step.input + (step.cacheRead ?? 0), input_tokens_details: { cached_tokens: step.cacheRead ?? 0 }, output_tokens: step.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: step.input + (step.cacheRead ?? 0) + step.output }
+        break
+      case 'tool':
+        start()
+        if (typeof step.input.command === 'string') call('exec_command', { cmd: step.input.command, sandbox_permissions: 'require_escalated', justification: ESCALATION_REASON })
+        else call(step.name, step.input)
+        break
+      case 'produce_file':
+        start()
+        call('exec_command', { cmd: `apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ${step.path}\n${step.content.split('\n').filter((l, i, all) => i < all.length - 1 || l !== '').map((l) => `+${l}`).join('\n')}\n*** End Patch\nEOF\n` })
+        break
+      case 'fail':
+        return sse.fail(step.status ?? 500, step.message)
+      case 'crash':
+        return sse.destroy()
+      case 'hang':
+      case 'sleep':
+        await new Promise<void>((resolve) => {
+          const timer = step.type === 'sleep' ? setTimeout(resolve, step.ms) : undefined
+          ctx.signal?.addEventListener('abort', () => { clearTimeout(timer); resolve() }, { once: true })
+        })
+        if (ctx.signal?.aborted) return sse.destroy()
+        break
+      default:
+        // question, deferred, bridge, deliver_file, cost, rate_limit, context_usage: no Responses form.
+        break
+    }
+  }
+  start()
+  sse.event('response.completed', { response: { id, object: 'response', status: 'completed', output, usage } })
+  sse.end()
+}
+
+function chunks(text: string, size: number): string[] {
+  const out: string[] = []
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size))
+  return out.length ? out : ['']
+}

@@ -1,0 +1,1 @@
+export { createCliSecondaryAdapter, type CliSecondaryOptions } from './adapter.ts'

@@ -1,0 +1,56 @@
+/**
+ * The differential comparison of one scenario run against a real engine binary and against our
+ * fake of it (issues 11 and 12): both runs go through the same gateway adapter, and their gateway
+ * events must be equal after these normalisations, each of which removes something that
+ * legitimately differs between two runs or two builds, never something the fake could get wrong:
+ *
+ * 1. `seq`, `ts`, `durationMs`: clock and interleaving, not behaviour.
+ * 2. `stream_delta`: chunk boundaries are the model fake's choice (and the real engine re-chunks).
+ * 3. `rate_limit`, `sdk_event`, `context_usage`: housekeeping the real engine emits per model
+ *    request with values from its own model metadata (the fake reports a fixed window).
+ * 4. `turn_result.usage` / `totalCostUsd`: the real engine reports usage per model request (one per
+ *    leg), the fake once per turn; the adapter's summing is covered by its own tests.
+ * 5. `system_init.model` / `capabilities`: the model's name is configuration (`mock-model` vs the
+ *    fake's default), not protocol.
+ * 6. Ids (`tool_use.id`, `tool_use_id`, `toolUseId`, `requestId`, `sdkSessionId`, `fileId`):
+ *    random per run; replaced by placeholders in order of first appearance, so pairing is kept.
+ * 7. Directories given in `paths` (cwd, engine home): per-test temporary directories.
+ * 8. Consecutive duplicate `status_changed`: a status repeated without a change between is no
+ *    transition.
+ */
+export type GatewayEvent = Record<string, unknown> & { type: string }
+
+const DROPPED = new Set(['stream_delta', 'rate_limit', 'sdk_event', 'context_usage', 'capabilities'])
+const VOLATILE_KEYS = new Set(['seq', 'ts', 'durationMs', 'usage', 'totalCostUsd'])
+const ID_KEYS = new Set(['id', 'tool_use_id', 'toolUseId', 'requestId', 'sdkSessionId', 'fileId'])
+
+export function normaliseEvents(events: GatewayEvent[], paths: Record<string, string> = {}): unknown[] {
+  const ids = new Map<string, string>()
+  const placeholder = (value: string) => {
+    if (!ids.has(value)) ids.set(value, `<id${ids.size + 1}>`)
+    return ids.get(value)!
+  }
+  const replacePaths = (text: string) => Object.entries(paths).reduce((t, [name, dir]) => t.split(dir).join(`<${name}>`), text)
+  const walk = (value: unknown, key?: string): unknown => {
+    if (typeof value === 'string') return key && ID_KEYS.has(key) ? placeholder(value) : replacePaths(value)
+    if (Array.isArray(value)) return value.map((v) => walk(v))
+    if (value && typeof value === 'object') {
+      const out: Record<string, unknown> = {}
+      for (const [k, v] of Object.entries(value)) if (!VOLATILE_KEYS.has(k)) out[k] = walk(v, k)
+      return out
+    }
+    return value
+  }
+  const out: unknown[] = []
+  let lastStatus: unknown
+  for (const event of events) {
+    if (DROPPED.has(event.type)) continue
+    if (event.type === 'status_changed') {
+      if (event.status === lastStatus) continue
+      lastStatus = event.status
+    }
+    const { model: _model, ...withoutModel } = event
+    out.push(walk(event.type === 'system_init' ? withoutModel : event))
+  }
+  return out
+}
