@@ -37,6 +37,7 @@ async function cliPrimary(config: GatewayConfig, profiles: ProfileEntry[]): Prom
   const executable = settings.executable ?? sdkOwnBinary()
   const adapterFor = (env: Record<string, string>) => createCliPrimaryAdapter({
     pathToClaudeCodeExecutable: executable, env, questionBehavior: settings.questionBehavior ?? 'ask',
+    ...(settings.interpreter ? { executable: settings.interpreter, executableArgs: settings.interpreterArgs ?? [] } : {}),
   })
   const shared = adapterFor({})
   const byProfile = new Map<string, EngineAdapter>()

@@ -85,6 +85,7 @@ function resolvePaths(config: GatewayConfig, baseDir: string): GatewayConfig {
   if (out.hostFiles?.roots) out.hostFiles.roots = out.hostFiles.roots.map(at)
   if (out.parking?.store?.kind === 'file') out.parking.store.dir = at(out.parking.store.dir)
   if (out.profileStore?.kind === 'file') out.profileStore.file = at(out.profileStore.file)
+  // A bare command name is looked up on PATH; anything with a slash is a path.
   if (out.engines?.cli_primary?.executable?.includes('/')) out.engines.cli_primary.executable = at(out.engines.cli_primary.executable)
   for (const profile of out.profiles ?? []) {
     if (profile.engine === 'cli_primary' && profile.configDir) profile.configDir = at(profile.configDir)

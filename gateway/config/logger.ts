@@ -33,7 +33,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
         method.apply(this, args.map((arg) => scrubValue(arg, scrub)))
       },
-    } : undefined,
+    } : {},
   }
   if (options.destination) return pino(settings as never, options.destination as never)
   return pino(settings as never)

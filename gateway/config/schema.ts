@@ -65,6 +65,9 @@ const engines = z.strictObject({
   cli_primary: z.strictObject({
     /** The `claude` executable; unset: the SDK's own binary (its optional native package). */
     executable: z.string().min(1).optional(),
+    /** For a JavaScript build of the CLI: the interpreter (e.g. node) and its arguments. */
+    interpreter: z.string().min(1).optional(),
+    interpreterArgs: z.array(z.string()).optional(),
     questionBehavior: z.enum(['ask', 'auto', 'deny']).optional(),
   }).optional(),
   cli_secondary: z.strictObject({
