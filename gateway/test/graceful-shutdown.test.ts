@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { startFakeModelServer } from '../../fake-engines/provider-model/server.ts'
 import { createToken } from '../config/principals.ts'
-import { ROOT, serveGateway, type ServingGateway } from './gateway-command.ts'
+import { serveGateway, type ServingGateway } from './gateway-command.ts'
 import { until } from './harness.ts'
 
 const cleanups: Array<() => Promise<void> | void> = []

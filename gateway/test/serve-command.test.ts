@@ -49,14 +49,14 @@ describe('gateway serve --config with the documented example', () => {
     expect(await health.json()).toEqual({ status: 'ok' })
     const ready = await fetch(`${gw.origin}/readyz`)
     expect(ready.status).toBe(200)
-    expect((await ready.json()).status).toBe('ready')
+    expect(((await ready.json()) as { status: string }).status).toBe('ready')
 
     const anonymous = await fetch(`${gw.url}/profiles`)
     expect(anonymous.status).toBe(401)
     const profiles = await fetch(`${gw.url}/profiles`, { headers: { authorization: `Bearer ${token}` } })
     expect(profiles.status).toBe(200)
     expect(profiles.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
-    const body = await profiles.json()
+    const body = (await profiles.json()) as { profiles: Array<{ name: string }> }
     expect(body.profiles.map((p: { name: string }) => p.name).sort()).toEqual(['default', 'local-llm'])
     expect(JSON.stringify(body)).not.toContain('example-llm-key')
 

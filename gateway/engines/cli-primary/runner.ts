@@ -115,13 +115,16 @@ export class ClaudeRunner implements Runner {
     }
   }
 
-  /** The session's own MCP servers plus, with peers on, the in-process peer server (its tools pre-allowed). */
+  /**
+   * The session's own MCP servers plus, with peers on, the in-process peer server. Its tools are
+   * allowed in canUseTool, not by bare `allowedTools` entries: those would shadow the callback for
+   * them (the SDK's CLAUDE_SDK_CAN_USE_TOOL_SHADOWED warning on every session).
+   */
   #mcpOptions(): Partial<Options> {
     const own = (this.#config.mcpServers ?? {}) as NonNullable<Options['mcpServers']>
     const peers = this.#settings.peers
     if (!peers) return Object.keys(own).length ? { mcpServers: own } : {}
-    const allowed = [...((this.#config.allowedTools as string[] | undefined) ?? []), ...PEER_TOOL_NAMES]
-    return { mcpServers: { ...own, [PEER_SERVER]: peerServer(peers, () => this.#hops) }, allowedTools: allowed }
+    return { mcpServers: { ...own, [PEER_SERVER]: peerServer(peers, () => this.#hops) } }
   }
 
   async #loadCapabilities(q: Query): Promise<void> {
@@ -262,6 +265,8 @@ export class ClaudeRunner implements Runner {
   }
 
   #canUseTool: CanUseTool = async (toolName, input, { signal, toolUseID }) => {
+    // The gateway's own peer tools need no human: their limits are enforced by the peer service.
+    if (this.#settings.peers && PEER_TOOL_NAMES.includes(toolName)) return { behavior: 'allow', updatedInput: input, toolUseID }
     const requestId = randomUUID()
     const request = { requestId, toolName, input, toolUseId: toolUseID }
     if (toolName === 'AskUserQuestion' && this.#questionBehavior() !== 'ask') return this.#settleQuestion(requestId, request, input)
