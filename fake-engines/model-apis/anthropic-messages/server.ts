@@ -78,7 +78,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, scenariosDir?: 
     if (err instanceof ScenarioError) return respond(res, body, [{ type: 'text', text: `scenario error: ${err.message}` }], 'end_turn')
     throw err
   }
-  const cwd = workingDirectory(body.system)
+  const cwd = workingDirectory(body)
   const blocks: Block[] = []
   for (const step of plan.steps) {
     const mapped = blockOf(step, cwd)
@@ -109,10 +109,19 @@ function textOfContent(content: unknown): string {
   return ''
 }
 
-/** The CLI names its working directory in the system prompt; relative scenario paths land there. */
-function workingDirectory(system: MessagesRequest['system']): string | undefined {
-  const text = typeof system === 'string' ? system : (system ?? []).map((b) => b.text ?? '').join('\n')
-  return /Working directory: (\S+)/.exec(text)?.[1]
+/**
+ * The CLI names its working directory in the environment section it sends (Claude Code 2.1.330:
+ * a `system`-role message, "Primary working directory: …"); relative scenario paths land there,
+ * as the fake CLI resolves them against its cwd.
+ */
+function workingDirectory(body: MessagesRequest): string | undefined {
+  const texts = [body.system, ...(body.messages ?? []).filter((m) => m.role !== 'assistant').map((m) => m.content)]
+  for (const part of texts) {
+    const text = typeof part === 'string' ? part : (part ?? []).map((b) => b.text ?? '').join('\n')
+    const found = /working directory: (\S+)/i.exec(text)?.[1]
+    if (found) return found
+  }
+  return undefined
 }
 
 type Mapped = Block | { fail: string; status: number } | 'hang' | undefined
