@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { startFakeMcpServer } from '../fake-engines/mcp-server/server.ts'
 import { startFakeModelServer } from '../fake-engines/provider-model/server.ts'
+import { startFakeAnthropicServer } from '../fake-engines/model-apis/anthropic-messages/server.ts'
 import { createAiSdkRunner } from './engines/provider/index.ts'
 import { createCliPrimaryAdapter } from './engines/cli-primary/index.ts'
 import { createGatewayServer } from './server/create-server.ts'
@@ -31,6 +32,11 @@ export interface DevGatewayOptions {
   /** Bearer tokens to reuse (a restarted gateway keeps its principals); random when absent. */
   tokens?: TargetManifest['tokens']
   faults?: Fault[]
+  /**
+   * The real Claude Code CLI instead of the fake one, against the fake Messages API
+   * (fake-engines/model-apis/anthropic-messages) on loopback, with its own HOME and TMPDIR.
+   */
+  claudeExecutable?: string
 }
 
 const ALLOWED_ORIGIN = 'http://allowed.example'
@@ -115,6 +121,7 @@ export interface TargetManifest {
 export async function startDevGateway(options: DevGatewayOptions) {
   const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
   const mcp = await startFakeMcpServer({ host: '127.0.0.1', port: 0 })
+  const claude = options.claudeExecutable ? await realClaudeCli(options.claudeExecutable, options.cwdRoot) : undefined
   const tokens = options.tokens ?? {
     operator: token(), tenantA: token(), tenantB: token(), restricted: token(), manager: token(),
   }
@@ -134,7 +141,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
   const gateway = createGatewayServer({
     authenticate: (req) => principals.get(bearer(req) ?? ''),
     profiles: DEV_PROFILES.map((p) => (dirs.has(p.name) ? { ...p, configDir: dirs.get(p.name) } : p)),
-    engines: { cli_primary: createCliPrimaryAdapter(fakeClaudeCli()) },
+    engines: { cli_primary: createCliPrimaryAdapter(claude?.cli ?? fakeClaudeCli()) },
     // A host hook as embedders write them: it stamps meta and (wrongly) points every CLI at one
     // config directory; the profile's own directory must still win (authentication.9).
     buildRunnerConfig: (config) => ({ ...config, meta: { ...(config.meta ?? {}), [STAMP.key]: STAMP.value }, env: { ...((config.env as object) ?? {}), CLAUDE_CONFIG_DIR: decoyDir } }),
@@ -212,6 +219,24 @@ export async function startDevGateway(options: DevGatewayOptions) {
       await gateway.close()
       await model.close()
       await mcp.close()
+      await claude?.api.close()
+    },
+  }
+}
+
+/** The real CLI, offline: any key, no telemetry, a HOME and TMPDIR of its own under the cwd root. */
+async function realClaudeCli(executable: string, root: string) {
+  const api = await startFakeAnthropicServer({ host: '127.0.0.1', port: 0 })
+  const home = join(root, '.real-claude-home')
+  const tmp = join(root, '.real-claude-tmp')
+  await mkdir(home, { recursive: true })
+  await mkdir(tmp, { recursive: true })
+  return {
+    api,
+    cli: {
+      pathToClaudeCodeExecutable: executable,
+      questionBehavior: 'ask' as const,
+      env: { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-ant-dev-gateway-fake', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', HOME: home, TMPDIR: tmp },
     },
   }
 }

@@ -18,6 +18,8 @@ const STARTUP_MS = 30_000
 export interface SelfTargetOptions {
   faults?: string[]
   parkDelayMs?: number
+  /** Run the cli_primary profiles on this real Claude Code CLI (against a fake Messages API) instead of the fake CLI. */
+  claudeExecutable?: string
 }
 
 export interface SelfTarget {
@@ -46,6 +48,7 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
     const args = ['--import', 'tsx', join(ROOT, 'gateway/cli.ts'), '--port', String(port), '--manifest', manifestPath, '--webhook-url', webhookUrl,
       '--cwd-root', dir, '--park-delay-ms', String(options.parkDelayMs ?? 200), '--store-dir', join(dir, 'store'), '--tokens-file', join(dir, 'tokens.json')]
     for (const fault of options.faults ?? []) args.push('--inject-fault', fault)
+    if (options.claudeExecutable) args.push('--claude-executable', options.claudeExecutable)
     const started = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     started.stdout!.on('data', (c: Buffer) => { output += c })
     started.stderr!.on('data', (c: Buffer) => { output += c })

@@ -13,6 +13,7 @@ import { UsageError } from './usage.ts'
 
 export const DEV_USAGE = `usage: gateway dev [--port 8787] [--host 127.0.0.1] [--manifest file.json] [--cwd-root dir]
                [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f] [--inject-fault <name> (test-only mutants, see gateway/server/options.ts FAULTS)]
+               [--claude-executable path (the real Claude Code CLI, against the fake Messages API)]
 The development gateway on the fake engines (bare options mean \`dev\`).`
 
 async function readTokens(path: string): Promise<DevGatewayOptions['tokens']> {
@@ -37,6 +38,7 @@ export async function devCommand(args: string[]): Promise<void> {
       'store-dir': { type: 'string' },
       'tokens-file': { type: 'string' },
       'inject-fault': { type: 'string', multiple: true },
+      'claude-executable': { type: 'string' },
     },
   })
   const port = Number(values.port)
@@ -51,6 +53,7 @@ export async function devCommand(args: string[]): Promise<void> {
     // A restart that must find its sessions again needs the same principals (embedding-rules.15).
     tokens: values['tokens-file'] ? await readTokens(values['tokens-file']) : undefined,
     faults: (values['inject-fault'] ?? []) as Fault[],
+    claudeExecutable: values['claude-executable'],
   }
   const dev = await startDevGateway(options)
   if (values['tokens-file'] && !options.tokens) await writeFile(values['tokens-file'], `${JSON.stringify(dev.manifest.tokens)}\n`, { mode: 0o600 })
