@@ -10,6 +10,12 @@ import { parseArgs } from 'node:util'
 import { startDevGateway, type DevGatewayOptions } from '../dev-gateway.ts'
 import type { Fault } from '../server/options.ts'
 import { UsageError } from './usage.ts'
+import { attachAccessLog } from '../config/access-log.ts'
+import { logSessionLifecycle } from '../config/lifecycle-log.ts'
+import { createLogger } from '../config/logger.ts'
+
+/** Credential variables the development gateway and its engines may read; their values are redacted from every line. */
+const CREDENTIAL_VARIABLES = ['FAKE_MODEL_API_KEY', 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'OPENAI_API_KEY', 'CODEX_API_KEY']
 
 export const DEV_USAGE = `usage: gateway dev [--port 8787] [--host 127.0.0.1] [--manifest file.json] [--cwd-root dir]
                [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f] [--inject-fault <name> (test-only mutants, see gateway/server/options.ts FAULTS)]
@@ -56,6 +62,13 @@ export async function devCommand(args: string[]): Promise<void> {
     claudeExecutable: values['claude-executable'],
   }
   const dev = await startDevGateway(options)
+  // JSON lines like `gateway serve`, quieter by default (GATEWAY_LOG_LEVEL=info shows every request).
+  const logger = createLogger({
+    level: process.env.GATEWAY_LOG_LEVEL ?? 'warn',
+    secrets: CREDENTIAL_VARIABLES.map((name) => process.env[name] ?? '').filter(Boolean),
+  })
+  attachAccessLog(dev.gateway.server, logger)
+  logSessionLifecycle(dev.gateway, logger)
   if (values['tokens-file'] && !options.tokens) await writeFile(values['tokens-file'], `${JSON.stringify(dev.manifest.tokens)}\n`, { mode: 0o600 })
   if (values.manifest) {
     // Written atomically so a watcher never reads half a manifest.

@@ -7,6 +7,7 @@ import { dirname } from 'node:path'
 import type { Logger } from 'pino'
 import { createGatewayServer, type GatewayServer } from '../server/create-server.ts'
 import { attachAccessLog, recordingPrincipal } from './access-log.ts'
+import { logQueueTransitions, logSessionLifecycle } from './lifecycle-log.ts'
 import { credentialValues } from './env.ts'
 import { loadConfigFile } from './load.ts'
 import { createLogger } from './logger.ts'
@@ -66,8 +67,10 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
       ],
     }
   }
+  logQueueTransitions(options, logger)
   const gateway = createGatewayServer(options)
   attachAccessLog(gateway.server, logger)
+  logSessionLifecycle(gateway, logger)
   const { port, url } = await gateway.listen(overrides.port ?? config.listen.port, overrides.host ?? config.listen.host)
   logger.info({ kind: 'lifecycle', url, profiles: (config.profiles ?? []).map((p) => p.name) }, 'gateway listening')
   const graceMs = config.shutdown?.graceMs ?? 10_000

@@ -54,7 +54,7 @@ describe('fake Anthropic Messages API', () => {
     expect(failed.status).toBe(500)
     expect(await failed.json()).toEqual({ type: 'error', error: { type: 'api_error', message: 'the fake model is having a bad day' } })
     const side = await fetch(`${api.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'scenario:touch' }] }) })
-    expect((await side.json()).content).toEqual([{ type: 'text', text: 'ok' }])
+    expect(((await side.json()) as { content: unknown }).content).toEqual([{ type: 'text', text: 'ok' }])
     expect(api.requests.map((r) => r.path)).toEqual(['/v1/messages/count_tokens', '/v1/messages', '/v1/messages'])
   })
 })
