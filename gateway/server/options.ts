@@ -50,6 +50,8 @@ export interface GatewayServerOptions {
   queue?: QueueOptions
   /** Session notifications to a webhook and/or a local observer (events.24). */
   notifications?: NotificationOptions
+  /** Replaces the primary engine's lister behind `GET /sdk-sessions` (server-configuration: listSdkSessions); primary engine only. */
+  listSdkSessions?: EngineAdapter['listSessions']
   /** `GET /healthz` and `GET /readyz`, unauthenticated, outside basePath; off unless given. */
   health?: import('./health.ts').HealthOptions
   /** Receives failures that are not the caller's fault (engine build/start errors). */
