@@ -41,6 +41,9 @@ export class ClaudeRunner implements Runner {
   #approvals: Approvals
   #started: Promise<void> | undefined
   #turnActive = false
+  /** The CLI announced this turn (system_init); before that it may not act on an interrupt. */
+  #turnStarted = false
+  #interruptPending = false
   #produced: ProducedFiles
   #skills: string | undefined
   /** `/clear` waits for a running turn (session-status-values.9); its result is the reset, not a turn. */
@@ -177,6 +180,12 @@ export class ClaudeRunner implements Runner {
   }
 
   #onInit(init: Record<string, unknown>): void {
+    this.#turnStarted = true
+    if (this.#interruptPending) {
+      // The real CLI ignores an interrupt that arrives before it has started the turn.
+      this.#interruptPending = false
+      void this.#query?.interrupt().catch(() => undefined)
+    }
     const apiKeySource = String(init.apiKeySource ?? this.#apiKeySource)
     this.#apiKeySource = apiKeySource
     this.#emit({
@@ -232,6 +241,7 @@ export class ClaudeRunner implements Runner {
       return
     }
     this.#turnActive = false
+    this.#interruptPending = false
     if (this.#clearQueued) {
       this.#clearQueued = false
       queueMicrotask(() => this.#startClear())
@@ -315,6 +325,7 @@ export class ClaudeRunner implements Runner {
       ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}), ...(origin ? { origin } : {}),
     })
     this.#turnActive = true
+    this.#turnStarted = false
     this.#hops = origin?.hops ?? 0
     if (this.#approvals.size === 0) this.#core.setStatus('running')
     this.#input.push(attachments.length ? [...attachments.map(blockOf), { type: 'text', text }] as never : text)
@@ -342,6 +353,8 @@ export class ClaudeRunner implements Runner {
 
   interrupt(): void {
     if (this.#core.closed) return
+    // Sent now (the fake and an already-running turn act on it) and again at the turn's system_init.
+    if (this.#turnActive && !this.#turnStarted) this.#interruptPending = true
     void this.#query?.interrupt().catch(() => undefined)
   }
 
