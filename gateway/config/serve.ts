@@ -68,6 +68,7 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
     }
   }
   logQueueTransitions(options, logger)
+  options.onWebhookAttempt = (attempt) => logger[attempt.ok ? 'info' : 'warn']({ kind: 'webhook', ...attempt }, attempt.ok ? 'webhook delivered' : 'webhook attempt failed')
   const gateway = createGatewayServer(options)
   attachAccessLog(gateway.server, logger)
   logSessionLifecycle(gateway, logger)

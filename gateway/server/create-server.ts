@@ -127,17 +127,24 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       if (event.type === 'capabilities' && event.defaultModel) catalog.learnDefaultModel(runner.info().profile, event.defaultModel)
     }, runner.info().lastSeq)
   })
+  // Kept so a graceful shutdown can give pending deliveries its grace.
+  const deliverers: WebhookDeliverer[] = []
   if (options.notifications) {
     const { attempts = NOTIFICATION_DEFAULTS.attempts, retryDelayMs = NOTIFICATION_DEFAULTS.retryDelayMs } = options.notifications
-    attachNotifier(registry, options.notifications, new WebhookDeliverer({ attempts, retryDelayMs }))
+    const deliverer = new WebhookDeliverer({ attempts, retryDelayMs, onAttempt: options.onWebhookAttempt })
+    deliverers.push(deliverer)
+    attachNotifier(registry, options.notifications, deliverer)
   }
   if (options.queue) {
     const queueOptions = options.queue
+    const deliverer = new WebhookDeliverer({
+      attempts: queueOptions.webhookAttempts ?? QUEUE_DEFAULTS.webhookAttempts,
+      retryDelayMs: queueOptions.webhookRetryDelayMs ?? QUEUE_DEFAULTS.webhookRetryDelayMs,
+      onAttempt: options.onWebhookAttempt,
+    })
+    deliverers.push(deliverer)
     context.queue = new JobQueue(queueOptions, {
-      deliverer: new WebhookDeliverer({
-        attempts: queueOptions.webhookAttempts ?? QUEUE_DEFAULTS.webhookAttempts,
-        retryDelayMs: queueOptions.webhookRetryDelayMs ?? QUEUE_DEFAULTS.webhookRetryDelayMs,
-      }),
+      deliverer,
       // Job sessions are ordinary registry sessions, built through the one factory (queue-options.12).
       async startSession(request) {
         const valid = await validateCreate(request, {}, context.createPolicy)
@@ -320,6 +327,14 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
         await new Promise((done) => setTimeout(done, Math.min(100, Math.max(1, deadline - Date.now()))))
       }
       await close()
+      // Pending webhook deliveries (the closes just queued some) get what is left of the grace.
+      const left = Math.max(0, deadline - Date.now())
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        Promise.all(deliverers.map((d) => d.idle())),
+        new Promise<void>((done) => { timer = setTimeout(done, left) }),
+      ])
+      clearTimeout(timer)
     },
   }
 }

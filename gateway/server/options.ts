@@ -52,6 +52,8 @@ export interface GatewayServerOptions {
   notifications?: NotificationOptions
   /** Replaces the primary engine's lister behind `GET /sdk-sessions` (server-configuration: listSdkSessions); primary engine only. */
   listSdkSessions?: EngineAdapter['listSessions']
+  /** Observes every webhook delivery attempt (jobs and notifications), e.g. for logs. */
+  onWebhookAttempt?: (attempt: import('../sessions/webhooks.ts').WebhookAttempt) => void
   /** `GET /healthz` and `GET /readyz`, unauthenticated, outside basePath; off unless given. */
   health?: import('./health.ts').HealthOptions
   /** Receives failures that are not the caller's fault (engine build/start errors). */
