@@ -187,8 +187,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     }
     const pending = principalOf(req)
     const principal = pending instanceof Promise ? await pending : pending
-    const refused = authRefusal(principal)
-    if (refused || principal === AUTH_HOOK_FAILED || !principal) return sendRefusal(res, refused ?? UNAUTHORIZED)
+    if (principal === AUTH_HOOK_FAILED || !principal) return sendRefusal(res, authRefusal(principal) ?? UNAUTHORIZED)
     const segments = splitPath(path.slice(basePath.length))
     if (!segments) return sendRefusal(res, MALFORMED_PATH)
     const [family, ...rest] = segments
