@@ -8,10 +8,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CHECK_USAGE, checkCommand, SCHEMA_USAGE, schemaCommand, SERVE_USAGE, serveCommand, TOKEN_USAGE, tokenCommand } from './commands/config-commands.ts'
-import { DEV_USAGE, devCommand } from './commands/dev.ts'
-import { UsageError } from './commands/usage.ts'
-import { ConfigProblems } from './config/serve.ts'
+import { CHECK_USAGE, DEV_USAGE, SCHEMA_USAGE, SERVE_USAGE, TOKEN_USAGE, UsageError } from './commands/usage.ts'
 
 const USAGE = `usage: gateway <command> [options]
   serve --config <file>   start the gateway a configuration file describes
@@ -21,12 +18,14 @@ const USAGE = `usage: gateway <command> [options]
   dev [options]           the development gateway on the fake engines (also: bare options)
 Every command takes --help; \`gateway --version\` prints the version.`
 
-const COMMANDS: Record<string, { usage: string; run: (args: string[]) => Promise<number | void> | number | void }> = {
-  serve: { usage: SERVE_USAGE, run: serveCommand },
-  check: { usage: CHECK_USAGE, run: checkCommand },
-  token: { usage: TOKEN_USAGE, run: tokenCommand },
-  schema: { usage: SCHEMA_USAGE, run: schemaCommand },
-  dev: { usage: DEV_USAGE, run: devCommand },
+type Run = (args: string[]) => Promise<number | void> | number | void
+/** Each command's module is loaded only when it runs (engine SDKs come with `serve` or `dev`, never with `--help`). */
+const COMMANDS: Record<string, { usage: string; run: () => Promise<Run> }> = {
+  serve: { usage: SERVE_USAGE, run: async () => (await import('./commands/config-commands.ts')).serveCommand },
+  check: { usage: CHECK_USAGE, run: async () => (await import('./commands/config-commands.ts')).checkCommand },
+  token: { usage: TOKEN_USAGE, run: async () => (await import('./commands/config-commands.ts')).tokenCommand },
+  schema: { usage: SCHEMA_USAGE, run: async () => (await import('./commands/config-commands.ts')).schemaCommand },
+  dev: { usage: DEV_USAGE, run: async () => (await import('./commands/dev.ts')).devCommand },
 }
 
 /** The version of the nearest package.json above this file. */
@@ -57,7 +56,7 @@ async function main(argv: string[]): Promise<number | void> {
     return 0
   }
   if (!named && first !== undefined && !first.startsWith('-')) throw new UsageError(`unknown command '${first}'`, USAGE)
-  return command.run(args)
+  return (await command.run())(args)
 }
 
 main(process.argv.slice(2)).then((code) => {
@@ -67,8 +66,9 @@ main(process.argv.slice(2)).then((code) => {
     console.error(`${err.message}\n${err.usage}`)
     process.exit(2)
   }
-  if (err instanceof ConfigProblems) {
-    for (const problem of err.problems) console.error(problem)
+  if (Array.isArray((err as { problems?: unknown }).problems)) {
+    // ConfigProblems (config/serve.ts), recognised by shape so this file imports no command module.
+    for (const problem of (err as { problems: string[] }).problems) console.error(problem)
     console.error('gateway: configuration has problems; nothing started (run `gateway check --config <file>`)')
     process.exit(2)
   }

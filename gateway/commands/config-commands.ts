@@ -4,17 +4,8 @@ import { configJsonSchema } from '../config/json-schema.ts'
 import { loadConfigFile } from '../config/load.ts'
 import { createToken } from '../config/principals.ts'
 import { exitOnSignals, serveConfigFile } from '../config/serve.ts'
-import { UsageError } from './usage.ts'
+import { CHECK_USAGE, SERVE_USAGE, TOKEN_USAGE, UsageError } from './usage.ts'
 
-export const SERVE_USAGE = `usage: gateway serve --config <file.yaml|file.json> [--port n] [--host h]
-Starts the gateway the configuration file describes (docs/operating.md).`
-export const CHECK_USAGE = `usage: gateway check --config <file>
-Validates a configuration file without starting; prints every problem with its path; exit 2 on any.`
-export const TOKEN_USAGE = `usage: gateway token create --principals <file> --id <name> [--scope key=value]... [--allowed-profile name]...
-                            [--operator] [--can-manage-profiles]
-Prints a new bearer token once and records only its SHA-256 in the principals file.`
-export const SCHEMA_USAGE = `usage: gateway schema
-Prints the configuration file's JSON Schema (for editors).`
 
 export async function serveCommand(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } } })

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startDevGateway, type DevGatewayOptions } from '../dev-gateway.ts'
 import type { Fault } from '../server/options.ts'
-import { UsageError } from './usage.ts'
+import { DEV_USAGE, UsageError } from './usage.ts'
 import { attachAccessLog } from '../config/access-log.ts'
 import { logSessionLifecycle } from '../config/lifecycle-log.ts'
 import { createLogger } from '../config/logger.ts'
@@ -17,10 +17,6 @@ import { createLogger } from '../config/logger.ts'
 /** Credential variables the development gateway and its engines may read; their values are redacted from every line. */
 const CREDENTIAL_VARIABLES = ['FAKE_MODEL_API_KEY', 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'OPENAI_API_KEY', 'CODEX_API_KEY']
 
-export const DEV_USAGE = `usage: gateway dev [--port 8787] [--host 127.0.0.1] [--manifest file.json] [--cwd-root dir]
-               [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f] [--inject-fault <name> (test-only mutants, see gateway/server/options.ts FAULTS)]
-               [--claude-executable path (the real Claude Code CLI, against the fake Messages API)]
-The development gateway on the fake engines (bare options mean \`dev\`).`
 
 async function readTokens(path: string): Promise<DevGatewayOptions['tokens']> {
   try {

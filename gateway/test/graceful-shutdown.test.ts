@@ -101,7 +101,7 @@ function client(gw: ServingGateway, token: string) {
   }
 }
 
-describe('gateway serve: graceful shutdown on SIGTERM', () => {
+describe('gateway serve: graceful shutdown on SIGTERM', { timeout: 90_000 }, () => {
   it('closes sockets with 1001, exits 0, leaves no engine process, and the next start adopts the parks', async () => {
     const { dir, config, token } = await setUp()
     const first = await serveGateway(config)

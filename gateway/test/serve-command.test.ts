@@ -33,7 +33,7 @@ async function installExample(dir: string): Promise<string> {
   return file
 }
 
-describe('gateway serve --config with the documented example', () => {
+describe('gateway serve --config with the documented example', { timeout: 60_000 }, () => {
   it('starts, answers health and authenticated routes, and stops on SIGTERM with exit 0', async () => {
     const dir = await workDir()
     const config = await installExample(dir)
@@ -89,7 +89,7 @@ describe('gateway serve --config with the documented example', () => {
   })
 })
 
-describe('gateway check --config', () => {
+describe('gateway check --config', { timeout: 60_000 }, () => {
   it('passes the documented example', async () => {
     const dir = await workDir()
     const result = await runGateway(['check', '--config', await installExample(dir)], { ...process.env, ANTHROPIC_API_KEY: 'x', LOCAL_LLM_API_KEY: 'x', DOCS_MCP_TOKEN: 'x', NOTIFY_WEBHOOK_AUTH: 'x' })
@@ -131,7 +131,7 @@ describe('gateway check --config', () => {
   })
 })
 
-describe('gateway token create', () => {
+describe('gateway token create', { timeout: 60_000 }, () => {
   it('prints a new token once and records only its SHA-256 with the principal', async () => {
     const dir = await workDir()
     const file = join(dir, 'principals.json')

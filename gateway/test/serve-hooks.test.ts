@@ -34,7 +34,7 @@ async function webhookReceiver() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook/path-secret`, received }
 }
 
-describe('gateway serve with a hooks module and a webhook', () => {
+describe('gateway serve with a hooks module and a webhook', { timeout: 60_000 }, () => {
   it('authenticates through the hook, serves its fallback, and delivers notifications through shutdown', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gw-hooks-'))
     cleanups.push(() => rm(dir, { recursive: true, force: true }))
