@@ -36,18 +36,26 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     } : {},
   }
   if (options.destination) return pino(settings as never, options.destination as never)
+  // On a terminal, pretty lines when the operator installed pino-pretty; JSON lines otherwise.
+  if (process.stdout.isTTY && prettyAvailable()) return pino({ ...settings, transport: { target: 'pino-pretty' } } as never)
   return pino(settings as never)
 }
 
-function scrubValue(value: unknown, scrub: (text: string) => string): unknown {
-  if (typeof value === 'string') return scrub(value)
-  if (value instanceof Error) return { type: value.name, message: scrub(value.message), stack: value.stack ? scrub(value.stack) : undefined }
-  if (value && typeof value === 'object') {
-    try {
-      return JSON.parse(scrub(JSON.stringify(value)))
-    } catch {
-      return value
-    }
+function prettyAvailable(): boolean {
+  try {
+    import.meta.resolve('pino-pretty')
+    return true
+  } catch {
+    return false
   }
-  return value
+}
+
+function scrubValue(value: unknown, scrub: (text: string) => string, depth = 0): unknown {
+  if (typeof value === 'string') return scrub(value)
+  if (value instanceof Error) return { type: value.name, message: scrub(value.message), ...(value.stack ? { stack: scrub(value.stack) } : {}) }
+  if (!value || typeof value !== 'object' || depth > 8) return value
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, scrub, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value)) out[key] = scrubValue(v, scrub, depth + 1)
+  return out
 }
