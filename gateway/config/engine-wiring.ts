@@ -9,6 +9,7 @@ import type { ResolvedProfile } from '../host/profiles.ts'
 import type { EngineAdapter } from '../server/engine-adapter.ts'
 import type { CreateEngineRunner } from '../sessions/runner.ts'
 import type { ToolBackends } from '../engines/provider/tools.ts'
+import type { EngineProcessEvent } from '../engines/cli-primary/index.ts'
 import type { GatewayConfig, ProfileEntry } from './schema.ts'
 import { readEnv } from './env.ts'
 
@@ -19,10 +20,15 @@ export interface EngineWiring {
 
 export class ConfigError extends Error {}
 
-export async function wireEngines(config: GatewayConfig, profiles: ProfileEntry[], backends: ToolBackends | undefined): Promise<EngineWiring> {
+/** Observers the command wires (lifecycle logs); never part of the file. */
+export interface EngineObservers {
+  onEngineProcess?: (event: EngineProcessEvent) => void
+}
+
+export async function wireEngines(config: GatewayConfig, profiles: ProfileEntry[], backends: ToolBackends | undefined, observers: EngineObservers = {}): Promise<EngineWiring> {
   const wiring: EngineWiring = { engines: {} }
   const primary = profiles.filter((p) => p.engine === 'cli_primary')
-  if (primary.length) wiring.engines.cli_primary = await cliPrimary(config, primary)
+  if (primary.length) wiring.engines.cli_primary = await cliPrimary(config, primary, observers)
   if (profiles.some((p) => p.engine === 'cli_secondary')) {
     // Issue 12 brings the engine (gateway/engines/cli-secondary/); wiring it is one line here.
     throw new ConfigError("profiles: engine 'cli_secondary' is not available in this build")
@@ -31,12 +37,12 @@ export async function wireEngines(config: GatewayConfig, profiles: ProfileEntry[
   return wiring
 }
 
-async function cliPrimary(config: GatewayConfig, profiles: ProfileEntry[]): Promise<EngineAdapter> {
+async function cliPrimary(config: GatewayConfig, profiles: ProfileEntry[], observers: EngineObservers): Promise<EngineAdapter> {
   const { createCliPrimaryAdapter } = await import('../engines/cli-primary/index.ts')
   const settings = config.engines?.cli_primary ?? {}
   const executable = settings.executable ?? sdkOwnBinary()
   const adapterFor = (env: Record<string, string>) => createCliPrimaryAdapter({
-    pathToClaudeCodeExecutable: executable, env, questionBehavior: settings.questionBehavior ?? 'ask',
+    pathToClaudeCodeExecutable: executable, env, questionBehavior: settings.questionBehavior ?? 'ask', onProcess: observers.onEngineProcess,
     ...(settings.interpreter ? { executable: settings.interpreter, executableArgs: settings.interpreterArgs ?? [] } : {}),
   })
   const shared = adapterFor({})

@@ -141,7 +141,8 @@ export const configSchema = z.strictObject({
   }).optional(),
   notifications: z.strictObject({ webhook: webhook.optional(), attempts: positiveInt.optional(), retryDelayMs: nonNegativeInt.optional() }).optional(),
   health: z.union([z.literal(false), z.strictObject({ healthPath: z.string().startsWith('/').default('/healthz'), readyPath: z.string().startsWith('/').default('/readyz') })]).optional(),
-  shutdown: z.strictObject({ graceMs: nonNegativeInt.default(10_000) }).optional(),
+  /** graceMs: running turns and pending webhooks; killGraceMs: between SIGTERM and SIGKILL of an engine process. */
+  shutdown: z.strictObject({ graceMs: nonNegativeInt.default(10_000), killGraceMs: nonNegativeInt.default(5000) }).optional(),
   logging: z.strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
     /** Extra pino redaction paths on top of the built-in credential paths. */

@@ -7,6 +7,7 @@ import { dirname } from 'node:path'
 import type { Logger } from 'pino'
 import { createGatewayServer, type GatewayServer } from '../server/create-server.ts'
 import { attachAccessLog, recordingPrincipal } from './access-log.ts'
+import { EngineProcesses } from './engine-processes.ts'
 import { logQueueTransitions, logSessionLifecycle } from './lifecycle-log.ts'
 import { credentialValues } from './env.ts'
 import { loadConfigFile } from './load.ts'
@@ -49,7 +50,8 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   // A missing credential variable is a warning, not a refusal: the profile reports unavailable.
   for (const warning of loaded.warnings) logger.warn({ kind: 'config' }, warning)
   const hooks = await loadHooks(config.hooks)
-  const options = await buildServerOptions(config, hooks)
+  const engineProcesses = new EngineProcesses(logger)
+  const options = await buildServerOptions(config, hooks, { onEngineProcess: engineProcesses.observe })
   options.authenticate = recordingPrincipal(options.authenticate)
   const hostOnError = options.onError
   options.onError = (err, where) => {
@@ -75,6 +77,7 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   const { port, url } = await gateway.listen(overrides.port ?? config.listen.port, overrides.host ?? config.listen.host)
   logger.info({ kind: 'lifecycle', url, profiles: (config.profiles ?? []).map((p) => p.name) }, 'gateway listening')
   const graceMs = config.shutdown?.graceMs ?? 10_000
+  const killGraceMs = config.shutdown?.killGraceMs ?? 5000
   let stopping: Promise<void> | undefined
   return {
     gateway, url, port, logger, config,
@@ -82,6 +85,8 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
       stopping ??= (async () => {
         logger.info({ kind: 'lifecycle', graceMs }, 'shutting down')
         await gateway.shutdown({ graceMs })
+        // The sessions are closed, so their CLIs have end of input; whatever still runs is ended.
+        await engineProcesses.endAll({ graceMs: Math.min(graceMs, 2000), killGraceMs })
         logger.info({ kind: 'lifecycle' }, 'stopped')
       })()
       return stopping

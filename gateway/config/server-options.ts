@@ -12,7 +12,7 @@ import { createFileSessionStore } from '../sessions/stores/file-store.ts'
 import { createMemorySessionStore } from '../sessions/stores/memory-store.ts'
 import type { ToolBackends } from '../engines/provider/tools.ts'
 import type { NotificationType } from '../protocol/index.ts'
-import { ConfigError, wireEngines } from './engine-wiring.ts'
+import { ConfigError, wireEngines, type EngineObservers } from './engine-wiring.ts'
 import { readEnv } from './env.ts'
 import { principalsAuthenticator, readPrincipals } from './principals.ts'
 import type { GatewayConfig } from './schema.ts'
@@ -43,9 +43,9 @@ export async function loadHooks(file: string | undefined): Promise<GatewayHooks>
   return hooks as GatewayHooks
 }
 
-export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHooks): Promise<GatewayServerOptions> {
+export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHooks, observers: EngineObservers = {}): Promise<GatewayServerOptions> {
   const profiles = config.profiles ?? []
-  const wiring = await wireEngines(config, profiles, hooks.toolBackends)
+  const wiring = await wireEngines(config, profiles, hooks.toolBackends, observers)
   const options: GatewayServerOptions = {
     authenticate: await authenticator(config, hooks),
     allowUnauthenticated: config.auth?.allowUnauthenticated,

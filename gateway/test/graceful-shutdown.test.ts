@@ -129,6 +129,12 @@ describe('gateway serve: graceful shutdown on SIGTERM', { timeout: 90_000 }, () 
     await until(async () => engines.filter(alive), (left) => left.length === 0, 'engine processes ended', 5000)
     const lines = first.lines.map((l) => JSON.parse(l))
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['signal received', 'shutting down', 'stopped']))
+    // Lifecycle lines name each engine process by PID, from spawn to exit.
+    const spawned = lines.filter((l) => l.msg === 'engine process spawned').map((l) => l.pid)
+    const ended = lines.filter((l) => l.msg === 'engine process exited').map((l) => l.pid)
+    expect(spawned.length).toBeGreaterThan(0)
+    expect(spawned.every((pid) => engines.includes(pid))).toBe(true)
+    expect([...ended].sort()).toEqual([...spawned].sort())
 
     const second = await serveGateway(config)
     cleanups.push(() => void second.child.kill('SIGKILL'))

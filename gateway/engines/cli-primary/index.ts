@@ -1,1 +1,2 @@
 export { createCliPrimaryAdapter, type CliPrimaryOptions } from './adapter.ts'
+export type { EngineProcessEvent } from './process-observer.ts'
