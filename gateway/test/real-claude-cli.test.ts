@@ -7,8 +7,8 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCliPrimaryAdapter } from '../engines/cli-primary/index.ts'
-import { startTestGateway, type TestGateway } from './harness.ts'
+import { createCliPrimaryAdapter, type EngineProcessEvent } from '../engines/cli-primary/index.ts'
+import { startTestGateway, until, type TestGateway } from './harness.ts'
 import { installRealClaude, REAL_CLAUDE_PACKAGE, realClaudeWorld, type RealClaudeWorld } from './real-claude.ts'
 
 const real = await installRealClaude()
@@ -20,12 +20,14 @@ const TURN_MS = 60_000
 describe.skipIf(!real.ok)('the real Claude Code CLI through the cli_primary adapter', () => {
   let world: RealClaudeWorld
   let gw: TestGateway
+  const processes: EngineProcessEvent[] = []
   beforeAll(async () => {
     if (!real.ok) return
     world = await realClaudeWorld()
     gw = await startTestGateway({
       profiles: [{ name: 'primary', engine: 'cli_primary', configDir: world.configDir }],
-      engines: { cli_primary: createCliPrimaryAdapter({ pathToClaudeCodeExecutable: real.binary, env: world.env }) },
+      // Through the observed launcher gateway serve uses, so it is proven on the real binary too.
+      engines: { cli_primary: createCliPrimaryAdapter({ pathToClaudeCodeExecutable: real.binary, env: world.env, onProcess: (e) => processes.push(e) }) },
     })
   })
   afterAll(async () => {
@@ -55,5 +57,17 @@ describe.skipIf(!real.ok)('the real Claude Code CLI through the cli_primary adap
     expect((await ws.waitForEvent('turn_result', () => true, TURN_MS)).isError).toBe(false)
     expect(existsSync(join(gw.cwdRoot, 'touched.txt'))).toBe(true)
     ws.close()
+  }, TURN_MS * 2)
+
+  it('reports each CLI process it spawned, and its exit once the session is deleted', async () => {
+    const before = processes.length
+    const session = await gw.createSession({ profile: 'primary', cwd: gw.cwdRoot, prompt: 'scenario:hello' })
+    const ws = await gw.attach(session.id)
+    await ws.waitForEvent('turn_result', () => true, TURN_MS)
+    const spawned = processes.slice(before).filter((e) => e.type === 'spawn').map((e) => e.pid)
+    expect(spawned).toHaveLength(1)
+    expect(typeof spawned[0]).toBe('number')
+    await gw.request('DELETE', `/sessions/${session.id}`)
+    await until(async () => processes.filter((e) => e.type === 'exit').map((e) => e.pid), (ended) => spawned.every((pid) => ended.includes(pid)), 'every CLI exited', TURN_MS)
   }, TURN_MS * 2)
 })
