@@ -1,94 +1,87 @@
+#!/usr/bin/env -S npx tsx
 /**
- * The `gateway` command: a composition root that starts the gateway with the fake engines on
- * loopback, bearer-token principals for every role the conformance kit needs, and (optionally)
- * writes the target manifest. Swapping a fake for a real engine is configuration in
- * gateway/dev-config.ts, never code here.
+ * The `gateway` command: `serve --config` (an operator's gateway on real engines), `check`,
+ * `token create`, `schema`, and `dev` (the development gateway on the fakes). Bare options, as
+ * before subcommands existed, mean `dev`, so `npm run gateway -- --port … --manifest …` still works.
+ * Installed, `gateway/bin.ts` checks the Node version and imports this module; in the repository
+ * run it as one process (`node --import tsx gateway/bin.ts …`) so a signal reaches the gateway itself.
  */
-import { mkdtemp, readFile, rename, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { parseArgs } from 'node:util'
-import { startDevGateway, type DevGatewayOptions } from './dev-gateway.ts'
-import type { Fault } from './server/options.ts'
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { CHECK_USAGE, DEV_USAGE, SCHEMA_USAGE, SERVE_USAGE, TOKEN_USAGE, UsageError } from './commands/usage.ts'
 import { MissingPackageError } from './optional-package.ts'
 
-const USAGE = `usage: gateway [--port 8787] [--host 127.0.0.1] [--manifest file.json] [--cwd-root dir]
-               [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f] [--inject-fault <name> (test-only mutants, see gateway/server/options.ts FAULTS)]`
+const USAGE = `usage: gateway <command> [options]
+  serve --config <file>   start the gateway a configuration file describes
+  check --config <file>   validate a configuration file (exit 2 on problems)
+  token create …          add a principal and print its bearer token once
+  schema                  print the configuration file's JSON Schema
+  dev [options]           the development gateway on the fake engines (also: bare options)
+Every command takes --help; \`gateway --version\` prints the version.`
 
-async function readTokens(path: string): Promise<DevGatewayOptions['tokens']> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8'))
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw new Error(`cannot read --tokens-file ${path}: ${(err as Error).message}`)
+type Run = (args: string[]) => Promise<number | void> | number | void
+/** Each command's module is loaded only when it runs (engine SDKs come with `serve` or `dev`, never with `--help`). */
+const COMMANDS: Record<string, { usage: string; run: () => Promise<Run> }> = {
+  serve: { usage: SERVE_USAGE, run: async () => (await import('./commands/config-commands.ts')).serveCommand },
+  check: { usage: CHECK_USAGE, run: async () => (await import('./commands/config-commands.ts')).checkCommand },
+  token: { usage: TOKEN_USAGE, run: async () => (await import('./commands/config-commands.ts')).tokenCommand },
+  schema: { usage: SCHEMA_USAGE, run: async () => (await import('./commands/config-commands.ts')).schemaCommand },
+  dev: { usage: DEV_USAGE, run: async () => (await import('./commands/dev.ts')).devCommand },
+}
+
+/** The version of the nearest package.json above this file. */
+function version(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (;;) {
+    try {
+      return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version
+    } catch {
+      const parent = dirname(dir)
+      if (parent === dir) return 'unknown'
+      dir = parent
+    }
   }
 }
 
-async function main(): Promise<void> {
-  let values
-  try {
-    ({ values } = parseArgs({
-      options: {
-        port: { type: 'string', default: '8787' },
-        host: { type: 'string', default: '127.0.0.1' },
-        manifest: { type: 'string' },
-        'cwd-root': { type: 'string' },
-        'webhook-url': { type: 'string' },
-        'park-delay-ms': { type: 'string' },
-        'store-dir': { type: 'string' },
-        'tokens-file': { type: 'string' },
-        'inject-fault': { type: 'string', multiple: true },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }))
-  } catch (err) {
-    console.error(`${(err as Error).message}\n${USAGE}`)
-    process.exit(2)
+async function main(argv: string[]): Promise<number | void> {
+  const [first, ...rest] = argv
+  const named = first !== undefined && Object.hasOwn(COMMANDS, first)
+  const command = named ? COMMANDS[first] : COMMANDS.dev
+  const args = named ? rest : argv
+  if (args.includes('--version') || args.includes('-v')) {
+    console.log(version())
+    return 0
   }
-  if (values.help) {
-    console.log(USAGE)
-    return
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(named ? command.usage : `${USAGE}\n\n${DEV_USAGE}`)
+    return 0
   }
-  const port = Number(values.port)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`--port must be an integer from 0 to 65535\n${USAGE}`)
-    process.exit(2)
-  }
-  const options: DevGatewayOptions = {
-    port,
-    host: values.host,
-    cwdRoot: values['cwd-root'] ?? (await mkdtemp(join(tmpdir(), 'gateway-cwd-'))),
-    webhookUrl: values['webhook-url'],
-    parkDelayMs: values['park-delay-ms'] === undefined ? undefined : Number(values['park-delay-ms']),
-    storeDir: values['store-dir'],
-    // A restart that must find its sessions again needs the same principals (embedding-rules.15).
-    tokens: values['tokens-file'] ? await readTokens(values['tokens-file']) : undefined,
-    faults: (values['inject-fault'] ?? []) as Fault[],
-  }
-  const dev = await startDevGateway(options)
-  if (values['tokens-file'] && !options.tokens) await writeFile(values['tokens-file'], `${JSON.stringify(dev.manifest.tokens)}\n`, { mode: 0o600 })
-  if (values.manifest) {
-    // Written atomically so a watcher never reads half a manifest.
-    const tmp = `${values.manifest}.${process.pid}.tmp`
-    await writeFile(tmp, `${JSON.stringify(dev.manifest, null, 2)}\n`, { mode: 0o600 })
-    await rename(tmp, values.manifest)
-  }
-  console.log(`gateway listening on ${dev.manifest.baseUrl}`)
-  console.log('authenticate with a bearer token: Authorization: Bearer <token>')
-  for (const [who, token] of Object.entries(dev.manifest.tokens)) console.log(`  ${who.padEnd(10)} ${token}`)
-  console.log(`profiles: ${Object.values(dev.manifest.profiles).join(', ')}; cwd root ${dev.manifest.cwdRoot}`)
-  if (values.manifest) console.log(`manifest written to ${values.manifest}`)
-  const stop = async () => {
-    await dev.close()
-    process.exit(0)
-  }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  if (!named && first !== undefined && !first.startsWith('-')) throw new UsageError(`unknown command '${first}'`, USAGE)
+  return (await command.run())(args)
 }
 
-main().catch((err) => {
+main(process.argv.slice(2)).then((code) => {
+  if (typeof code === 'number') process.exit(code)
+}, (err) => {
+  if (err instanceof UsageError) {
+    console.error(`${err.message}\n${err.usage}`)
+    process.exit(2)
+  }
+  // An optional engine SDK or the kit's fakes not installed: one line naming the package.
   if (err instanceof MissingPackageError) {
     console.error(err.message)
+    process.exit(2)
+  }
+  if (Array.isArray((err as { problems?: unknown }).problems)) {
+    // ConfigProblems (config/serve.ts), recognised by shape so this file imports no command module.
+    for (const problem of (err as { problems: string[] }).problems) console.error(problem)
+    console.error('gateway: configuration has problems; nothing started (run `gateway check --config <file>`)')
+    process.exit(2)
+  }
+  // parseArgs errors (unknown option, missing value) are usage errors too.
+  if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    console.error(`${(err as Error).message}\n${USAGE}`)
     process.exit(2)
   }
   console.error(`gateway failed to start: ${err instanceof Error ? err.message : String(err)}`)

@@ -12,6 +12,8 @@ export const KIT_PACKAGE = 'gateway-conformance'
 
 export interface KitFakes {
   startFakeModelServer(options: { host?: string; port?: number }): Promise<{ baseURL: string; close(): Promise<void> }>
+  /** The fake Anthropic Messages API the real Claude Code CLI is pointed at (`gateway dev --claude-executable`). */
+  startFakeAnthropicServer(options: { host?: string; port?: number }): Promise<{ url: string; close(): Promise<void> }>
   startFakeMcpServer(options: { host?: string; port?: number }): Promise<{ url: string; revoke(token: string): void; close(): Promise<void> }>
   /** The fake Claude Code CLI's script and the Node arguments that run it. */
   FAKE_CLAUDE_CLI_PATH: string
@@ -23,7 +25,7 @@ export interface KitFakes {
 
 export async function loadKitFakes(): Promise<KitFakes> {
   return importOptional(KIT_PACKAGE, 'gateway dev (the gateway on the fake engines)', async () => {
-    const fakes = await Promise.all(['provider-model', 'mcp-server', 'claude-cli', 'codex-app-server'].map((fake) => import(`${KIT_PACKAGE}/fakes/${fake}`)))
+    const fakes = await Promise.all(['provider-model', 'mcp-server', 'claude-cli', 'codex-app-server', 'anthropic-messages'].map((fake) => import(`${KIT_PACKAGE}/fakes/${fake}`)))
     return Object.assign({}, ...fakes) as KitFakes
   })
 }

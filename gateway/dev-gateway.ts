@@ -30,6 +30,11 @@ export interface DevGatewayOptions {
   /** Bearer tokens to reuse (a restarted gateway keeps its principals); random when absent. */
   tokens?: TargetManifest['tokens']
   faults?: Fault[]
+  /**
+   * The real Claude Code CLI instead of the fake one, against the fake Messages API
+   * (fake-engines/model-apis/anthropic-messages) on loopback, with its own HOME and TMPDIR.
+   */
+  claudeExecutable?: string
 }
 
 const ALLOWED_ORIGIN = 'http://allowed.example'
@@ -118,6 +123,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
   await loadClaudeAgentSdk()
   const model = await fakes.startFakeModelServer({ host: '127.0.0.1', port: 0 })
   const mcp = await fakes.startFakeMcpServer({ host: '127.0.0.1', port: 0 })
+  const claude = options.claudeExecutable ? await realClaudeCli(fakes, options.claudeExecutable, options.cwdRoot) : undefined
   const tokens = options.tokens ?? {
     operator: token(), tenantA: token(), tenantB: token(), restricted: token(), manager: token(),
   }
@@ -141,7 +147,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
   const gateway = createGatewayServer({
     authenticate: (req) => principals.get(bearer(req) ?? ''),
     profiles: DEV_PROFILES.map((p) => (dirs.has(p.name) ? { ...p, configDir: dirs.get(p.name) } : p.engine === 'cli_secondary' ? { ...p, codexHome } : p)),
-    engines: { cli_primary: createCliPrimaryAdapter(fakeClaudeCli(fakes)), cli_secondary: createCliSecondaryAdapter(fakeCodex(fakes)) },
+    engines: { cli_primary: createCliPrimaryAdapter(claude?.cli ?? fakeClaudeCli(fakes)), cli_secondary: createCliSecondaryAdapter(fakeCodex(fakes)) },
     // A host hook as embedders write them: it stamps meta and (wrongly) points every CLI at one
     // config directory; the profile's own directory must still win (authentication.9).
     buildRunnerConfig: (config) => ({ ...config, meta: { ...(config.meta ?? {}), [STAMP.key]: STAMP.value }, env: { ...((config.env as object) ?? {}), CLAUDE_CONFIG_DIR: decoyDir } }),
@@ -219,6 +225,24 @@ export async function startDevGateway(options: DevGatewayOptions) {
       await gateway.close()
       await model.close()
       await mcp.close()
+      await claude?.api.close()
+    },
+  }
+}
+
+/** The real CLI, offline: any key, no telemetry, a HOME and TMPDIR of its own under the cwd root. */
+async function realClaudeCli(fakes: KitFakes, executable: string, root: string) {
+  const api = await fakes.startFakeAnthropicServer({ host: '127.0.0.1', port: 0 })
+  const home = join(root, '.real-claude-home')
+  const tmp = join(root, '.real-claude-tmp')
+  await mkdir(home, { recursive: true })
+  await mkdir(tmp, { recursive: true })
+  return {
+    api,
+    cli: {
+      pathToClaudeCodeExecutable: executable,
+      questionBehavior: 'ask' as const,
+      env: { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-ant-dev-gateway-fake', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', HOME: home, TMPDIR: tmp },
     },
   }
 }

@@ -11,7 +11,7 @@ const ROOT = new URL('../', import.meta.url).pathname
 const pkgDir = process.cwd()
 const name = basename(pkgDir)
 const DATA = {
-  gateway: [],
+  gateway: ['gateway/config/gateway-config.schema.json'],
   conformance: ['scenarios', 'conformance/spec/clauses.json', 'conformance/exclusions.json'],
 }
 if (!(name in DATA)) throw new Error(`build-package: unknown package directory ${pkgDir}`)

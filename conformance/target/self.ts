@@ -44,6 +44,10 @@ const STARTUP_MS = 30_000
 export interface SelfTargetOptions {
   faults?: string[]
   parkDelayMs?: number
+  /** Run the cli_primary profiles on this real Claude Code CLI (against a fake Messages API) instead of the fake CLI. */
+  claudeExecutable?: string
+  /** Extra environment for the gateway process (e.g. canary credentials a log scan looks for). */
+  env?: Record<string, string>
 }
 
 export interface SelfTarget {
@@ -54,6 +58,8 @@ export interface SelfTarget {
    * and file store, so restart cases can check what survives (session-status-values.7-8).
    */
   restart(): Promise<void>
+  /** Everything the gateway process wrote to stdout and stderr so far. */
+  output(): string
   close(): Promise<void>
 }
 
@@ -73,7 +79,8 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
     const args = [...command, '--port', String(port), '--manifest', manifestPath, '--webhook-url', webhookUrl,
       '--cwd-root', dir, '--park-delay-ms', String(options.parkDelayMs ?? 200), '--store-dir', join(dir, 'store'), '--tokens-file', join(dir, 'tokens.json')]
     for (const fault of options.faults ?? []) args.push('--inject-fault', fault)
-    const started = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    if (options.claudeExecutable) args.push('--claude-executable', options.claudeExecutable)
+    const started = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: options.env ? { ...process.env, ...options.env } : process.env })
     started.stdout!.on('data', (c: Buffer) => { output += c })
     started.stderr!.on('data', (c: Buffer) => { output += c })
     const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)))
@@ -105,7 +112,7 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
       current = spawnGateway(Number(new URL(manifest.baseUrl).port))
       await waitForManifest(manifestPath, current.exited, () => output)
     }
-    return { manifest, receiver, restart, close }
+    return { manifest, receiver, restart, output: () => output, close }
   } catch (err) {
     await close()
     throw err

@@ -19,9 +19,16 @@ const XSD = fileURLToPath(new URL('../../reports/junit.xsd', import.meta.url))
 let target: SelfTarget
 let report: Report
 let dir: string
+/**
+ * A canary in every credential variable the gateway and its engines may read (issue 11): none may
+ * reach a log line or a report. Not ANTHROPIC_API_KEY: a key in the server's environment wins for
+ * every Claude profile (authentication.8), which would sign in the kit's logged-out profile.
+ */
+const CANARIES = Object.fromEntries(['FAKE_MODEL_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'OPENAI_API_KEY', 'CODEX_API_KEY']
+  .map((name) => [name, `canary-${name.toLowerCase()}-${Math.random().toString(36).slice(2)}`]))
 
 beforeAll(async () => {
-  target = await startSelfTarget()
+  target = await startSelfTarget({ env: { ...CANARIES, GATEWAY_LOG_LEVEL: 'debug' } })
   report = await runSuite({ manifest: target.manifest, seed: 1234, receiver: target.receiver, restart: target.restart })
   dir = await mkdtemp(join(tmpdir(), 'conformance-report-'))
   await writeReports(report, dir, false)
@@ -37,6 +44,15 @@ describe('the suite against the self target', () => {
     expect(bad).toEqual([])
     expect(report.summary.pass).toBeGreaterThan(50)
     expect(exitCodeOf(report)).toBe(0)
+  })
+
+  it('logs JSON access and lifecycle lines with no canary credential in any of them, nor in the reports', async () => {
+    const lines = target.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
+    expect(lines.filter((l) => l.kind === 'http').length).toBeGreaterThan(100)
+    expect(lines.filter((l) => l.kind === 'ws').length).toBeGreaterThan(10)
+    expect(lines.some((l) => l.kind === 'session' && l.msg === 'session parked')).toBe(true)
+    const everything = `${target.output()}\n${await readFile(join(dir, 'report.json'), 'utf8')}\n${await readFile(join(dir, 'junit.xml'), 'utf8')}`
+    for (const [name, canary] of Object.entries(CANARIES)) expect(everything.includes(canary), name).toBe(false)
   })
 
   it('records the seed, the clause list hash and redacted tokens in report.json', async () => {

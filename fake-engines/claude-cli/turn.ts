@@ -31,7 +31,8 @@ class Interrupted extends Error {}
 
 export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number, costSoFar: number): Promise<TurnOutcome> {
   const started = Date.now()
-  const messageId = `msg_fake_${randomUUID().slice(0, 8)}`
+  // One API message per model call, as the real CLI reports it: a tool result starts a new one.
+  let messageId = `msg_fake_${randomUUID().slice(0, 8)}`
   let usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
   let cost = 0
   let lastText = ''
@@ -42,7 +43,7 @@ export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number,
     type: 'assistant', ...base, uuid: randomUUID(), parent_tool_use_id: null, timestamp: new Date().toISOString(),
     message: { id: messageId, type: 'message', role: 'assistant', model: host.model, content, stop_reason: null, stop_sequence: null, usage }, ...extra,
   })
-  const toolResult = (toolUseId: string, content: string, isError: boolean) => (lastToolResult = content, send({
+  const toolResult = (toolUseId: string, content: string, isError: boolean) => (lastToolResult = content, messageId = `msg_fake_${randomUUID().slice(0, 8)}`, send({
     type: 'user', ...base, uuid: randomUUID(), parent_tool_use_id: null, timestamp: new Date().toISOString(),
     message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content, is_error: isError }] },
   }))

@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   not_implemented: 501,
   upgrade_required: 426,
   profile_unavailable: 503,
+  shutting_down: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -24,8 +24,9 @@ import type { GatewayContext } from './context.ts'
 import { applyCors } from './cors.ts'
 import { sendRefusal } from './http.ts'
 import { resolveOptions, type GatewayServerOptions } from './options.ts'
-import { createAuthenticator, createVisibility } from './principal.ts'
-import { isRefusal, NOT_FOUND, refuse, UNAUTHORIZED } from './refusal.ts'
+import { AUTH_HOOK_FAILED, createAuthenticator, createVisibility } from './principal.ts'
+import { isRefusal, NOT_FOUND, refuse, UNAUTHORIZED, type Refusal } from './refusal.ts'
+import { createHealthRoutes } from './health.ts'
 import { pathOf, splitPath } from './request-path.ts'
 import { validateCreate } from './create-request.ts'
 import { handleExecutions } from './routes/executions.ts'
@@ -49,9 +50,18 @@ export interface GatewayServer {
   readonly context: GatewayContext
   listen(port?: number, host?: string): Promise<{ port: number; url: string }>
   close(): Promise<void>
+  /**
+   * Graceful stop: refuse new sessions, jobs and attaches (503), close every WebSocket with 1001,
+   * let running turns finish for up to `graceMs`, then close (parks and snapshots are written).
+   */
+  shutdown(options?: { graceMs?: number }): Promise<void>
 }
 
 const MALFORMED_PATH = refuse('invalid_request', 'malformed URL path')
+const AUTH_FAILED = refuse('internal_error', 'internal error')
+const SHUTTING_DOWN = refuse('shutting_down', 'the gateway is shutting down')
+/** Statuses in which a session is mid-turn; shutdown waits for them to settle. */
+const BUSY = new Set(['starting', 'running', 'awaiting_approval'])
 
 export function createGatewayServer(options: GatewayServerOptions): GatewayServer {
   const resolved = resolveOptions(options)
@@ -117,17 +127,24 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       if (event.type === 'capabilities' && event.defaultModel) catalog.learnDefaultModel(runner.info().profile, event.defaultModel)
     }, runner.info().lastSeq)
   })
+  // Kept so a graceful shutdown can give pending deliveries its grace.
+  const deliverers: WebhookDeliverer[] = []
   if (options.notifications) {
     const { attempts = NOTIFICATION_DEFAULTS.attempts, retryDelayMs = NOTIFICATION_DEFAULTS.retryDelayMs } = options.notifications
-    attachNotifier(registry, options.notifications, new WebhookDeliverer({ attempts, retryDelayMs }))
+    const deliverer = new WebhookDeliverer({ attempts, retryDelayMs, onAttempt: options.onWebhookAttempt })
+    deliverers.push(deliverer)
+    attachNotifier(registry, options.notifications, deliverer)
   }
   if (options.queue) {
     const queueOptions = options.queue
+    const deliverer = new WebhookDeliverer({
+      attempts: queueOptions.webhookAttempts ?? QUEUE_DEFAULTS.webhookAttempts,
+      retryDelayMs: queueOptions.webhookRetryDelayMs ?? QUEUE_DEFAULTS.webhookRetryDelayMs,
+      onAttempt: options.onWebhookAttempt,
+    })
+    deliverers.push(deliverer)
     context.queue = new JobQueue(queueOptions, {
-      deliverer: new WebhookDeliverer({
-        attempts: queueOptions.webhookAttempts ?? QUEUE_DEFAULTS.webhookAttempts,
-        retryDelayMs: queueOptions.webhookRetryDelayMs ?? QUEUE_DEFAULTS.webhookRetryDelayMs,
-      }),
+      deliverer,
       // Job sessions are ordinary registry sessions, built through the one factory (queue-options.12).
       async startSession(request) {
         const valid = await validateCreate(request, {}, context.createPolicy)
@@ -140,23 +157,42 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       constantRetryDelay: resolved.faults.has('retry-constant-delay'),
     })
   }
-  const principalOf = createAuthenticator(options.authenticate)
+  const principalOf = createAuthenticator(options.authenticate, onError)
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES })
   const { basePath } = resolved
+  let draining = false
+  const handleHealth = options.health ? createHealthRoutes(options.health, {
+    availability,
+    profiles: () => catalog.profiles,
+    queueReachable: context.queue ? () => context.queue!.stats() : undefined,
+    draining: () => draining,
+  }) : undefined
+
+  /** The one refusal for a failed authentication step: 401, or 500 for a broken hook. */
+  function authRefusal(principal: unknown): Refusal | undefined {
+    if (principal === AUTH_HOOK_FAILED) return AUTH_FAILED
+    return principal ? undefined : UNAUTHORIZED
+  }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (applyCors(req, res, resolved.corsOrigins)) return
     const path = pathOf(req.url)
+    if (handleHealth) {
+      const answered = handleHealth(req, res, path)
+      if (answered === true || (answered !== false && (await answered))) return
+    }
     if (basePath && path !== basePath && !path.startsWith(`${basePath}/`)) {
       if (options.fallback) return options.fallback(req, res)
       return sendRefusal(res, NOT_FOUND)
     }
     const pending = principalOf(req)
     const principal = pending instanceof Promise ? await pending : pending
-    if (!principal) return sendRefusal(res, UNAUTHORIZED)
+    if (principal === AUTH_HOOK_FAILED || !principal) return sendRefusal(res, authRefusal(principal) ?? UNAUTHORIZED)
     const segments = splitPath(path.slice(basePath.length))
     if (!segments) return sendRefusal(res, MALFORMED_PATH)
     const [family, ...rest] = segments
+    // Draining: nothing new starts; existing sessions stay readable while their turns finish.
+    if (draining && req.method === 'POST' && rest.length === 0 && (family === 'sessions' || family === 'jobs')) return sendRefusal(res, SHUTTING_DOWN)
     if (family === 'sessions') {
       if (rest.length === 0) return handleSessionCollection(context, req, res, principal)
       if (rest.length === 1) return handleSession(context, req, res, principal, rest[0])
@@ -171,6 +207,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   }
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    if (draining) return abortHandshake(socket, SHUTTING_DOWN)
     const target = req.url ?? '/'
     const path = pathOf(target)
     const segments = path.startsWith(`${basePath}/`) ? splitPath(path.slice(basePath.length)) : undefined
@@ -179,7 +216,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       return abortHandshake(socket, NOT_FOUND)
     }
     const principal = await principalOf(req)
-    if (!principal) return abortHandshake(socket, UNAUTHORIZED)
+    if (principal === AUTH_HOOK_FAILED || !principal) return abortHandshake(socket, authRefusal(principal) ?? UNAUTHORIZED)
     // Authorization before the wake: an unauthorized attach must trigger no rebuild (session-status-values.6).
     const gated = gateSession(context, principal, segments[1])
     if (isRefusal(gated)) return abortHandshake(socket, gated)
@@ -223,7 +260,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     const queue = context.queue
     if (!queue) return abortHandshake(socket, refuse('not_found', 'job queue not configured'))
     const principal = await principalOf(req)
-    if (!principal) return abortHandshake(socket, UNAUTHORIZED)
+    if (principal === AUTH_HOOK_FAILED || !principal) return abortHandshake(socket, authRefusal(principal) ?? UNAUTHORIZED)
     if (!context.visibility.isOperator(principal)) return abortHandshake(socket, NOT_FOUND) // authentication.4
     wss.handleUpgrade(req, socket, head, (ws) => void attachQueueClient(ws, queue))
   }
@@ -246,6 +283,21 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
   })
 
+  async function close(): Promise<void> {
+    // The queue first, so runs ended by the shutdown fail without scheduling retries.
+    context.queue?.close()
+    // Parking before the registry: shutdown closes must not discard what a restart should adopt.
+    const flushed = parking.close()
+    registry.closeAll()
+    for (const client of wss.clients) client.terminate()
+    await new Promise<void>((done) => wss.close(() => done()))
+    await new Promise<void>((done) => {
+      server.close(() => done())
+      server.closeAllConnections()
+    })
+    await flushed
+  }
+
   return {
     server,
     context,
@@ -264,19 +316,24 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
         })
       })
     },
-    async close() {
-      // The queue first, so runs ended by the shutdown fail without scheduling retries.
-      context.queue?.close()
-      // Parking before the registry: shutdown closes must not discard what a restart should adopt.
-      const flushed = parking.close()
-      registry.closeAll()
-      for (const client of wss.clients) client.terminate()
-      await new Promise<void>((done) => wss.close(() => done()))
-      await new Promise<void>((done) => {
-        server.close(() => done())
-        server.closeAllConnections()
-      })
-      await flushed
+    close,
+    async shutdown({ graceMs = 10_000 } = {}) {
+      draining = true
+      // 1001 "going away": clients know to reconnect elsewhere or later, not that they erred.
+      for (const client of wss.clients) client.close(1001, 'server shutting down')
+      const deadline = Date.now() + graceMs
+      while (Date.now() < deadline && [...registry.ids()].some((id) => BUSY.has(registry.info(id)?.status ?? ''))) {
+        await new Promise((done) => setTimeout(done, Math.min(100, Math.max(1, deadline - Date.now()))))
+      }
+      await close()
+      // Pending webhook deliveries (the closes just queued some) get what is left of the grace.
+      const left = Math.max(0, deadline - Date.now())
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        Promise.all(deliverers.map((d) => d.idle())),
+        new Promise<void>((done) => { timer = setTimeout(done, left) }),
+      ])
+      clearTimeout(timer)
     },
   }
 }

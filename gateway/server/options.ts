@@ -50,6 +50,12 @@ export interface GatewayServerOptions {
   queue?: QueueOptions
   /** Session notifications to a webhook and/or a local observer (events.24). */
   notifications?: NotificationOptions
+  /** Replaces the primary engine's lister behind `GET /sdk-sessions` (server-configuration: listSdkSessions); primary engine only. */
+  listSdkSessions?: EngineAdapter['listSessions']
+  /** Observes every webhook delivery attempt (jobs and notifications), e.g. for logs. */
+  onWebhookAttempt?: (attempt: import('../sessions/webhooks.ts').WebhookAttempt) => void
+  /** `GET /healthz` and `GET /readyz`, unauthenticated, outside basePath; off unless given. */
+  health?: import('./health.ts').HealthOptions
   /** Receives failures that are not the caller's fault (engine build/start errors). */
   onError?: (err: unknown, where: string) => void
   /** Test-only deliberate misbehaviour, used to prove the conformance kit catches it. */

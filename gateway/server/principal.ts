@@ -18,25 +18,37 @@ export type AuthorizeSession = (principal: Principal, session: SessionInfo) => b
 
 const UNRESTRICTED: Principal = Object.freeze({})
 
+/** A hook that threw or answered something that is not a principal: a 500, never access. */
+export const AUTH_HOOK_FAILED = Symbol('authenticate hook failed')
+export type Authentication = Principal | undefined | typeof AUTH_HOOK_FAILED
+
 /**
  * The per-request authentication step. A synchronous hook answers synchronously: the request path
  * then pays no promise hop for it (the hot read routes are a few microseconds each).
+ * A falsy answer is a refusal (authentication.1); a principal is a plain object; anything else
+ * (a throw, `true`, a string, an array) is a broken hook: logged through `onError`, and the request
+ * fails closed with a 500 instead of becoming an unscoped operator.
  */
-export function createAuthenticator(authenticate: Authenticate | undefined) {
-  const accept = (principal: unknown): Principal | undefined => {
-    if (principal === null || principal === undefined || principal === false) return undefined
-    return typeof principal === 'object' ? (principal as Principal) : UNRESTRICTED
+export function createAuthenticator(authenticate: Authenticate | undefined, onError: (err: unknown, where: string) => void = () => {}) {
+  const accept = (principal: unknown): Authentication => {
+    if (!principal) return undefined
+    if (typeof principal === 'object' && !Array.isArray(principal)) return principal as Principal
+    onError(new Error(`authenticate returned a ${Array.isArray(principal) ? 'array' : typeof principal}, not a principal object or null`), 'authenticate')
+    return AUTH_HOOK_FAILED
   }
-  return function principalOf(req: IncomingMessage): Principal | undefined | Promise<Principal | undefined> {
+  const failed = (err: unknown): Authentication => {
+    onError(err, 'authenticate')
+    return AUTH_HOOK_FAILED
+  }
+  return function principalOf(req: IncomingMessage): Authentication | Promise<Authentication> {
     if (!authenticate) return UNRESTRICTED
     let answer
     try {
       answer = authenticate(req)
-    } catch {
-      // A throwing hook is a refusal, never a 500 that would leak its message.
-      return undefined
+    } catch (err) {
+      return failed(err)
     }
-    if (typeof (answer as PromiseLike<unknown> | undefined)?.then === 'function') return Promise.resolve(answer).then(accept, () => undefined)
+    if (typeof (answer as PromiseLike<unknown> | undefined)?.then === 'function') return Promise.resolve(answer).then(accept, failed)
     return accept(answer)
   }
 }

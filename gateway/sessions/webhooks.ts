@@ -16,6 +16,17 @@ export interface DelivererOptions {
   /** Per-attempt timeout. */
   timeoutMs?: number
   onGiveUp?: (target: WebhookTarget, error: string) => void
+  /** Every attempt's outcome (for logs); `status` when the target answered, `error` otherwise. */
+  onAttempt?: (attempt: WebhookAttempt) => void
+}
+
+export interface WebhookAttempt {
+  /** The target's origin only: a webhook URL's path or query may carry a secret. */
+  origin: string
+  attempt: number
+  ok: boolean
+  status?: number
+  error?: string
 }
 
 export class WebhookDeliverer {
@@ -56,12 +67,21 @@ export class WebhookDeliverer {
           signal: AbortSignal.timeout(timeoutMs),
         })
         await res.arrayBuffer().catch(() => undefined)
+        this.#report(target, { attempt: attempt + 1, ok: res.ok, status: res.status })
         if (res.ok) return
         lastError = `HTTP ${res.status}`
       } catch (err) {
         lastError = err instanceof Error ? err.message : String(err)
+        this.#report(target, { attempt: attempt + 1, ok: false, error: err instanceof Error ? err.name : 'error' })
       }
     }
     this.#options.onGiveUp?.(target, lastError)
+  }
+
+  #report(target: WebhookTarget, attempt: Omit<WebhookAttempt, 'origin'>): void {
+    if (!this.#options.onAttempt) return
+    let origin = 'invalid-url'
+    try { origin = new URL(target.url).origin } catch { /* reported as invalid */ }
+    try { this.#options.onAttempt({ origin, ...attempt }) } catch { /* an observer never breaks delivery */ }
   }
 }

@@ -7,13 +7,14 @@ import { existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import * as claudeCli from '../../fake-engines/claude-cli/index.ts'
 import * as codexAppServer from '../../fake-engines/codex-app-server/index.ts'
+import * as anthropicMessages from '../../fake-engines/model-apis/anthropic-messages/server.ts'
 import * as mcpServer from '../../fake-engines/mcp-server/server.ts'
 import * as providerModel from '../../fake-engines/provider-model/server.ts'
 import type { KitFakes } from '../dev-fakes.ts'
 
 describe('the kit fakes gateway dev loads', () => {
   // The annotation is the type check (tsc --noEmit); the body checks what types cannot.
-  const fakes: KitFakes = { ...providerModel, ...mcpServer, ...claudeCli, ...codexAppServer }
+  const fakes: KitFakes = { ...providerModel, ...mcpServer, ...claudeCli, ...codexAppServer, ...anthropicMessages }
 
   it('name the fake Claude CLI script that exists, run by Node with the tsx loader from the sources', () => {
     expect(fakes.FAKE_CLAUDE_CLI_PATH).toMatch(/fake-engines\/claude-cli\/main\.ts$/)

@@ -12,6 +12,7 @@ import { probeLogin } from './probe.ts'
 import { configuredEnv, transcriptSessions } from './transcripts.ts'
 import type { QuestionBehavior } from '../../protocol/index.ts'
 import { ClaudeRunner } from './runner.ts'
+import { observedSpawner, type EngineProcessEvent } from './process-observer.ts'
 
 export interface CliPrimaryOptions {
   /** The CLI to run; the SDK's own lookup needs its optional native package, which this project does not install. */
@@ -23,6 +24,8 @@ export interface CliPrimaryOptions {
   env?: Record<string, string>
   /** How AskUserQuestion is settled when nobody answers: ask (wait), auto (first option), deny. */
   questionBehavior?: QuestionBehavior
+  /** Observes every CLI process (spawn, exit code or signal), e.g. for lifecycle logs. */
+  onProcess?: (event: EngineProcessEvent) => void
 }
 
 export const CONFIG_DIR_ENV = 'CLAUDE_CONFIG_DIR'
@@ -34,6 +37,7 @@ export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
     ...(options.executable ? { executable: options.executable as Options['executable'] } : {}),
     ...(options.executableArgs ? { executableArgs: options.executableArgs } : {}),
     env: environmentFor(config, profile, options.env),
+    ...(options.onProcess ? { spawnClaudeCodeProcess: observedSpawner(profile.name, options.onProcess) } : {}),
   })
   return {
     /** The CLI's stored sessions for a profile (`GET /sdk-sessions`), newest first. */

@@ -42,6 +42,9 @@ export class ClaudeRunner implements Runner {
   #approvals: Approvals
   #started: Promise<void> | undefined
   #turnActive = false
+  /** The CLI announced this turn (system_init); before that it may not act on an interrupt. */
+  #turnStarted = false
+  #interruptPending = false
   #produced: ProducedFiles
   #skills: string | undefined
   /** `/clear` waits for a running turn (session-status-values.9); its result is the reset, not a turn. */
@@ -117,13 +120,16 @@ export class ClaudeRunner implements Runner {
     }
   }
 
-  /** The session's own MCP servers plus, with peers on, the in-process peer server (its tools pre-allowed). */
+  /**
+   * The session's own MCP servers plus, with peers on, the in-process peer server. Its tools are
+   * allowed in canUseTool, not by bare `allowedTools` entries: those would shadow the callback for
+   * them (the SDK's CLAUDE_SDK_CAN_USE_TOOL_SHADOWED warning on every session).
+   */
   #mcpOptions(sdk: ClaudeAgentSdk): Partial<Options> {
     const own = (this.#config.mcpServers ?? {}) as NonNullable<Options['mcpServers']>
     const peers = this.#settings.peers
     if (!peers) return Object.keys(own).length ? { mcpServers: own } : {}
-    const allowed = [...((this.#config.allowedTools as string[] | undefined) ?? []), ...PEER_TOOL_NAMES]
-    return { mcpServers: { ...own, [PEER_SERVER]: peerServer(sdk, peers, () => this.#hops) }, allowedTools: allowed }
+    return { mcpServers: { ...own, [PEER_SERVER]: peerServer(sdk, peers, () => this.#hops) } }
   }
 
   async #loadCapabilities(q: Query): Promise<void> {
@@ -177,6 +183,12 @@ export class ClaudeRunner implements Runner {
   }
 
   #onInit(init: Record<string, unknown>): void {
+    this.#turnStarted = true
+    if (this.#interruptPending) {
+      // The real CLI ignores an interrupt that arrives before it has started the turn.
+      this.#interruptPending = false
+      void this.#query?.interrupt().catch(() => undefined)
+    }
     const apiKeySource = String(init.apiKeySource ?? this.#apiKeySource)
     this.#apiKeySource = apiKeySource
     this.#emit({
@@ -232,6 +244,7 @@ export class ClaudeRunner implements Runner {
       return
     }
     this.#turnActive = false
+    this.#interruptPending = false
     if (this.#clearQueued) {
       this.#clearQueued = false
       queueMicrotask(() => this.#startClear())
@@ -266,6 +279,8 @@ export class ClaudeRunner implements Runner {
 
   #canUseTool: CanUseTool = async (toolName, input, options) => {
     const { signal, toolUseID } = options
+    // The gateway's own peer tools need no human: their limits are enforced by the peer service.
+    if (this.#settings.peers && PEER_TOOL_NAMES.includes(toolName)) return { behavior: 'allow', updatedInput: input, toolUseID }
     const id = randomUUID()
     const request = permissionRequest(id, toolName, input, options)
     if (toolName === 'AskUserQuestion' && this.#questionBehavior() !== 'ask') return this.#settleQuestion(id, request, input)
@@ -315,6 +330,7 @@ export class ClaudeRunner implements Runner {
       ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}), ...(origin ? { origin } : {}),
     })
     this.#turnActive = true
+    this.#turnStarted = false
     this.#hops = origin?.hops ?? 0
     if (this.#approvals.size === 0) this.#core.setStatus('running')
     this.#input.push(attachments.length ? [...attachments.map(blockOf), { type: 'text', text }] as never : text)
@@ -342,6 +358,8 @@ export class ClaudeRunner implements Runner {
 
   interrupt(): void {
     if (this.#core.closed) return
+    // Sent now (the fake and an already-running turn act on it) and again at the turn's system_init.
+    if (this.#turnActive && !this.#turnStarted) this.#interruptPending = true
     void this.#query?.interrupt().catch(() => undefined)
   }
 

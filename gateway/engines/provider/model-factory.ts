@@ -3,10 +3,16 @@
  * (profile, base URL, key) and shared by every session on it: per-session cost is what limits
  * scale (DESIGN.md §7), and a provider object carries no per-session state.
  */
+import { createAnthropic } from '@ai-sdk/anthropic'
+import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import type { LanguageModel } from 'ai'
 import type { ProfileConfig } from '../../protocol/index.ts'
 
-type Provider = ReturnType<typeof createOpenAICompatible>
+/** What a runner needs of an AI SDK provider: a chat model by id. */
+interface Provider {
+  chatModel(model: string): Exclude<LanguageModel, string>
+}
 const providers = new Map<string, Provider>()
 
 export interface ModelSource {
@@ -18,13 +24,15 @@ export function providerFor(profile: ProfileConfig, source: ModelSource): { prov
   const settings = profile.provider
   if (!settings) throw new Error(`profile '${profile.name}' has no provider settings`)
   const baseURL = source.baseURL ?? settings.baseURL
-  if (!baseURL) throw new Error(`profile '${profile.name}': no base URL for provider '${settings.id}'`)
+  // The vendors' own providers know their base URL; every other id speaks the OpenAI-compatible API.
+  const vendor = settings.id === 'openai' || settings.id === 'anthropic'
+  if (!baseURL && !vendor) throw new Error(`profile '${profile.name}': no base URL for provider '${settings.id}'`)
   // apiKeyEnv names a variable; the key is read here and goes nowhere but the provider client.
   const apiKey = settings.apiKeyEnv ? process.env[settings.apiKeyEnv] : undefined
   const key = `${profile.name}\0${baseURL}\0${apiKey ?? ''}`
   let provider = source.fetch ? undefined : providers.get(key)
   if (!provider) {
-    provider = createOpenAICompatible({ name: settings.id || 'provider', baseURL, apiKey, fetch: source.fetch, includeUsage: true })
+    provider = build(settings.id, { baseURL, apiKey, fetch: source.fetch })
     if (!source.fetch) providers.set(key, provider)
   }
   return { provider, apiKeySource: apiKey ? 'env' : 'none' }
@@ -35,4 +43,16 @@ export function catalogOf(profile: ProfileConfig): string[] {
   const settings = profile.provider
   if (!settings) return []
   return settings.models?.length ? [...settings.models] : [settings.model]
+}
+
+function build(id: string, settings: { baseURL?: string; apiKey?: string; fetch?: typeof fetch }): Provider {
+  if (id === 'openai') {
+    const openai = createOpenAI(settings)
+    return { chatModel: (model) => openai.chat(model) }
+  }
+  if (id === 'anthropic') {
+    const anthropic = createAnthropic(settings)
+    return { chatModel: (model) => anthropic.messages(model) }
+  }
+  return createOpenAICompatible({ name: id || 'provider', baseURL: settings.baseURL as string, apiKey: settings.apiKey, fetch: settings.fetch, includeUsage: true })
 }

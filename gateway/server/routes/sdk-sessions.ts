@@ -19,8 +19,10 @@ export async function handleSdkSessions(ctx: GatewayContext, req: IncomingMessag
   const query = new URL(req.url ?? '/', 'http://gateway.invalid').searchParams
   const profile = resolveProfile(query.get('profile') ?? undefined, principal, ctx.catalog)
   if (isRefusal(profile)) return sendRefusal(res, profile)
-  const adapter = ctx.options.engines?.[profile.engine as 'cli_primary']
-  if (!adapter?.listSessions) return sendRefusal(res, refuse('invalid_request', `engine ${profile.engine} does not list stored sessions`))
+  // An injected lister wins for the primary engine only (server-configuration: listSdkSessions).
+  const injected = profile.engine === 'cli_primary' ? ctx.options.listSdkSessions : undefined
+  const lister = injected ?? ctx.options.engines?.[profile.engine as 'cli_primary']?.listSessions
+  if (!lister) return sendRefusal(res, refuse('invalid_request', `engine ${profile.engine} does not list stored sessions`))
   const limit = count(query.get('limit'))
   const offset = count(query.get('offset')) ?? 0
   if (limit === null || offset === null) return sendRefusal(res, refuse('invalid_request', 'limit and offset must be non-negative integers'))
@@ -32,7 +34,7 @@ export async function handleSdkSessions(ctx: GatewayContext, req: IncomingMessag
   }
   let sessions
   try {
-    sessions = await adapter.listSessions(profile, { dir })
+    sessions = await lister(profile, { dir })
   } catch (err) {
     return sendRefusal(res, refuse('engine_failed', `the engine could not list its sessions: ${(err as Error).message}`))
   }

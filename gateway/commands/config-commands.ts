@@ -1,0 +1,62 @@
+/** `gateway serve --config`, `gateway check --config`, `gateway token create`, `gateway schema`. */
+import { parseArgs } from 'node:util'
+import { configJsonSchema } from '../config/json-schema.ts'
+import { loadConfigFile } from '../config/load.ts'
+import { createToken } from '../config/principals.ts'
+import { exitOnSignals, serveConfigFile } from '../config/serve.ts'
+import { CHECK_USAGE, SERVE_USAGE, TOKEN_USAGE, UsageError } from './usage.ts'
+
+
+export async function serveCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } } })
+  if (!values.config) throw new UsageError('--config is required', SERVE_USAGE)
+  const port = values.port === undefined ? undefined : Number(values.port)
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError('--port must be an integer from 0 to 65535', SERVE_USAGE)
+  const running = await serveConfigFile(values.config, { port, host: values.host })
+  exitOnSignals(running)
+}
+
+export async function checkCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { config: { type: 'string' } } })
+  if (!values.config) throw new UsageError('--config is required', CHECK_USAGE)
+  const loaded = await loadConfigFile(values.config)
+  for (const problem of loaded.problems) console.error(problem)
+  for (const warning of loaded.warnings) console.error(`warning: ${warning}`)
+  if (loaded.problems.length) {
+    console.error(`${values.config}: ${loaded.problems.length} problem${loaded.problems.length === 1 ? '' : 's'}`)
+    return 2
+  }
+  console.log(`${values.config}: configuration is valid`)
+  return 0
+}
+
+export async function tokenCommand(args: string[]): Promise<void> {
+  const [action, ...rest] = args
+  if (action !== 'create') throw new UsageError(action ? `unknown token action '${action}'` : 'a token action is required', TOKEN_USAGE)
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      principals: { type: 'string' }, id: { type: 'string' }, scope: { type: 'string', multiple: true },
+      'allowed-profile': { type: 'string', multiple: true }, operator: { type: 'boolean' }, 'can-manage-profiles': { type: 'boolean' },
+    },
+  })
+  if (!values.principals) throw new UsageError('--principals is required', TOKEN_USAGE)
+  if (!values.id) throw new UsageError('--id is required', TOKEN_USAGE)
+  let scope: Record<string, string> | undefined
+  for (const pair of values.scope ?? []) {
+    const eq = pair.indexOf('=')
+    if (eq <= 0) throw new UsageError(`--scope '${pair}' must be key=value`, TOKEN_USAGE)
+    scope = { ...(scope ?? {}), [pair.slice(0, eq)]: pair.slice(eq + 1) }
+  }
+  const token = await createToken(values.principals, {
+    id: values.id, scope, allowedProfiles: values['allowed-profile'],
+    operator: values.operator, canManageProfiles: values['can-manage-profiles'],
+  })
+  // The only time this token is ever shown; the file keeps its hash.
+  console.log(token)
+  console.error(`principal '${values.id}' added to ${values.principals}; the token above is not stored anywhere`)
+}
+
+export function schemaCommand(): void {
+  console.log(JSON.stringify(configJsonSchema(), null, 2))
+}

@@ -1,0 +1,27 @@
+/** Usage texts, kept apart from the commands so `--help` loads nothing else. */
+export const SERVE_USAGE = `usage: gateway serve --config <file.yaml|file.json> [--port n] [--host h]
+Starts the gateway the configuration file describes (docs/operating.md).`
+
+export const CHECK_USAGE = `usage: gateway check --config <file>
+Validates a configuration file without starting; prints every problem with its path; exit 2 on any.`
+
+export const TOKEN_USAGE = `usage: gateway token create --principals <file> --id <name> [--scope key=value]... [--allowed-profile name]...
+                            [--operator] [--can-manage-profiles]
+Prints a new bearer token once and records only its SHA-256 in the principals file.`
+
+export const SCHEMA_USAGE = `usage: gateway schema
+Prints the configuration file's JSON Schema (for editors).`
+
+export const DEV_USAGE = `usage: gateway dev [--port 8787] [--host 127.0.0.1] [--manifest file.json] [--cwd-root dir]
+               [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f] [--inject-fault <name> (test-only mutants, see gateway/server/options.ts FAULTS)]
+               [--claude-executable path (the real Claude Code CLI, against the fake Messages API)]
+The development gateway on the fake engines (bare options mean \`dev\`).`
+
+/** A command-line mistake: printed with the usage text, exit code 2. */
+export class UsageError extends Error {
+  readonly usage: string
+  constructor(message: string, usage: string) {
+    super(message)
+    this.usage = usage
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The engine processes the gateway started, by PID, so a shutdown ends every one of them before
+ * the process exits: a grace to leave on their own (the SDK closed their input), then SIGTERM,
+ * then SIGKILL after the kill grace. Nothing is left behind for the next start to trip over.
+ */
+import type { Logger } from 'pino'
+import type { EngineProcessEvent } from '../engines/cli-primary/index.ts'
+
+export class EngineProcesses {
+  #live = new Map<number, string>()
+  #logger: Logger
+
+  constructor(logger: Logger) {
+    this.#logger = logger
+  }
+
+  readonly observe = (event: EngineProcessEvent): void => {
+    if (event.pid === undefined) return
+    if (event.type === 'spawn') {
+      this.#live.set(event.pid, event.profile)
+      this.#logger.info({ kind: 'engine', pid: event.pid, profile: event.profile }, 'engine process spawned')
+    } else {
+      this.#live.delete(event.pid)
+      this.#logger.info({ kind: 'engine', pid: event.pid, profile: event.profile, code: event.code, signal: event.signal }, 'engine process exited')
+    }
+  }
+
+  get count(): number {
+    return this.#live.size
+  }
+
+  /** Resolves when every process has exited (the exit lines are logged), whatever it took. */
+  async endAll({ graceMs, killGraceMs }: { graceMs: number; killGraceMs: number }): Promise<void> {
+    if (await this.#settled(graceMs)) return
+    this.#signal('SIGTERM')
+    if (await this.#settled(killGraceMs)) return
+    this.#signal('SIGKILL')
+    await this.#settled(killGraceMs)
+  }
+
+  #signal(signal: NodeJS.Signals): void {
+    for (const [pid, profile] of this.#live) {
+      this.#logger.warn({ kind: 'engine', pid, profile, signal }, 'ending engine process')
+      try {
+        process.kill(pid, signal)
+      } catch {
+        this.#live.delete(pid) // already gone
+      }
+    }
+  }
+
+  async #settled(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms
+    while (this.#live.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+    return this.#live.size === 0
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The built-in engine wiring: from the configuration's `engines` block and profiles to the
+ * server's `engines` adapters and `createEngineRunner`. The one place a configuration meets the
+ * engine modules; each engine SDK is imported only when a profile declares that engine.
+ */
+import { accessSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { ResolvedProfile } from '../host/profiles.ts'
+import type { EngineAdapter } from '../server/engine-adapter.ts'
+import type { CreateEngineRunner } from '../sessions/runner.ts'
+import type { ToolBackends } from '../engines/provider/tools.ts'
+import type { EngineProcessEvent } from '../engines/cli-primary/index.ts'
+import type { GatewayConfig, ProfileEntry } from './schema.ts'
+import { readEnv } from './env.ts'
+
+export interface EngineWiring {
+  engines: Partial<Record<'cli_primary' | 'cli_secondary', EngineAdapter>>
+  createEngineRunner?: CreateEngineRunner
+}
+
+export class ConfigError extends Error {}
+
+/** Observers the command wires (lifecycle logs); never part of the file. */
+export interface EngineObservers {
+  onEngineProcess?: (event: EngineProcessEvent) => void
+}
+
+export async function wireEngines(config: GatewayConfig, profiles: ProfileEntry[], backends: ToolBackends | undefined, observers: EngineObservers = {}): Promise<EngineWiring> {
+  const wiring: EngineWiring = { engines: {} }
+  const primary = profiles.filter((p) => p.engine === 'cli_primary')
+  if (primary.length) wiring.engines.cli_primary = await cliPrimary(config, primary, observers)
+  const secondary = profiles.filter((p) => p.engine === 'cli_secondary')
+  if (secondary.length) wiring.engines.cli_secondary = await cliSecondary(config, secondary)
+  if (profiles.some((p) => p.engine === 'provider')) wiring.createEngineRunner = await provider(config, backends)
+  return wiring
+}
+
+async function cliPrimary(config: GatewayConfig, profiles: ProfileEntry[], observers: EngineObservers): Promise<EngineAdapter> {
+  const { createCliPrimaryAdapter } = await import('../engines/cli-primary/index.ts')
+  const settings = config.engines?.cli_primary ?? {}
+  const executable = settings.executable ?? sdkOwnBinary()
+  const adapterFor = (env: Record<string, string>) => createCliPrimaryAdapter({
+    pathToClaudeCodeExecutable: executable, env, questionBehavior: settings.questionBehavior ?? 'ask', onProcess: observers.onEngineProcess,
+    ...(settings.interpreter ? { executable: settings.interpreter, executableArgs: settings.interpreterArgs ?? [] } : {}),
+  })
+  return perProfileEnv(adapterFor, profiles)
+}
+
+async function cliSecondary(config: GatewayConfig, profiles: ProfileEntry[]): Promise<EngineAdapter> {
+  const { createCliSecondaryAdapter } = await import('../engines/cli-secondary/index.ts')
+  const settings = config.engines?.cli_secondary ?? {}
+  const adapterFor = (env: Record<string, string>) => createCliSecondaryAdapter({
+    env,
+    ...(settings.codexPath ? { codexPath: settings.codexPath } : {}),
+    ...(settings.interpreter ? { executable: settings.interpreter, executableArgs: settings.interpreterArgs ?? [] } : {}),
+    ...(settings.requestTimeoutMs ? { requestTimeoutMs: settings.requestTimeoutMs } : {}),
+  })
+  return perProfileEnv(adapterFor, profiles)
+}
+
+/** A profile with its own environment gets its own adapter; the others share one. */
+function perProfileEnv(adapterFor: (env: Record<string, string>) => EngineAdapter, profiles: ProfileEntry[]): EngineAdapter {
+  const shared = adapterFor({})
+  const byProfile = new Map<string, EngineAdapter>()
+  for (const profile of profiles) {
+    if (profile.engine !== 'provider' && profile.env) byProfile.set(profile.name, adapterFor(readEnv(profile.env)))
+  }
+  if (!byProfile.size) return shared
+  const pick = (profile: ResolvedProfile) => byProfile.get(profile.name) ?? shared
+  return {
+    createRunner: (runnerConfig, profile, extras) => pick(profile).createRunner(runnerConfig, profile, extras),
+    probeCredentials: (profile) => pick(profile).probeCredentials!(profile),
+    listSessions: (profile, query) => pick(profile).listSessions!(profile, query),
+  }
+}
+
+/** The Agent SDK's own native CLI package for this platform, when it is installed. */
+function sdkOwnBinary(): string {
+  const name = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`
+  try {
+    const require = createRequire(import.meta.url)
+    const pkg = require.resolve(`${name}/package.json`)
+    const binary = pkg.replace(/package\.json$/, process.platform === 'win32' ? 'claude.exe' : 'claude')
+    accessSync(binary)
+    return binary
+  } catch {
+    throw new ConfigError(`engines.cli_primary.executable: not set, and the SDK's own binary (${name}) is not installed; name the claude executable`)
+  }
+}
+
+async function provider(config: GatewayConfig, backends: ToolBackends | undefined): Promise<CreateEngineRunner> {
+  const { createAiSdkRunner } = await import('../engines/provider/index.ts')
+  const settings = config.engines?.provider ?? {}
+  const mcpServers = Object.fromEntries(Object.entries(settings.mcpServers ?? {}).map(([name, server]) => [name, {
+    url: server.url,
+    // The MCP transport's bearer token, read per session so a rotated variable takes effect.
+    ...(server.bearerTokenEnv ? { mintToken: () => process.env[server.bearerTokenEnv as string] ?? '' } : {}),
+  }]))
+  const options = {
+    deferredTools: settings.deferredTools,
+    backends: { ...(settings.backends ?? {}), ...(backends ?? {}) },
+    maxRetries: settings.maxRetries,
+    maxLegs: settings.maxLegs,
+    evalLimits: settings.evalLimits,
+    mcpServers,
+  }
+  return (ctx) => createAiSdkRunner(ctx, options)
+}

@@ -1,0 +1,50 @@
+/**
+ * Secrets never sit in the configuration file: it names environment variables. This module lists
+ * every name the file refers to (with the path that refers to it) and reads them at startup.
+ */
+import type { GatewayConfig } from './schema.ts'
+
+export interface EnvReference {
+  path: string
+  name: string
+}
+
+/** Every environment variable the configuration names, with where it names it. */
+export function envReferences(config: GatewayConfig): EnvReference[] {
+  const refs: EnvReference[] = []
+  config.profiles?.forEach((profile, i) => {
+    if (profile.engine === 'provider' && profile.provider.apiKeyEnv) refs.push({ path: `profiles[${i}].provider.apiKeyEnv`, name: profile.provider.apiKeyEnv })
+    if (profile.engine === 'cli_primary') {
+      for (const [key, name] of Object.entries(profile.env ?? {})) refs.push({ path: `profiles[${i}].env.${key}`, name })
+    }
+  })
+  for (const [server, wiring] of Object.entries(config.engines?.provider?.mcpServers ?? {})) {
+    if (wiring.bearerTokenEnv) refs.push({ path: `engines.provider.mcpServers.${server}.bearerTokenEnv`, name: wiring.bearerTokenEnv })
+  }
+  for (const [header, name] of Object.entries(config.notifications?.webhook?.headersFromEnv ?? {})) {
+    refs.push({ path: `notifications.webhook.headersFromEnv.${header}`, name })
+  }
+  return refs
+}
+
+/** One warning per unset variable, naming it and where the file refers to it (never a value). */
+export function missingEnvWarnings(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): string[] {
+  return envReferences(config)
+    .filter((ref) => !env[ref.name])
+    .map((ref) => `${ref.path}: environment variable ${ref.name} is not set`)
+}
+
+/** `{TARGET: SOURCE_NAME}` to `{TARGET: value}`, leaving out unset variables. */
+export function readEnv(mapping: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [target, source] of Object.entries(mapping)) {
+    const value = env[source]
+    if (value !== undefined) out[target] = value
+  }
+  return out
+}
+
+/** The names of every credential variable, so the logger can redact their values wherever they appear. */
+export function credentialValues(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): string[] {
+  return envReferences(config).map((ref) => env[ref.name]).filter((v): v is string => typeof v === 'string' && v.length > 0)
+}

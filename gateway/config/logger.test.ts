@@ -1,0 +1,31 @@
+/** The logger's two redactions: by path (headers, keys the configuration adds) and by value (credential variables). */
+import { PassThrough } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { createLogger } from './logger.ts'
+
+function capture(options: Parameters<typeof createLogger>[0]) {
+  const stream = new PassThrough()
+  const lines: any[] = []
+  stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString().trim().split('\n').map((l) => JSON.parse(l))))
+  return { logger: createLogger({ ...options, destination: stream }), lines }
+}
+
+describe('createLogger', () => {
+  it('redacts credential values wherever they appear, and configured paths', async () => {
+    const { logger, lines } = capture({ level: 'info', secrets: ['sk-live-123456'], redact: ['custom.field'] })
+    logger.info({ headers: { authorization: 'Bearer abc' }, custom: { field: 'hidden' }, note: 'key sk-live-123456 leaked' }, 'message with sk-live-123456')
+    logger.error({ err: new Error('upstream said sk-live-123456') }, 'failed')
+    await new Promise((r) => setImmediate(r))
+    expect(lines[0]).toMatchObject({ headers: { authorization: '[REDACTED]' }, custom: { field: '[REDACTED]' }, note: 'key [REDACTED] leaked', msg: 'message with [REDACTED]' })
+    expect(JSON.stringify(lines)).not.toContain('sk-live-123456')
+    expect(lines[1].err.message).toBe('upstream said [REDACTED]')
+  })
+
+  it('honours the level', async () => {
+    const { logger, lines } = capture({ level: 'warn' })
+    logger.info('quiet')
+    logger.warn('loud')
+    await new Promise((r) => setImmediate(r))
+    expect(lines.map((l) => l.msg)).toEqual(['loud'])
+  })
+})

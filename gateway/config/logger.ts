@@ -1,0 +1,61 @@
+/**
+ * Structured logs: pino JSON lines on stdout (pretty only when stdout is a terminal and
+ * `pino-pretty` is installed). Credentials are redacted twice: by path (headers, keys the
+ * configuration adds) and by value (every credential variable the configuration names), so a
+ * secret that reaches an error message still never reaches a line.
+ */
+import { pino, type Logger } from 'pino'
+
+const REDACT_PATHS = [
+  'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie',
+  '*.apiKey', '*.token', '*.password', '*.secret', 'env.*',
+]
+
+export interface LoggerOptions {
+  level?: string
+  redact?: string[]
+  /** Values that must never appear in a line (credential variables' values). */
+  secrets?: string[]
+  /** Where lines go; stdout by default (tests pass a stream). */
+  destination?: NodeJS.WritableStream
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const secrets = (options.secrets ?? []).filter((s) => s.length >= 4)
+  const scrub = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('[REDACTED]'), text)
+  const level = options.level ?? process.env.GATEWAY_LOG_LEVEL ?? 'info'
+  const settings = {
+    level,
+    base: { pid: process.pid },
+    redact: { paths: [...REDACT_PATHS, ...(options.redact ?? [])], censor: '[REDACTED]' },
+    hooks: secrets.length ? {
+      // Every argument, message and merged object alike, is scrubbed before pino serialises it.
+      logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
+        method.apply(this, args.map((arg) => scrubValue(arg, scrub)))
+      },
+    } : {},
+  }
+  if (options.destination) return pino(settings as never, options.destination as never)
+  // On a terminal, pretty lines when the operator installed pino-pretty; JSON lines otherwise.
+  if (process.stdout.isTTY && prettyAvailable()) return pino({ ...settings, transport: { target: 'pino-pretty' } } as never)
+  return pino(settings as never)
+}
+
+function prettyAvailable(): boolean {
+  try {
+    import.meta.resolve('pino-pretty')
+    return true
+  } catch {
+    return false
+  }
+}
+
+function scrubValue(value: unknown, scrub: (text: string) => string, depth = 0): unknown {
+  if (typeof value === 'string') return scrub(value)
+  if (value instanceof Error) return { type: value.name, message: scrub(value.message), ...(value.stack ? { stack: scrub(value.stack) } : {}) }
+  if (!value || typeof value !== 'object' || depth > 8) return value
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, scrub, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value)) out[key] = scrubValue(v, scrub, depth + 1)
+  return out
+}

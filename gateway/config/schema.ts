@@ -1,0 +1,163 @@
+/**
+ * The operator configuration file: everything in the server options (server-configuration.*) that
+ * is data. Functions come from the `hooks` module the file names. Secrets never sit here: every
+ * credential is the *name* of an environment variable (`…Env`), read at startup.
+ * One schema, built once; `gateway-config.schema.json` is generated from it for editors.
+ */
+import { z } from 'zod'
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+const positiveInt = z.number().int().positive()
+const nonNegativeInt = z.number().int().nonnegative()
+const permissionMode = z.enum(['default', 'acceptEdits', 'bypassPermissions', 'dontAsk', 'auto'])
+
+/** Provider engine settings: the AI SDK provider by id; the key comes from `apiKeyEnv` (profile.6). */
+const providerSettings = z.strictObject({
+  id: z.string().min(1).describe("'openai-compatible' (needs baseURL), 'openai', 'anthropic'"),
+  model: z.string().min(1),
+  models: z.array(z.string().min(1)).optional(),
+  baseURL: z.url().optional(),
+  apiKeyEnv: envName.optional(),
+})
+
+const sessionGrants = z.strictObject({
+  capabilities: z.array(z.enum(['web_fetch', 'web_search', 'download', 'deliver_file'])).optional(),
+  mcpServers: z.array(z.string().min(1)).optional(),
+  instructions: z.string().optional(),
+})
+
+const profileCommon = {
+  name: z.string().min(1),
+  description: z.string().optional(),
+  defaults: z.strictObject({ model: z.string().optional(), permissionMode: permissionMode.optional() }).optional(),
+}
+
+/** Extra environment for a profile's CLI processes: names of server variables to pass on. */
+const cliEnv = z.record(z.string(), envName).optional().describe('CLI variable -> name of the server environment variable holding its value')
+
+const cliPrimaryProfile = z.strictObject({
+  ...profileCommon,
+  engine: z.literal('cli_primary'),
+  configDir: z.string().min(1).optional(),
+  env: cliEnv,
+})
+
+const cliSecondaryProfile = z.strictObject({
+  ...profileCommon,
+  engine: z.literal('cli_secondary'),
+  codexHome: z.string().min(1).optional(),
+  env: cliEnv,
+})
+
+const providerProfile = z.strictObject({
+  ...profileCommon,
+  engine: z.literal('provider'),
+  provider: providerSettings,
+  session: sessionGrants.optional(),
+}).superRefine((profile, ctx) => {
+  if (profile.provider.id === 'openai-compatible' && !profile.provider.baseURL) {
+    ctx.addIssue({ code: 'custom', path: ['provider', 'baseURL'], message: "required for provider id 'openai-compatible'" })
+  }
+})
+
+export const profileSchema = z.discriminatedUnion('engine', [cliPrimaryProfile, cliSecondaryProfile, providerProfile])
+
+const remoteTool = z.strictObject({ description: z.string().optional(), expiresInMs: positiveInt.optional() })
+
+const engines = z.strictObject({
+  cli_primary: z.strictObject({
+    /** The `claude` executable; unset: the SDK's own binary (its optional native package). */
+    executable: z.string().min(1).optional(),
+    /** For a JavaScript build of the CLI: the interpreter (e.g. node) and its arguments. */
+    interpreter: z.string().min(1).optional(),
+    interpreterArgs: z.array(z.string()).optional(),
+    questionBehavior: z.enum(['ask', 'auto', 'deny']).optional(),
+  }).optional(),
+  cli_secondary: z.strictObject({
+    /** The codex binary; unset: an installed `@openai/codex`'s native binary, else `codex` on PATH. */
+    codexPath: z.string().min(1).optional(),
+    /** For a JavaScript codex (e.g. the kit's fake): the interpreter and its arguments. */
+    interpreter: z.string().min(1).optional(),
+    interpreterArgs: z.array(z.string()).optional(),
+    /** How long codex may take to answer the handshake, a thread request or `login status`. */
+    requestTimeoutMs: positiveInt.optional(),
+  }).optional(),
+  provider: z.strictObject({
+    deferredTools: z.record(z.string(), remoteTool).optional(),
+    mcpServers: z.record(z.string(), z.strictObject({ url: z.url(), bearerTokenEnv: envName.optional() })).optional(),
+    backends: z.strictObject({ fetch: z.boolean().optional(), download: z.boolean().optional(), deliverFile: z.boolean().optional() }).optional(),
+    maxRetries: nonNegativeInt.optional(),
+    maxLegs: positiveInt.optional(),
+    evalLimits: z.strictObject({ memoryLimitBytes: positiveInt.optional(), timeoutMs: positiveInt.optional() }).optional(),
+  }).optional(),
+})
+
+/** `memory` and `file` today; `postgres` is a later kind of the same union (issue 15). */
+const sessionStore = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('memory') }),
+  z.strictObject({ kind: z.literal('file'), dir: z.string().min(1) }),
+])
+const queueAdapter = z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('memory') })])
+const profileStore = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('memory') }),
+  z.strictObject({ kind: z.literal('file'), file: z.string().min(1) }),
+])
+
+const webhook = z.strictObject({
+  url: z.url(),
+  /** Header name -> name of the environment variable holding its value (authentication.11). */
+  headersFromEnv: z.record(z.string(), envName).optional(),
+  events: z.array(z.string()).optional(),
+})
+
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  listen: z.strictObject({ host: z.string().default('127.0.0.1'), port: nonNegativeInt.max(65535).default(8787) }).default({ host: '127.0.0.1', port: 8787 }),
+  /** Module exporting authenticate, authorizeSession, buildRunnerConfig, fallback, toolBackends; relative to this file. */
+  hooks: z.string().min(1).optional(),
+  auth: z.strictObject({
+    /** Principals keyed by SHA-256 of each bearer token (`gateway token create`); relative to this file. */
+    principalsFile: z.string().min(1).optional(),
+    allowUnauthenticated: z.boolean().optional(),
+  }).optional(),
+  profiles: z.array(profileSchema).optional(),
+  engines: engines.optional(),
+  allowedCwdRoots: z.array(z.string().min(1)).optional(),
+  allowedConfigDirRoots: z.array(z.string().min(1)).optional(),
+  basePath: z.string().optional(),
+  cors: z.strictObject({ origins: z.array(z.string().refine((o) => !o.includes('*'), 'origins are exact, no wildcard')) }).optional(),
+  maxBodyBytes: positiveInt.optional(),
+  disableBypassPermissions: z.boolean().optional(),
+  approvalTimeoutMs: nonNegativeInt.nullable().optional(),
+  requireApiKey: z.boolean().optional(),
+  checkCredentials: z.union([z.boolean(), z.strictObject({ timeoutMs: positiveInt.optional() })]).optional(),
+  requireAvailableProfile: z.boolean().optional(),
+  profileStore: profileStore.optional(),
+  hostFiles: z.strictObject({
+    roots: z.array(z.string()).optional(), write: z.boolean().optional(), maxFileBytes: positiveInt.optional(),
+    maxEntries: positiveInt.optional(), ignore: z.array(z.string()).optional(),
+  }).optional(),
+  attachments: z.strictObject({ maxFileBytes: positiveInt.optional(), maxSessionBytes: positiveInt.optional() }).optional(),
+  peers: z.strictObject({ enabled: z.boolean().optional(), maxMessageChars: positiveInt.optional(), perMinute: positiveInt.optional(), maxHops: positiveInt.optional() }).optional(),
+  parking: z.strictObject({
+    store: sessionStore.optional(), parkDelayMs: nonNegativeInt.optional(), expiredGraceMs: nonNegativeInt.optional(), persistLive: z.boolean().optional(),
+  }).optional(),
+  queue: z.strictObject({
+    adapter: queueAdapter.optional(), maxConcurrency: positiveInt.optional(), sessionTokenLimit: positiveInt.optional(), dailyTokenLimit: positiveInt.optional(),
+    maxJobDurationMs: positiveInt.optional(), maxParkedDurationMs: positiveInt.optional(), killGraceMs: nonNegativeInt.optional(),
+    retention: z.strictObject({ maxAgeMs: positiveInt, sweepIntervalMs: positiveInt.optional() }).optional(),
+    webhookAttempts: positiveInt.optional(), webhookRetryDelayMs: nonNegativeInt.optional(),
+  }).optional(),
+  notifications: z.strictObject({ webhook: webhook.optional(), attempts: positiveInt.optional(), retryDelayMs: nonNegativeInt.optional() }).optional(),
+  health: z.union([z.literal(false), z.strictObject({ healthPath: z.string().startsWith('/').default('/healthz'), readyPath: z.string().startsWith('/').default('/readyz') })]).optional(),
+  /** graceMs: running turns and pending webhooks; killGraceMs: between SIGTERM and SIGKILL of an engine process. */
+  shutdown: z.strictObject({ graceMs: nonNegativeInt.default(10_000), killGraceMs: nonNegativeInt.default(5000) }).optional(),
+  logging: z.strictObject({
+    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+    /** Extra pino redaction paths on top of the built-in credential paths. */
+    redact: z.array(z.string()).optional(),
+  }).optional(),
+})
+
+export type GatewayConfig = z.infer<typeof configSchema>
+export type ProfileEntry = z.infer<typeof profileSchema>

@@ -1,0 +1,114 @@
+/**
+ * `gateway serve --config <file>`: a configuration file to a listening gateway with logs, health
+ * routes and a graceful shutdown. Nothing here is test-only; the development gateway on the fakes
+ * is `gateway dev` (dev-gateway.ts).
+ */
+import { dirname } from 'node:path'
+import type { Logger } from 'pino'
+import { createGatewayServer, type GatewayServer } from '../server/create-server.ts'
+import { attachAccessLog, recordingPrincipal } from './access-log.ts'
+import { EngineProcesses } from './engine-processes.ts'
+import { logQueueTransitions, logSessionLifecycle } from './lifecycle-log.ts'
+import { credentialValues } from './env.ts'
+import { loadConfigFile } from './load.ts'
+import { createLogger } from './logger.ts'
+import { buildServerOptions, loadHooks } from './server-options.ts'
+import type { GatewayConfig } from './schema.ts'
+
+export interface ServeOptions {
+  /** Overrides `listen.port` (0 picks a free port). */
+  port?: number
+  host?: string
+  logDestination?: NodeJS.WritableStream
+}
+
+export interface RunningGateway {
+  gateway: GatewayServer
+  url: string
+  port: number
+  logger: Logger
+  config: GatewayConfig
+  shutdown(): Promise<void>
+}
+
+export class ConfigProblems extends Error {
+  readonly problems: string[]
+  constructor(problems: string[]) {
+    super(problems.join('\n'))
+    this.problems = problems
+  }
+}
+
+export async function serveConfigFile(file: string, overrides: ServeOptions = {}): Promise<RunningGateway> {
+  const loaded = await loadConfigFile(file)
+  if (!loaded.config) throw new ConfigProblems(loaded.problems)
+  const config = loaded.config
+  const logger = createLogger({
+    level: config.logging?.level, redact: config.logging?.redact,
+    secrets: credentialValues(config), destination: overrides.logDestination,
+  })
+  // A missing credential variable is a warning, not a refusal: the profile reports unavailable.
+  for (const warning of loaded.warnings) logger.warn({ kind: 'config' }, warning)
+  const hooks = await loadHooks(config.hooks)
+  const engineProcesses = new EngineProcesses(logger)
+  const options = await buildServerOptions(config, hooks, { onEngineProcess: engineProcesses.observe })
+  options.authenticate = recordingPrincipal(options.authenticate)
+  const hostOnError = options.onError
+  options.onError = (err, where) => {
+    logger.error({ kind: 'error', where, err }, `${where} failed`)
+    hostOnError?.(err, where)
+  }
+  // Health routes are on by default here (off in the library); `health: false` turns them off.
+  if (config.health !== false) {
+    const health = config.health ?? { healthPath: '/healthz', readyPath: '/readyz' }
+    options.health = {
+      ...health,
+      writableDirs: [
+        ...(config.parking?.store?.kind === 'file' ? [config.parking.store.dir] : []),
+        ...(config.profileStore?.kind === 'file' ? [dirname(config.profileStore.file)] : []),
+      ],
+    }
+  }
+  logQueueTransitions(options, logger)
+  options.onWebhookAttempt = (attempt) => logger[attempt.ok ? 'info' : 'warn']({ kind: 'webhook', ...attempt }, attempt.ok ? 'webhook delivered' : 'webhook attempt failed')
+  const gateway = createGatewayServer(options)
+  attachAccessLog(gateway.server, logger)
+  logSessionLifecycle(gateway, logger)
+  const { port, url } = await gateway.listen(overrides.port ?? config.listen.port, overrides.host ?? config.listen.host)
+  logger.info({ kind: 'lifecycle', url, profiles: (config.profiles ?? []).map((p) => p.name) }, 'gateway listening')
+  const graceMs = config.shutdown?.graceMs ?? 10_000
+  const killGraceMs = config.shutdown?.killGraceMs ?? 5000
+  let stopping: Promise<void> | undefined
+  return {
+    gateway, url, port, logger, config,
+    shutdown() {
+      stopping ??= (async () => {
+        logger.info({ kind: 'lifecycle', graceMs }, 'shutting down')
+        await gateway.shutdown({ graceMs })
+        // The sessions are closed, so their CLIs have end of input; whatever still runs is ended.
+        await engineProcesses.endAll({ graceMs: Math.min(graceMs, 2000), killGraceMs })
+        logger.info({ kind: 'lifecycle' }, 'stopped')
+      })()
+      return stopping
+    },
+  }
+}
+
+/** The command's process: first SIGTERM/SIGINT drains and exits 0; a second exits at once. */
+export function exitOnSignals(running: RunningGateway): void {
+  let signalled = false
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      running.logger.warn({ kind: 'lifecycle', signal }, 'second signal: exiting now')
+      process.exit(1)
+    }
+    signalled = true
+    running.logger.info({ kind: 'lifecycle', signal }, 'signal received')
+    running.shutdown().then(() => process.exit(0), (err) => {
+      running.logger.error({ kind: 'lifecycle', err }, 'shutdown failed')
+      process.exit(1)
+    })
+  }
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+}

@@ -1,0 +1,111 @@
+/**
+ * A validated configuration (plus its hooks module) turned into createGatewayServer options.
+ * Data comes from the file; functions only from the hooks module the file names.
+ */
+import { pathToFileURL } from 'node:url'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { createFileProfileStore, createMemoryProfileStore } from '../host/profile-store.ts'
+import type { GatewayServerOptions } from '../server/options.ts'
+import type { Authenticate, AuthorizeSession, Principal } from '../server/principal.ts'
+import type { RunnerConfig } from '../sessions/runner.ts'
+import { createFileSessionStore } from '../sessions/stores/file-store.ts'
+import { createMemorySessionStore } from '../sessions/stores/memory-store.ts'
+import type { ToolBackends } from '../engines/provider/tools.ts'
+import type { NotificationType } from '../protocol/index.ts'
+import { ConfigError, wireEngines, type EngineObservers } from './engine-wiring.ts'
+import { readEnv } from './env.ts'
+import { principalsAuthenticator, readPrincipals } from './principals.ts'
+import type { GatewayConfig } from './schema.ts'
+
+/** What a hooks module may export; every export is optional. */
+export interface GatewayHooks {
+  authenticate?: Authenticate
+  authorizeSession?: AuthorizeSession
+  buildRunnerConfig?: (config: RunnerConfig) => RunnerConfig | Promise<RunnerConfig>
+  fallback?: (req: IncomingMessage, res: ServerResponse) => void
+  /** Custom grant backends for the provider engine (e.g. a `search` function). */
+  toolBackends?: ToolBackends
+  onError?: (err: unknown, where: string) => void
+}
+
+const HOOK_NAMES = ['authenticate', 'authorizeSession', 'buildRunnerConfig', 'fallback', 'toolBackends', 'onError']
+
+export async function loadHooks(file: string | undefined): Promise<GatewayHooks> {
+  if (!file) return {}
+  const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>
+  const hooks = (mod.default && typeof mod.default === 'object' ? mod.default : mod) as Record<string, unknown>
+  for (const name of HOOK_NAMES) {
+    const value = hooks[name]
+    if (value === undefined) continue
+    const expected = name === 'toolBackends' ? 'object' : 'function'
+    if (typeof value !== expected) throw new ConfigError(`hooks: export '${name}' must be a ${expected}`)
+  }
+  return hooks as GatewayHooks
+}
+
+export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHooks, observers: EngineObservers = {}): Promise<GatewayServerOptions> {
+  const profiles = config.profiles ?? []
+  const wiring = await wireEngines(config, profiles, hooks.toolBackends, observers)
+  const options: GatewayServerOptions = {
+    authenticate: await authenticator(config, hooks),
+    allowUnauthenticated: config.auth?.allowUnauthenticated,
+    authorizeSession: hooks.authorizeSession,
+    buildRunnerConfig: hooks.buildRunnerConfig,
+    fallback: hooks.fallback,
+    onError: hooks.onError,
+    engines: wiring.engines,
+    createEngineRunner: wiring.createEngineRunner,
+    // Profile settings the server does not know (a CLI profile's env mapping) stay here.
+    profiles: config.profiles?.map((profile) => {
+      if (profile.engine !== 'cli_primary' || !profile.env) return profile
+      const { env: _env, ...rest } = profile
+      return rest
+    }),
+    allowedCwdRoots: config.allowedCwdRoots,
+    allowedConfigDirRoots: config.allowedConfigDirRoots,
+    basePath: config.basePath,
+    cors: config.cors,
+    maxBodyBytes: config.maxBodyBytes,
+    disableBypassPermissions: config.disableBypassPermissions,
+    approvalTimeoutMs: config.approvalTimeoutMs,
+    requireApiKey: config.requireApiKey,
+    checkCredentials: config.checkCredentials,
+    requireAvailableProfile: config.requireAvailableProfile,
+    hostFiles: config.hostFiles,
+    attachments: config.attachments,
+    peers: config.peers,
+  }
+  if (config.profileStore) {
+    options.profileStore = config.profileStore.kind === 'file' ? createFileProfileStore({ file: config.profileStore.file }) : createMemoryProfileStore()
+  }
+  if (config.parking) {
+    const { store, ...rest } = config.parking
+    options.parking = { ...rest, store: store?.kind === 'file' ? createFileSessionStore({ dir: store.dir }) : store ? createMemorySessionStore() : undefined }
+  }
+  if (config.queue) {
+    // `adapter.kind: memory` is the bundled adapter, which the queue uses when none is given.
+    const { adapter: _adapter, ...rest } = config.queue
+    options.queue = rest
+  }
+  if (config.notifications) {
+    const { webhook, ...rest } = config.notifications
+    options.notifications = {
+      ...rest,
+      ...(webhook ? { webhook: { url: webhook.url, headers: readEnv(webhook.headersFromEnv ?? {}), events: webhook.events as NotificationType[] | undefined } } : {}),
+    }
+  }
+  return stripUndefined(options)
+}
+
+/** The principals file first, then the hooks module's `authenticate`; neither: none. */
+async function authenticator(config: GatewayConfig, hooks: GatewayHooks): Promise<Authenticate | undefined> {
+  const fromFile = config.auth?.principalsFile ? principalsAuthenticator(await readPrincipals(config.auth.principalsFile)) : undefined
+  const fromHooks = hooks.authenticate
+  if (!fromFile) return fromHooks
+  if (!fromHooks) return fromFile
+  return (req) => fromFile(req) ?? (fromHooks(req) as Principal | null)
+}
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T
+}
