@@ -6,6 +6,7 @@
  * See reference/claude-cli-protocol.md; every control request it does not support gets an error.
  */
 import { randomUUID } from 'node:crypto'
+import { relative, resolve } from 'node:path'
 import { echoScenario, selectScenario } from '../scenario/select.ts'
 import { ScenarioError } from '../scenario/format.ts'
 import { accountOf, CLI_VERSION, COMMANDS, MODELS, resolveModel, TOOLS } from './catalog.ts'
@@ -121,11 +122,19 @@ function onControlResponse(frame: Frame): void {
   answer(response.subtype === 'success' ? (response.response as Record<string, unknown>) ?? {} : { behavior: 'deny', message: String(response.error ?? 'error') })
 }
 
+/** The real CLI describes an ask: a Bash command by its `description`, a file tool by its path relative to the cwd. */
+function askDescription(input: unknown): { description?: string } {
+  const fields = (input ?? {}) as { description?: unknown; file_path?: unknown }
+  if (typeof fields.description === 'string') return { description: fields.description }
+  if (typeof fields.file_path === 'string') return { description: relative(process.cwd(), resolve(process.cwd(), fields.file_path)) }
+  return {}
+}
+
 function askPermission(toolName: string, input: unknown, toolUseId: string): Promise<Record<string, unknown> | undefined> {
   if (!state.askTools || state.permissionMode === 'bypassPermissions' || state.allowedTools.includes(toolName)) return Promise.resolve(undefined)
   const requestId = `ask_${randomUUID().slice(0, 8)}`
   if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'requires_action', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
-  send({ type: 'control_request', request_id: requestId, request: { subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId } })
+  send({ type: 'control_request', request_id: requestId, request: { subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId, display_name: toolName, ...askDescription(input) } })
   return new Promise((resolve) => pendingAsks.set(requestId, (answer) => {
     if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'running', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
     resolve(answer)

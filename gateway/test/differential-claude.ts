@@ -6,7 +6,7 @@
  * 1. `seq`, `ts`, `durationMs`, `totalCostUsd`, `usage`, `model`: ordering counters, wall-clock
  *    times, prices and token counts are engine- and run-specific; clients read them, never
  *    compare them across engines. Event order is kept (the array order).
- * 2. Ids (`sdkSessionId`, message ids, tool-use ids, permission request ids, and `fileId`, a
+ * 2. Ids (`sdkSessionId`, message ids and `uuid`s, tool-use ids, permission request ids, and `fileId`, a
  *    hash of the produced file's absolute path): random or path-derived per run on both. Each distinct id is replaced by its first-seen index, so *links* between events
  *    (a permission request naming the tool use it gates) are still compared.
  * 3. The session's cwd becomes `<cwd>`: each gateway runs in its own temporary directory.
@@ -27,7 +27,7 @@
 
 const DROPPED_EVENTS = new Set(['capabilities', 'skills', 'tool_titles', 'context_usage', 'sdk_event'])
 const DROPPED_KEYS = new Set(['seq', 'ts', 'durationMs', 'totalCostUsd', 'usage', 'model', 'numTurns', 'stop_reason', 'stop_sequence', 'context_management', 'parentToolUseId'])
-const ID_KEYS = new Set(['sdkSessionId', 'id', 'tool_use_id', 'toolUseId', 'requestId', 'fileId'])
+const ID_KEYS = new Set(['sdkSessionId', 'id', 'tool_use_id', 'toolUseId', 'requestId', 'fileId', 'uuid'])
 
 export function normaliseClaudeEvents(events: Array<Record<string, unknown>>, cwd: string): unknown[] {
   const ids = new Map<string, string>()
