@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { lstat, readdir, rename, unlink, type FileHandle } from 'node:fs/promises'
+import { lstat, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join, relative } from 'node:path'
 import { canonical, handlePath, isInside, malformedPath, openVerified } from './containment.ts'
 
@@ -156,11 +156,25 @@ export class HostFiles {
     if (expectedHash !== undefined && typeof expectedHash !== 'string') return new FileRefusal(400, 'expectedHash must be a sha256 hex string')
     const bytes = Buffer.from(content, encoding)
     if (bytes.byteLength > this.#maxFileBytes) return new FileRefusal(413, `content is larger than ${this.#maxFileBytes} bytes`)
-    // Directories are never created implicitly: the parent must exist inside a root.
+    // Directories are never created implicitly: the parent must exist inside a root. All that
+    // follows goes through the parent's checked handle, so a parent swapped for a link after the
+    // check cannot redirect the write, not even the temp file's creation (issue 14).
     const parent = await this.resolve(dirname(path as string))
     if (parent instanceof FileRefusal) return parent
-    const target = join(parent, basename(path as string))
-    const existing = await lstat(target).catch(() => undefined)
+    const dir = await openVerified(parent, constants.O_RDONLY | constants.O_DIRECTORY)
+    if (!dir) return NOT_FOUND
+    try {
+      return await this.#writeIn(dir, parent, basename(path as string), bytes, expectedHash as string | undefined)
+    } finally {
+      await dir.close().catch(() => {})
+    }
+  }
+
+  async #writeIn(dir: FileHandle, parent: string, name: string, bytes: Buffer, expectedHash: string | undefined): Promise<Result<{ path: string; bytes: number; hash: string; modifiedAt: number }>> {
+    const base = handlePath(dir, parent)
+    const target = join(parent, name)
+    const at = join(base, name)
+    const existing = await lstat(at).catch(() => undefined)
     if (existing && !existing.isFile()) return existing.isSymbolicLink() ? NOT_FOUND : new FileRefusal(403, 'not a regular file')
     if (existing && expectedHash === undefined) return new FileRefusal(409, 'file exists — pass expectedHash to overwrite it')
     if (!existing && expectedHash !== undefined) return new FileRefusal(409, 'file no longer exists')
@@ -170,10 +184,13 @@ export class HostFiles {
       if (current.hash !== expectedHash) return new FileRefusal(409, 'file changed on disk since it was read')
     }
     // A short temp name: the target's own name may already be at the filesystem's limit.
-    const temp = join(parent, `.gw-${randomBytes(8).toString('hex')}.tmp`)
-    const handle = await openVerified(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, existing ? existing.mode & 0o777 : 0o644)
-    // The parent moved (or was swapped) between the check and the open: nothing was written.
-    if (!handle) return NOT_FOUND
+    const temp = join(base, `.gw-${randomBytes(8).toString('hex')}.tmp`)
+    let handle: FileHandle
+    try {
+      handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, existing ? existing.mode & 0o777 : 0o644)
+    } catch {
+      return NOT_FOUND
+    }
     let modifiedAt: number
     try {
       await handle.writeFile(bytes)
@@ -186,7 +203,7 @@ export class HostFiles {
     }
     await handle.close()
     try {
-      await rename(temp, target)
+      await rename(temp, at)
     } catch (err) {
       await unlink(temp).catch(() => {})
       const code = (err as NodeJS.ErrnoException).code
