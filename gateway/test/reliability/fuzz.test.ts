@@ -89,7 +89,8 @@ async function send(r: GeneratedRequest, tally: Tally): Promise<void> {
   try {
     res = await fetch(`${gw.origin}/v1${path}`, { method, headers, body: method === 'GET' || method === 'OPTIONS' ? undefined : r.body?.replaceAll('{root}', gw.cwdRoot), signal: AbortSignal.timeout(HANG_MS) })
   } catch (err) {
-    tally.findings.push(`${r2.method} ${path}: no answer (${(err as Error).name}) after ${Date.now() - started} ms`)
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause
+    tally.findings.push(`${r2.method} ${path} as ${r.who} with ${r.body === undefined ? 'no body' : `a ${r.body.length}-char body ${JSON.stringify(r.body.slice(0, 60))}`}: no answer (${(err as Error).name}: ${cause?.code ?? cause?.message ?? ''}) after ${Date.now() - started} ms`)
     return
   }
   const text = await res.text()
