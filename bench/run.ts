@@ -5,7 +5,9 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { benchCreate, benchList } from './http-bench.ts'
 import { benchMemory } from './memory-bench.ts'
+import { benchMemoryReturned } from './memory-return.ts'
 import { startBenchGateway } from './rig.ts'
+import { benchKit, benchStartup } from './startup-bench.ts'
 import { meetsTarget, type BenchRow } from './stats.ts'
 import { benchLive, benchReplay } from './ws-bench.ts'
 
@@ -32,6 +34,9 @@ async function main(): Promise<void> {
     await gw.close()
   }
   await step('(e) memory per idle session', () => benchMemory())
+  await step('(e) memory returned after 1,000 sessions are deleted', () => benchMemoryReturned())
+  await step('(f) start to listening', () => benchStartup())
+  await step('(g) full kit run', () => benchKit())
   await mkdir(OUT_DIR, { recursive: true })
   await writeFile(new URL('latest.json', OUT_DIR), `${JSON.stringify(rows, null, 2)}\n`)
   printTable(rows)

@@ -5,11 +5,11 @@
  * dangling link, an absent path) is the same 404, so nothing outside can be probed; 403 is kept
  * for malformed requests and wrong-kind targets inside a root. Writes are compare-and-swap.
  */
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { lstat, open, readdir, realpath, rename, stat, writeFile } from 'node:fs/promises'
-import { basename, dirname, isAbsolute, join, relative } from 'node:path'
-import { isInside } from './containment.ts'
+import { lstat, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises'
+import { basename, dirname, join, relative } from 'node:path'
+import { canonical, handlePath, isInside, malformedPath, openVerified } from './containment.ts'
 
 export interface HostFilesOptions {
   /** Defaults to `allowedCwdRoots`; `[]` turns the routes off. */
@@ -60,17 +60,25 @@ export class HostFiles {
   async resolve(path: unknown): Promise<Result<string>> {
     const malformed = checkPath(path)
     if (malformed) return malformed
-    let real: string
-    try { real = await realpath(path as string) } catch { return NOT_FOUND }
-    return this.#inside(real) ? real : NOT_FOUND
+    const real = await canonical(path as string)
+    return real !== undefined && this.#inside(real) ? real : NOT_FOUND
+  }
+
+  /** A directory inside a root, opened and checked on its handle (a swapped parent is refused). */
+  async #openDir(path: unknown): Promise<Result<{ dir: string; handle: FileHandle }>> {
+    const dir = await this.resolve(path)
+    if (dir instanceof FileRefusal) return dir
+    const handle = await openVerified(dir, constants.O_RDONLY | constants.O_DIRECTORY)
+    if (!handle) return (await lstat(dir).then((s) => s.isDirectory(), () => true)) ? NOT_FOUND : new FileRefusal(400, 'not a directory')
+    return { dir, handle }
   }
 
   async list(path: unknown): Promise<Result<{ path: string; entries: Array<{ name: string; path: string; type: string; bytes?: number; modifiedAt?: number }>; truncated?: true }>> {
-    const dir = await this.resolve(path)
-    if (dir instanceof FileRefusal) return dir
-    if (!(await stat(dir)).isDirectory()) return new FileRefusal(400, 'not a directory')
+    const opened = await this.#openDir(path)
+    if (opened instanceof FileRefusal) return opened
+    const { dir, handle } = opened
     let dirents
-    try { dirents = await readdir(dir, { withFileTypes: true }) } catch { return new FileRefusal(403, 'directory is not readable') }
+    try { dirents = await readdir(handlePath(handle, dir), { withFileTypes: true }) } catch { return new FileRefusal(403, 'directory is not readable') } finally { await handle.close() }
     const entries = await Promise.all(dirents.map(async (d) => {
       // Symlinks are listed as symlinks and never followed.
       const type = d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other'
@@ -88,9 +96,10 @@ export class HostFiles {
    * Skips ignored directories and everything behind a symlink; truncates instead of failing.
    */
   async find(path: unknown, q: string, limit: number): Promise<Result<{ base: string; matches: Array<{ path: string; name: string; relative: string }>; truncated: boolean }>> {
-    const base = await this.resolve(path)
-    if (base instanceof FileRefusal) return base
-    if (!(await stat(base)).isDirectory()) return new FileRefusal(400, 'not a directory')
+    const opened = await this.#openDir(path)
+    if (opened instanceof FileRefusal) return opened
+    const base = opened.dir
+    await opened.handle.close()
     const needle = q.toLowerCase()
     const hits: Array<{ path: string; name: string; rank: number; depth: number }> = []
     let scanned = 0
@@ -98,8 +107,12 @@ export class HostFiles {
     const queue: Array<{ dir: string; depth: number }> = [{ dir: base, depth: 0 }]
     while (queue.length) {
       const { dir, depth } = queue.shift()!
+      // Each directory is opened and checked before it is read: a subdirectory swapped for a link
+      // mid-walk is skipped, never listed.
+      const handle = await openVerified(dir, constants.O_RDONLY | constants.O_DIRECTORY)
+      if (!handle) continue
       let dirents
-      try { dirents = await readdir(dir, { withFileTypes: true }) } catch { continue }
+      try { dirents = await readdir(handlePath(handle, dir), { withFileTypes: true }) } catch { continue } finally { await handle.close() }
       for (const d of dirents) {
         if (++scanned > HOST_FILES_DEFAULTS.findScan) { truncated = true; queue.length = 0; break }
         if (d.isSymbolicLink()) continue
@@ -124,8 +137,8 @@ export class HostFiles {
     const real = await this.resolve(path)
     if (real instanceof FileRefusal) return real
     // Open exactly the resolved path without following a link swapped in since, and check it on the handle.
-    let handle
-    try { handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK) } catch { return NOT_FOUND }
+    const handle = await openVerified(real)
+    if (!handle) return NOT_FOUND
     try {
       const info = await handle.stat()
       if (!info.isFile()) return new FileRefusal(400, 'not a regular file')
@@ -151,11 +164,25 @@ export class HostFiles {
     if (expectedHash !== undefined && typeof expectedHash !== 'string') return new FileRefusal(400, 'expectedHash must be a sha256 hex string')
     const bytes = Buffer.from(content, encoding)
     if (bytes.byteLength > this.#maxFileBytes) return new FileRefusal(413, `content is larger than ${this.#maxFileBytes} bytes`)
-    // Directories are never created implicitly: the parent must exist inside a root.
+    // Directories are never created implicitly: the parent must exist inside a root. All that
+    // follows goes through the parent's checked handle, so a parent swapped for a link after the
+    // check cannot redirect the write, not even the temp file's creation (issue 14).
     const parent = await this.resolve(dirname(path as string))
     if (parent instanceof FileRefusal) return parent
-    const target = join(parent, basename(path as string))
-    const existing = await lstat(target).catch(() => undefined)
+    const dir = await openVerified(parent, constants.O_RDONLY | constants.O_DIRECTORY)
+    if (!dir) return NOT_FOUND
+    try {
+      return await this.#writeIn(dir, parent, basename(path as string), bytes, expectedHash as string | undefined)
+    } finally {
+      await dir.close().catch(() => {})
+    }
+  }
+
+  async #writeIn(dir: FileHandle, parent: string, name: string, bytes: Buffer, expectedHash: string | undefined): Promise<Result<{ path: string; bytes: number; hash: string; modifiedAt: number }>> {
+    const base = handlePath(dir, parent)
+    const target = join(parent, name)
+    const at = join(base, name)
+    const existing = await lstat(at).catch(() => undefined)
     if (existing && !existing.isFile()) return existing.isSymbolicLink() ? NOT_FOUND : new FileRefusal(403, 'not a regular file')
     if (existing && expectedHash === undefined) return new FileRefusal(409, 'file exists — pass expectedHash to overwrite it')
     if (!existing && expectedHash !== undefined) return new FileRefusal(409, 'file no longer exists')
@@ -164,11 +191,35 @@ export class HostFiles {
       if (current instanceof FileRefusal) return current
       if (current.hash !== expectedHash) return new FileRefusal(409, 'file changed on disk since it was read')
     }
-    const temp = join(parent, `.${basename(target)}.${process.pid}.${Date.now()}.tmp`)
-    await writeFile(temp, bytes, { mode: existing ? existing.mode & 0o777 : 0o644 })
-    await rename(temp, target)
-    const info = await stat(target)
-    return { path: target, bytes: bytes.byteLength, hash: sha256(bytes), modifiedAt: info.mtimeMs }
+    // A short temp name: the target's own name may already be at the filesystem's limit.
+    const temp = join(base, `.gw-${randomBytes(8).toString('hex')}.tmp`)
+    let handle: FileHandle
+    try {
+      handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, existing ? existing.mode & 0o777 : 0o644)
+    } catch {
+      return NOT_FOUND
+    }
+    let modifiedAt: number
+    try {
+      await handle.writeFile(bytes)
+      await handle.sync()
+      modifiedAt = (await handle.stat()).mtimeMs
+    } catch (err) {
+      await handle.close().catch(() => {})
+      await unlink(temp).catch(() => {})
+      throw err
+    }
+    await handle.close()
+    try {
+      await rename(temp, at)
+    } catch (err) {
+      await unlink(temp).catch(() => {})
+      const code = (err as NodeJS.ErrnoException).code
+      if (code === 'ENAMETOOLONG' || code === 'EISDIR' || code === 'ENOTDIR') return new FileRefusal(403, 'invalid path')
+      if (code === 'ENOENT') return NOT_FOUND
+      throw err
+    }
+    return { path: target, bytes: bytes.byteLength, hash: sha256(bytes), modifiedAt }
   }
 
   #inside(real: string): boolean {
@@ -176,11 +227,11 @@ export class HostFiles {
   }
 }
 
+/** Malformed input is 403 (400 when absent), before the filesystem is consulted. */
 function checkPath(path: unknown): FileRefusal | undefined {
   if (typeof path !== 'string' || !path) return new FileRefusal(400, 'path is required')
-  if (path.includes('\0')) return new FileRefusal(403, 'invalid path')
-  if (!isAbsolute(path)) return new FileRefusal(403, 'path must be absolute')
-  return undefined
+  const malformed = malformedPath(path)
+  return malformed ? new FileRefusal(403, `invalid path: ${malformed}`) : undefined
 }
 
 function isSubsequence(needle: string, haystack: string): boolean {

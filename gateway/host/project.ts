@@ -5,9 +5,8 @@
  * project root after canonicalisation, so a config cannot point the route at other host files.
  */
 import { createHash } from 'node:crypto'
-import { readFile, realpath } from 'node:fs/promises'
 import { basename, dirname, extname, join } from 'node:path'
-import { isInside } from './containment.ts'
+import { canonical, isInside, openVerified } from './containment.ts'
 import type { ProjectInfo } from '../protocol/index.ts'
 
 export const PROJECT_FILE = '.gateway.json'
@@ -20,8 +19,8 @@ export interface FoundProject {
 }
 
 export async function findProject(cwd: string): Promise<FoundProject | undefined> {
-  let dir: string
-  try { dir = await realpath(cwd) } catch { return undefined }
+  let dir = await canonical(cwd)
+  if (dir === undefined) return undefined
   for (;;) {
     const config = await readConfig(join(dir, PROJECT_FILE))
     if (config) return describe(dir, config)
@@ -32,8 +31,9 @@ export async function findProject(cwd: string): Promise<FoundProject | undefined
 }
 
 async function readConfig(path: string): Promise<Record<string, unknown> | undefined> {
-  let text: string
-  try { text = await readFile(path, 'utf8') } catch { return undefined }
+  const bytes = await readRegularFile(path, MAX_ICON_BYTES)
+  if (!bytes) return undefined
+  const text = bytes.toString('utf8')
   try {
     const value = JSON.parse(text)
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}
@@ -55,12 +55,27 @@ async function describe(root: string, config: Record<string, unknown>): Promise<
 }
 
 async function iconInside(root: string, icon: string): Promise<Buffer | undefined> {
+  const path = await canonical(join(root, icon))
+  if (path === undefined || !isInside(path, root)) return undefined
+  return readRegularFile(path, MAX_ICON_BYTES)
+}
+
+/**
+ * The bytes of a regular file of at most `max` bytes, opened through the path chokepoint: a FIFO
+ * or device named `.gateway.json` or as the icon cannot hang the request, and a parent swapped
+ * for a link between the check and the open is refused (issue 14).
+ */
+async function readRegularFile(path: string, max: number): Promise<Buffer | undefined> {
+  const handle = await openVerified(path)
+  if (!handle) return undefined
   try {
-    const path = await realpath(join(root, icon))
-    if (!isInside(path, root)) return undefined
-    const bytes = await readFile(path)
-    return bytes.byteLength <= MAX_ICON_BYTES ? bytes : undefined
+    const info = await handle.stat()
+    if (!info.isFile() || info.size > max) return undefined
+    const bytes = await handle.readFile()
+    return bytes.byteLength <= max ? bytes : undefined
   } catch {
     return undefined
+  } finally {
+    await handle.close().catch(() => {})
   }
 }

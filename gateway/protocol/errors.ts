@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   profile_not_found: 404,
   method_not_allowed: 405,
   invalid_json: 400,
+  json_too_complex: 400,
   invalid_request: 400,
   profile_required: 400,
   unknown_profile: 400,

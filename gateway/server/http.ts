@@ -1,5 +1,6 @@
 /** Response writers and the bounded JSON body reader. */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { parseClientJson } from './json-limits.ts'
 import { refuse, type Refusal } from './refusal.ts'
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -23,17 +24,13 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; refusal: Re
 
 /**
  * Reads a JSON body of at most `limit` bytes. An overflow is 413 (protocol 7 answered 500; see
- * docs/compatibility.md), malformed JSON is 400, an empty body is `undefined`.
+ * docs/compatibility.md), malformed or too deeply nested JSON is 400, an empty body is `undefined`.
  */
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
   const raw = await readRawBody(req, limit)
   if (!raw.ok) return raw
   if (raw.value.byteLength === 0) return { ok: true, value: undefined }
-  try {
-    return { ok: true, value: JSON.parse(raw.value.toString('utf8')) }
-  } catch (err) {
-    return { ok: false, refusal: refuse('invalid_json', `malformed JSON body: ${(err as Error).message}`) }
-  }
+  return parseClientJson(raw.value.toString('utf8'))
 }
 
 /** The whole body as bytes, refused with 413 past `limit` (attachments use their own cap). */

@@ -114,7 +114,16 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
         deps.onError(err, 'create')
         return refuse('engine_failed', `the session could not be created: ${(err as Error).message}`)
       }
-      launch(runner, config)
+      try {
+        launch(runner, config)
+      } catch (err) {
+        // The registry serialises a row before adding it, so usually nothing was registered; either
+        // way a failed create leaves no row and no running engine behind (issue 14).
+        if (deps.registry.get(runner.id) === runner) deps.registry.remove(runner.id)
+        else try { runner.close('error') } catch { /* already unusable */ }
+        deps.onError(err, 'create')
+        return refuse('engine_failed', 'the session could not be created: its SessionInfo cannot be serialised')
+      }
       return runner
     },
   }

@@ -12,6 +12,7 @@ import type { SessionRegistry } from './registry.ts'
 import type { ExecutionOutcome, Runner, RunnerConfig } from './runner.ts'
 import type { SessionStore, StoredExecution, StoredSession } from './session-store.ts'
 import { createMemorySessionStore } from './stores/memory-store.ts'
+import { SEQ_RESERVATION, WriteAheadLedger } from './write-ahead.ts'
 
 export interface ParkingOptions {
   store?: SessionStore
@@ -58,6 +59,11 @@ export class ParkingManager {
   #closed = false
   /** Live writes scheduled but not yet taken: shutdown takes them at once instead of losing them. */
   #persistPending = new Set<Runner>()
+  /** Runners whose turn just ended: their snapshot is taken at the very next event (the status move). */
+  #turnEnded = new Set<Runner>()
+  /** The newest durable live record per session, re-saved with a larger `seqReserved` when needed. */
+  #lastLive = new Map<string, StoredSession>()
+  #ledger = new WriteAheadLedger((id, upTo) => void this.#reserveSeqs(id, upTo))
 
   constructor(options: ParkingOptions, deps: ParkingDeps) {
     this.store = options.store ?? createMemorySessionStore()
@@ -81,6 +87,9 @@ export class ParkingManager {
 
   #onEvent(runner: Runner, event: SessionEvent): void {
     const id = runner.id
+    // Synchronously at the event after turn_result (its status move): a microtask later a queued
+    // message may already have started the next turn, and a snapshot then is refused (issue 14).
+    if (this.#turnEnded.size && event.type !== 'turn_result' && this.#turnEnded.delete(runner)) void this.#persistLive(runner)
     switch (event.type) {
       case 'execution_dispatched':
         if (event.deferred) this.#track(event.executionId, id, event.toolName, event.expiresAt)
@@ -93,6 +102,11 @@ export class ParkingManager {
         if (event.status === 'parked' && this.#deps.attachedCount(id) === 0) queueMicrotask(() => void this.#park(runner))
         break
       case 'turn_result':
+        if (this.#options.persistLive) {
+          this.#turnEnded.add(runner)
+          queueMicrotask(() => { if (this.#turnEnded.delete(runner)) void this.#persistLive(runner) })
+        }
+        break
       case 'model_changed':
       case 'permission_mode_changed':
         // After a microtask: the turn_result is emitted inside the turn, which is still "in flight".
@@ -107,6 +121,15 @@ export class ParkingManager {
         if (!this.#closed) this.discard(id)
         break
     }
+  }
+
+  /**
+   * Write-ahead (issue 14): undefined when `event` may go to a client now, else a promise to wait
+   * for first. Only persistLive sessions of an engine that snapshots are ever held.
+   */
+  hold(runner: Runner, event: SessionEvent): Promise<void> | undefined {
+    if (!this.#options.persistLive || this.#closed || !runner.snapshot) return undefined
+    return this.#ledger.hold(runner.id, event)
   }
 
   /** A client left: a session resting on deferred executions parks after the grace (unless someone re-attached). */
@@ -149,10 +172,15 @@ export class ParkingManager {
     if (record.kind === 'park') await this.#deps.beforeResume?.(id)
     let runner: Runner
     try {
-      runner = await this.#deps.rebuild(record)
+      runner = await this.#deps.rebuild(withReservedSeqs(record))
     } catch (err) {
       this.#report(err, 'resume')
       throw err
+    }
+    if (record.kind === 'live' && this.#options.persistLive) {
+      // Clients may have seen seqs up to the reservation: numbering continues after it.
+      this.#lastLive.set(id, record)
+      this.#ledger.durable(id, record.snapshot.seq, record.seqReserved ?? record.snapshot.seq)
     }
     // A park record is consumed on wake; a live record is refreshed in place by later writes.
     if (record.kind === 'park') await this.#serial(id, () => this.store.delete(id)).catch((err) => this.#report(err, 'resume'))
@@ -191,6 +219,8 @@ export class ParkingManager {
     this.#configs.delete(id)
     this.#watchers.get(id)?.()
     this.#watchers.delete(id)
+    this.#lastLive.delete(id)
+    this.#ledger.forget(id)
     for (const [executionId, owner] of [...this.#owners, ...this.#settled]) {
       if (owner !== id) continue
       this.#owners.delete(executionId)
@@ -220,7 +250,10 @@ export class ParkingManager {
   async close(): Promise<void> {
     for (const runner of this.#persistPending) void this.#persistLive(runner)
     this.#persistPending.clear()
+    for (const runner of this.#turnEnded) void this.#persistLive(runner)
+    this.#turnEnded.clear()
     this.#closed = true
+    this.#ledger.releaseAll()
     for (const t of [...this.#deadlines.values(), ...this.#detachTimers.values()]) clearTimeout(t)
     this.#deadlines.clear()
     this.#detachTimers.clear()
@@ -263,6 +296,9 @@ export class ParkingManager {
     const record: StoredSession = { kind: 'park', id, config: this.#configs.get(id)!, info: { ...runner.info(), status: 'parked' }, snapshot, savedAt: Date.now() }
     this.#watchers.get(id)?.()
     this.#watchers.delete(id)
+    // A parked runner is inert: no seq beyond the park snapshot was ever shown.
+    this.#lastLive.delete(id)
+    this.#ledger.forget(id)
     // Evict, not close: the row becomes the stored record and no session_closed is emitted.
     this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
     await this.#serial(id, () => this.store.save(record)).catch((err) => this.#report(err, 'park'))
@@ -270,11 +306,41 @@ export class ParkingManager {
 
   async #persistLive(runner: Runner): Promise<void> {
     const id = runner.id
-    if (this.#closed || this.#deps.registry.get(id) !== runner || !this.#configs.has(id)) return
+    if (this.#closed || this.#deps.registry.get(id) !== runner || !this.#configs.has(id)) return this.#ledger.release(id)
     const snapshot = runner.snapshot?.()
-    if (!snapshot || snapshot.executions.length) return
-    const record: StoredSession = { kind: 'live', id, config: this.#configs.get(id)!, info: runner.info(), snapshot, savedAt: Date.now() }
-    await this.#serial(id, () => this.store.save(record)).catch((err) => this.#report(err, 'persist'))
+    if (!snapshot || snapshot.executions.length) return this.#ledger.release(id)
+    const reserved = Math.max(snapshot.seq + SEQ_RESERVATION, this.#lastLive.get(id)?.seqReserved ?? 0)
+    const record: StoredSession = { kind: 'live', id, config: this.#configs.get(id)!, info: runner.info(), snapshot, savedAt: Date.now(), seqReserved: reserved }
+    try {
+      await this.#serial(id, () => this.store.save(record))
+    } catch (err) {
+      this.#report(err, 'persist')
+      return this.#ledger.release(id)
+    }
+    // A discard that ran meanwhile deleted the session; it must not come back into the ledger.
+    if (!this.#configs.has(id)) return
+    this.#lastLive.set(id, record)
+    this.#ledger.durable(id, snapshot.seq, reserved)
+  }
+
+  /** Re-saves the newest live record with a larger reservation, before a seq past the old one is shown. */
+  async #reserveSeqs(id: string, upTo: number): Promise<void> {
+    try {
+      const saved = await this.#serial(id, async () => {
+        const last = this.#lastLive.get(id)
+        if (!last || !this.#configs.has(id)) return undefined
+        if ((last.seqReserved ?? 0) >= upTo) return last
+        const record: StoredSession = { ...last, seqReserved: upTo, savedAt: Date.now() }
+        await this.store.save(record)
+        this.#lastLive.set(id, record)
+        return record
+      })
+      if (saved) this.#ledger.durable(id, saved.snapshot.seq, saved.seqReserved ?? saved.snapshot.seq)
+      else this.#ledger.release(id)
+    } catch (err) {
+      this.#report(err, 'persist')
+      this.#ledger.release(id)
+    }
   }
 
   #serial<T>(id: string, op: () => Promise<T>): Promise<T> {
@@ -293,4 +359,11 @@ export class ParkingManager {
       // A throwing error hook must not break parking.
     }
   }
+}
+
+/** A rebuild numbers on after every seq a client may have seen (the record's reservation). */
+function withReservedSeqs(record: StoredSession): StoredSession {
+  const reserved = record.seqReserved
+  if (reserved === undefined || reserved <= record.snapshot.seq) return record
+  return { ...record, snapshot: { ...record.snapshot, seq: reserved } }
 }

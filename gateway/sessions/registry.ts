@@ -24,10 +24,17 @@ export class SessionRegistry {
     this.#onRegister.push(listener)
   }
 
+  /**
+   * Adds a runner. Its SessionInfo is serialised first, so a row that could never be listed (a
+   * host hook put a BigInt or a cycle into `meta`) throws here and is never registered: one bad
+   * row must not turn every `GET /sessions` into a 500 (issue 14).
+   */
   register(runner: Runner): void {
+    const info = runner.info()
+    const json = JSON.stringify(info)
     const previous = this.#rows.get(runner.id)
     previous?.unsubscribe()
-    const row: Row = { runner, info: undefined, json: undefined, body: undefined, unsubscribe: () => {} }
+    const row: Row = { runner, info, json, body: undefined, unsubscribe: () => {} }
     this.#rows.set(runner.id, row)
     this.#version++
     row.unsubscribe = runner.subscribe(() => this.invalidate(runner.id), runner.info().lastSeq)
@@ -55,17 +62,24 @@ export class SessionRegistry {
     return (row.info ??= row.runner.info())
   }
 
+  /** A row's JSON; undefined for a row that cannot be serialised, which listing then skips. */
   json(id: string): string | undefined {
     const row = this.#rows.get(id)
     if (!row) return undefined
-    return (row.json ??= JSON.stringify(row.info ??= row.runner.info()))
+    try {
+      return (row.json ??= JSON.stringify(row.info ??= row.runner.info()))
+    } catch {
+      return undefined
+    }
   }
 
   /** The encoded `{session}` body of `GET /sessions/:id`, built on first read after a change. */
   singleBody(id: string): Buffer | undefined {
     const row = this.#rows.get(id)
     if (!row) return undefined
-    return (row.body ??= Buffer.from(`{"session":${this.json(id)}}`))
+    if (row.body) return row.body
+    const json = this.json(id)
+    return json === undefined ? undefined : (row.body = Buffer.from(`{"session":${json}}`))
   }
 
   /**
@@ -75,7 +89,10 @@ export class SessionRegistry {
   fullListBody(): Buffer {
     if (this.#listCache?.version === this.#version) return this.#listCache.body
     const rows: string[] = []
-    for (const id of this.#rows.keys()) rows.push(this.json(id)!)
+    for (const id of this.#rows.keys()) {
+      const json = this.json(id)
+      if (json !== undefined) rows.push(json)
+    }
     const body = Buffer.from(`{"sessions":[${rows.join(',')}]}`)
     this.#listCache = { version: this.#version, body }
     return body

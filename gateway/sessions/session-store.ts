@@ -39,6 +39,12 @@ export interface StoredSession {
   info: SessionInfo
   snapshot: RunnerSnapshot
   savedAt: number
+  /**
+   * Live records only (issue 14, write-ahead): every seq up to this may have been shown to a
+   * client, so a rebuild numbers on after it, never reusing one. Absent: `snapshot.seq`. Stores
+   * keep it like any other field of the record.
+   */
+  seqReserved?: number
 }
 
 export interface SessionStore {

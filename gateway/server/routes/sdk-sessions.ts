@@ -3,11 +3,10 @@
  * one. Operators only (a scoped principal gets the same 404 as everywhere); `allowedCwdRoots`
  * bounds both the `dir` asked for and, without one, which sessions are listed.
  */
-import { realpath } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { GatewayContext } from '../context.ts'
-import { isInside } from '../../host/containment.ts'
+import { canonical, isInside, malformedPath } from '../../host/containment.ts'
 import { resolveProfile } from '../create-request.ts'
 import { sendJson, sendRefusal } from '../http.ts'
 import type { Principal } from '../principal.ts'
@@ -29,7 +28,9 @@ export async function handleSdkSessions(ctx: GatewayContext, req: IncomingMessag
   const roots = ctx.createPolicy.cwdRoots
   let dir = query.get('dir') ?? undefined
   if (dir !== undefined) {
-    dir = await realpath(dir).catch(() => resolve(dir!))
+    const malformed = malformedPath(dir)
+    if (malformed) return sendRefusal(res, refuse('invalid_request', `dir: ${malformed}`))
+    dir = (await canonical(dir)) ?? resolve(dir)
     if (roots && !roots.some((root) => isInside(dir!, root))) return sendRefusal(res, refuse('cwd_outside_roots', 'dir is outside the allowed roots'))
   }
   let sessions

@@ -35,6 +35,9 @@ async function createSession(ctx: GatewayContext, req: IncomingMessage, res: Ser
   if (isRefusal(valid)) return sendRefusal(res, valid)
   const runner = await ctx.factory.create(valid)
   if (isRefusal(runner)) return sendRefusal(res, runner)
+  // The registry's cached body: the row was serialised once, on registration.
+  const created = ctx.registry.singleBody(runner.id)
+  if (created) return sendRawJson(res, 201, created)
   sendJson(res, 201, { session: runner.info() })
 }
 
@@ -42,8 +45,10 @@ export async function handleSession(ctx: GatewayContext, req: IncomingMessage, r
   const runner = gateSession(ctx, principal, id)
   if (isRefusal(runner)) return sendRefusal(res, runner)
   switch (req.method) {
-    case 'GET':
-      return sendRawJson(res, 200, ctx.registry.singleBody(id)!)
+    case 'GET': {
+      const body = ctx.registry.singleBody(id)
+      return body ? sendRawJson(res, 200, body) : sendRefusal(res, refuse('internal_error', 'internal error'))
+    }
     case 'PATCH': {
       const body = await readJsonBody(req, ctx.resolved.maxBodyBytes)
       if (!body.ok) return sendRefusal(res, body.refusal)
@@ -61,7 +66,8 @@ export async function handleSession(ctx: GatewayContext, req: IncomingMessage, r
         runner.setTitle(typeof title === 'string' && title.trim() ? title.trim() : undefined)
         ctx.registry.invalidate(id)
       }
-      return sendRawJson(res, 200, `{"session":${ctx.registry.json(id)}}`)
+      const json = ctx.registry.json(id)
+      return json === undefined ? sendRefusal(res, refuse('internal_error', 'internal error')) : sendRawJson(res, 200, `{"session":${json}}`)
     }
     case 'DELETE': {
       ctx.registry.remove(id)

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import { isToolExecutionOutput, typedOutput, type SessionCommand } from '../../protocol/index.ts'
+import { jsonComplexity } from '../json-limits.ts'
 
 /** A frame larger than this is refused without parsing. */
 export const MAX_FRAME_BYTES = 1024 * 1024
@@ -35,6 +36,8 @@ export type ParsedFrame = { ok: true; command: SessionCommand } | { ok: false; m
 
 export function parseCommand(data: string): ParsedFrame {
   if (data.length > MAX_FRAME_BYTES) return { ok: false, message: 'frame too large' }
+  const tooComplex = jsonComplexity(data)
+  if (tooComplex) return { ok: false, message: tooComplex }
   let value: unknown
   try {
     value = JSON.parse(data)

@@ -6,6 +6,7 @@
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import { ENGINE_CAPABILITIES, PROTOCOL_VERSION, type SessionCommand } from '../../protocol/index.ts'
+import type { FramedEvent } from '../../sessions/event-log.ts'
 import type { Runner } from '../../sessions/runner.ts'
 import type { GatewayContext } from '../context.ts'
 import { parseCommand } from './command-parser.ts'
@@ -17,8 +18,31 @@ export function attachClient(ctx: GatewayContext, ws: WebSocket, socket: Duplex,
   ws.send(JSON.stringify({ type: 'attached', protocolVersion: PROTOCOL_VERSION, session: info, replayingFrom: afterSeq }))
   // Test-only fault: replays the event at afterSeq too, which the kit must catch.
   const from = ctx.resolved.faults.has('replay-inclusive') ? Math.max(0, afterSeq - 1) : afterSeq
-  const unsubscribe = runner.subscribe((_event, entry) => {
+  // Frames waiting behind a write-ahead hold (issue 14), in order; undefined on the fast path.
+  let held: FramedEvent[] | undefined
+  // A released hold lets its frame through even if nothing became durable (the write failed and was
+  // reported): a client held forever is worse. Each later frame is checked again in turn.
+  const flush = async (wait: Promise<void>) => {
+    await wait
+    while (held?.length && ws.readyState === ws.OPEN) {
+      batch()
+      ws.send(held.shift()!.frame())
+      const next = held[0]
+      if (!next) break
+      const again = ctx.parking.hold(runner, next.event)
+      if (again) await again
+    }
+    held = undefined
+  }
+  const unsubscribe = runner.subscribe((event, entry) => {
     if (ws.readyState !== ws.OPEN) return
+    if (held) return void held.push(entry)
+    const wait = ctx.parking.hold(runner, event)
+    if (wait) {
+      held = [entry]
+      void flush(wait)
+      return
+    }
     batch()
     ws.send(entry.frame())
   }, from)

@@ -7,7 +7,8 @@ const SUFFIX = '.json'
 
 /**
  * One JSON file per session in `dir`. Records carry transcripts, so the dir is 0700 and files
- * 0600. Writes go through a temp file + rename so a crash never leaves a half-written record.
+ * 0600. Writes go through a temp file (fsync) + rename + directory fsync, so a crash never leaves
+ * a half-written record and a save that resolved survives power loss.
  */
 export function createFileSessionStore(options: { dir: string }): SessionStore {
   const { dir } = options
@@ -52,6 +53,10 @@ export function createFileSessionStore(options: { dir: string }): SessionStore {
         await fh.close()
       }
       await rename(tmp, file)
+      // The rename itself lives in the directory: without syncing it, a power loss can bring back
+      // the previous record (or none) although the new one was announced. kill -9 alone never
+      // loses page cache, power loss does; this is what makes a save durable (issue 14).
+      await syncDir(dir)
     } catch (err) {
       await unlink(tmp).catch(noop)
       throw err
@@ -96,6 +101,15 @@ export function createFileSessionStore(options: { dir: string }): SessionStore {
 }
 
 function noop() {}
+
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r')
+  try {
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+}
 
 function isNotFound(err: unknown): boolean {
   return (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT'

@@ -1,0 +1,72 @@
+/**
+ * (e) memory returned (issue 14): 1,000 real provider-engine sessions, each with one turn on the
+ * fake model server, are created and deleted against a gateway in its own process; its resident
+ * memory after, as a ratio of before (target ≤ 1.10). Heap is reported alongside.
+ */
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import { startFakeModelServer } from '../fake-engines/provider-model/server.ts'
+import { row, type BenchRow } from './stats.ts'
+
+const CHILD = fileURLToPath(new URL('./memory-return-child.ts', import.meta.url))
+
+interface Usage { rss: number; heap: number; heapTotal: number; sessions: number }
+type Reading = { before: Usage; peak: Usage; after: Usage }
+
+/**
+ * One fresh gateway process per reading. `pressure`: every reading takes a last-resort collection
+ * (V8 then releases its pooled pages too); otherwise an ordinary full collection.
+ */
+export async function measureMemoryReturned(count = 1000, pressure = false, idleMs = 0): Promise<Reading> {
+  const model = await startFakeModelServer()
+  const child = fork(CHILD, [model.baseURL], { execArgv: ['--expose-gc', '--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  try {
+    const [{ url }] = (await once(child, 'message')) as [{ url: string }]
+    const measure = async () => {
+      child.send(pressure ? 'measure-pressure' : 'measure')
+      return ((await once(child, 'message')) as [Usage])[0]
+    }
+    const create = () => fetch(`${url}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":"hello"}' }).then((r) => r.json()).then((b: any) => b.session.id as string)
+    const remove = (id: string) => fetch(`${url}/sessions/${id}`, { method: 'DELETE' }).then((r) => r.arrayBuffer())
+    const cycle = async (n: number, atPeak?: () => Promise<void>) => {
+      const ids: string[] = []
+      for (let i = 0; i < n; i++) ids.push(await create())
+      await new Promise((r) => setTimeout(r, 500))
+      await fetch(`${url}/sessions`).then((r) => r.arrayBuffer())
+      await atPeak?.()
+      for (const id of ids) await remove(id)
+    }
+    // Two warm-up cycles bring every code path and the allocator to its working size first.
+    await cycle(200)
+    await cycle(200)
+    const before = await measure()
+    let peak = before
+    await cycle(count, async () => { peak = await measure() })
+    // An idle gateway: V8's memory reducer starts about 8 s after the last allocation burst.
+    await new Promise((r) => setTimeout(r, idleMs))
+    const after = await measure()
+    if (after.sessions !== 0) throw new Error(`${after.sessions} sessions were left after the deletes`)
+    return { before, peak, after }
+  } finally {
+    child.kill()
+    await model.close()
+  }
+}
+
+export async function benchMemoryReturned(): Promise<BenchRow[]> {
+  const idle = await measureMemoryReturned(1000, false)
+  const pressed = await measureMemoryReturned(1000, true)
+  return [
+    row('resident memory after 1,000 sessions created and deleted, memory-pressure gc (vs before)', 'bytes', pressed.after.rss, pressed.before.rss, 'lower', 1.1),
+    row('heap after 1,000 sessions created and deleted, memory-pressure gc (vs before)', 'bytes', pressed.after.heap, pressed.before.heap, 'lower', 1.1),
+    row('resident memory after 1,000 sessions created and deleted, ordinary gc (vs before)', 'bytes', idle.after.rss, idle.before.rss, 'lower', 1.1),
+    row('resident memory at the peak of 1,000 sessions, ordinary gc (vs before)', 'bytes', idle.peak.rss, idle.before.rss, 'lower', Number.POSITIVE_INFINITY),
+  ]
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const pressure = process.argv.includes('--pressure')
+  const idle = process.argv.find((a) => a.startsWith('--idle-ms='))
+  console.log(JSON.stringify(await measureMemoryReturned(1000, pressure, idle ? Number(idle.slice(10)) : 0)))
+}
