@@ -10,10 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startDevGateway, type DevGatewayOptions } from './dev-gateway.ts'
-import type { Fault } from './server/options.ts'
 
 const USAGE = `usage: gateway [--port 8787] [--host 127.0.0.1] [--manifest file.json] [--cwd-root dir]
-               [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f] [--inject-fault <name> (test-only mutants, see gateway/server/options.ts FAULTS)]`
+               [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f]`
 
 async function readTokens(path: string): Promise<DevGatewayOptions['tokens']> {
   try {
@@ -37,7 +36,6 @@ async function main(): Promise<void> {
         'park-delay-ms': { type: 'string' },
         'store-dir': { type: 'string' },
         'tokens-file': { type: 'string' },
-        'inject-fault': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     }))
@@ -63,7 +61,6 @@ async function main(): Promise<void> {
     storeDir: values['store-dir'],
     // A restart that must find its sessions again needs the same principals (embedding-rules.15).
     tokens: values['tokens-file'] ? await readTokens(values['tokens-file']) : undefined,
-    faults: (values['inject-fault'] ?? []) as Fault[],
   }
   const dev = await startDevGateway(options)
   if (values['tokens-file'] && !options.tokens) await writeFile(values['tokens-file'], `${JSON.stringify(dev.manifest.tokens)}\n`, { mode: 0o600 })

@@ -16,7 +16,6 @@ import { createGatewayServer } from './server/create-server.ts'
 import { createFileSessionStore } from './sessions/stores/file-store.ts'
 import { createMemoryProfileStore } from './host/profile-store.ts'
 import type { SearchHit } from './engines/provider/tools.ts'
-import type { Fault } from './server/options.ts'
 import type { Principal } from './server/principal.ts'
 import type { ProfileConfig } from './protocol/index.ts'
 
@@ -30,7 +29,6 @@ export interface DevGatewayOptions {
   storeDir?: string
   /** Bearer tokens to reuse (a restarted gateway keeps its principals); random when absent. */
   tokens?: TargetManifest['tokens']
-  faults?: Fault[]
 }
 
 const ALLOWED_ORIGIN = 'http://allowed.example'
@@ -158,7 +156,6 @@ export async function startDevGateway(options: DevGatewayOptions) {
     allowedConfigDirRoots: [cwdRoot],
     disableBypassPermissions: true,
     fallback: devFallback,
-    faults: options.faults,
     queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit, killGraceMs: QUEUE.killGraceMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, maxJobDurationMs: 60_000, maxParkedDurationMs: QUEUE.maxParkedDurationMs,
       retention: { maxAgeMs: QUEUE.retentionMaxAgeMs, sweepIntervalMs: 100 } },
     // The cli_primary adapter's own probe: it starts the (fake) CLI and reads the login it reports.

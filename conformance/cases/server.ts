@@ -84,7 +84,7 @@ export const serverCases: Case[] = [
   },
   {
     id: 'profiles-management-without-store-404', title: 'profile management without a profileStore is 404', section: 'authentication',
-    clauses: ['authentication.6', 'profiles.2', 'profiles.4', 'profiles.5', 'errors.3'], requires: ['no:profileStore', 'principal:manager'],
+    clauses: ['authentication.6', 'profiles.2', 'profiles.4', 'profiles.5', 'errors.3'], requires: ['absent:profileStore', 'principal:manager'],
     async run(ctx) {
       ctx.errorStatus('authentication.6', await ctx.http('POST', '/profiles', { as: 'manager', body: { name: 'new-one', engine: 'provider' } }), 404)
       ctx.errorStatus('authentication.6', await ctx.http('DELETE', `/profiles/${ctx.profile('provider')}`, { as: 'manager' }), 404)
@@ -92,14 +92,14 @@ export const serverCases: Case[] = [
   },
   {
     id: 'unconfigured-queue-404', title: 'job and queue routes answer 404 without a queue', section: 'jobs-and-queue',
-    clauses: ['jobs-and-queue.1', 'jobs-and-queue.5', 'errors.3'], requires: ['no:queue'],
+    clauses: ['jobs-and-queue.1', 'jobs-and-queue.5', 'errors.3'], requires: ['absent:queue'],
     async run(ctx) {
       for (const path of ['/jobs', '/queue', '/jobs/some-id']) ctx.errorStatus('errors.3', await ctx.http('GET', path), 404)
     },
   },
   {
     id: 'unconfigured-fs-404', title: '/fs routes answer 404 unless host files are configured', section: 'engine-session-stores-and-host-files',
-    clauses: ['engine-session-stores-and-host-files.8', 'errors.3'], requires: ['no:hostFiles'],
+    clauses: ['engine-session-stores-and-host-files.8', 'errors.3'], requires: ['absent:hostFiles'],
     async run(ctx) {
       for (const path of ['/fs/roots', '/fs/list?path=/']) ctx.errorStatus('engine-session-stores-and-host-files.8', await ctx.http('GET', path), 404)
     },

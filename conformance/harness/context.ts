@@ -3,6 +3,7 @@
  * log, and the checks that turn a violated clause into `fail` and a reference departure into
  * `non-strict`. Cases never build transports themselves.
  */
+import { Agent } from 'undici'
 import { ClauseViolation, NonStrict, Unsupported, type Principal, type TargetManifest } from '../types.ts'
 import { httpRequest, type HttpAnswer, type HttpOptions } from './http-client.ts'
 import { seededRandom } from './random.ts'
@@ -18,9 +19,23 @@ export class CaseContext {
   readonly log = new WireLog()
   readonly random: () => number
   readonly origin: string
+  readonly manifest: TargetManifest
+  /**
+   * How long one wait may take: `--timeout-ms` plus the target's own turn time when the manifest
+   * declares one (an engine may retry a failed model call with backoff), never a hidden cap.
+   */
+  readonly deadlineMs: number
+  readonly receiver: WebhookReceiver | undefined
+  readonly restartTarget: (() => Promise<void>) | undefined
+  /** This case's own connections: nothing another case does to a connection reaches this one. */
+  readonly #agent = new Agent({ connections: 8, keepAliveTimeout: 4000 })
   #cleanups: Array<() => unknown> = []
 
-  constructor(readonly manifest: TargetManifest, seed: number, readonly deadlineMs: number, readonly receiver?: WebhookReceiver, readonly restartTarget?: () => Promise<void>) {
+  constructor(manifest: TargetManifest, seed: number, deadlineMs: number, receiver?: WebhookReceiver, restartTarget?: () => Promise<void>) {
+    this.manifest = manifest
+    this.deadlineMs = deadlineMs
+    this.receiver = receiver
+    this.restartTarget = restartTarget
     this.random = seededRandom(seed)
     this.origin = new URL(manifest.baseUrl).origin
   }
@@ -33,7 +48,7 @@ export class CaseContext {
   }
 
   profile(role: string): string {
-    const name = this.manifest.profiles[role]
+    const name = (this.manifest.profiles as Record<string, string | undefined>)[role]
     if (!name) throw new Unsupported(`the manifest names no '${role}' profile`)
     return name
   }
@@ -43,15 +58,25 @@ export class CaseContext {
   }
 
   http(method: string, path: string, options: RequestOptions = {}): Promise<HttpAnswer> {
-    return httpRequest(this.log, method, this.url(path), { ...options, token: options.token ?? this.token(options.as ?? 'operator') })
+    const who = options.token !== undefined ? undefined : options.as ?? 'operator'
+    return httpRequest(this.log, method, this.url(path), { ...options, who, token: options.token ?? this.token(options.as ?? 'operator'), dispatcher: this.#agent })
   }
 
   async ws(sessionId: string, options: { as?: Principal; afterSeq?: number | string } = {}): Promise<WsClient> {
     const query = options.afterSeq === undefined ? '' : `?afterSeq=${options.afterSeq}`
     const url = `${this.url(`/sessions/${encodeURIComponent(sessionId)}/ws`).replace(/^http/, 'ws')}${query}`
-    const client = await openWs(this.log, url, this.token(options.as ?? 'operator'), this.deadlineMs)
+    const client = await openWs(this.log, url, this.token(options.as ?? 'operator'), this.deadlineMs, options.as ?? 'operator')
     this.#cleanups.push(() => client.close())
     return client
+  }
+
+  /**
+   * Whether the session's capability record (SessionInfo.capabilities, engine-capability-record.1)
+   * allows `key`; a case asks this before using a capability, and is `unsupported` when not.
+   */
+  requireCapability(session: any, key: string, absentMeans = false): void {
+    const value = session?.capabilities?.[key]
+    if ((value ?? absentMeans) !== true) throw new Unsupported(`the session's capability record does not grant ${key} (${JSON.stringify(value)})`)
   }
 
   /** Creates a session and checks the 201 {session} envelope (sessions.2). */
@@ -102,5 +127,6 @@ export class CaseContext {
     for (const fn of this.#cleanups.splice(0).reverse()) {
       try { await fn() } catch { /* cleanup is best effort */ }
     }
+    await this.#agent.close().catch(() => undefined)
   }
 }

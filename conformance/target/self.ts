@@ -16,8 +16,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const STARTUP_MS = 30_000
 
 export interface SelfTargetOptions {
-  faults?: string[]
   parkDelayMs?: number
+  /**
+   * A copy of the project whose `gateway/` to run instead of ours (the mutation runner points this
+   * at a scratch copy holding one mutant; production code carries no fault hooks).
+   */
+  root?: string
 }
 
 export interface SelfTarget {
@@ -43,10 +47,9 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
   process.once('exit', killChild)
 
   const spawnGateway = (port: number) => {
-    const args = ['--import', 'tsx', join(ROOT, 'gateway/cli.ts'), '--port', String(port), '--manifest', manifestPath, '--webhook-url', webhookUrl,
+    const args = ['--import', 'tsx', join(options.root ?? ROOT, 'gateway/cli.ts'), '--port', String(port), '--manifest', manifestPath, '--webhook-url', webhookUrl,
       '--cwd-root', dir, '--park-delay-ms', String(options.parkDelayMs ?? 200), '--store-dir', join(dir, 'store'), '--tokens-file', join(dir, 'tokens.json')]
-    for (const fault of options.faults ?? []) args.push('--inject-fault', fault)
-    const started = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    const started = spawn(process.execPath, args, { cwd: options.root ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     started.stdout!.on('data', (c: Buffer) => { output += c })
     started.stderr!.on('data', (c: Buffer) => { output += c })
     const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)))
@@ -71,7 +74,9 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
     await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
   }
   try {
-    const manifest = await waitForManifest(manifestPath, current.exited, () => output)
+    const written = await waitForManifest(manifestPath, current.exited, () => output)
+    // A scratch gateway of its own: the kit may spend its daily token budget (nobody else shares it).
+    const manifest = { ...written, features: [...written.features, 'spendDailyBudget' as const] }
     const restart = async () => {
       await stopGateway()
       await rm(manifestPath, { force: true })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { runCases } from '../runner.ts'
 import { ClauseViolation, NonStrict, type Case, type TargetManifest } from '../types.ts'
 
-const manifest: TargetManifest = { baseUrl: 'http://127.0.0.1:9/v1', tokens: { operator: 't' }, profiles: {}, features: [] }
+const manifest: TargetManifest = { baseUrl: 'http://127.0.0.1:9/v1', tokens: { operator: 't' }, profiles: {}, features: [], absent: [] }
 const make = (id: string, run: Case['run'], extra: Partial<Case> = {}): Case => ({ id, title: id, section: 's', clauses: ['s.1'], requires: [], run, ...extra })
 
 describe('the case runner', () => {

@@ -15,13 +15,11 @@ export function attachClient(ctx: GatewayContext, ws: WebSocket, socket: Duplex,
   const batch = corkedBatch(socket)
   batch()
   ws.send(JSON.stringify({ type: 'attached', protocolVersion: PROTOCOL_VERSION, session: info, replayingFrom: afterSeq }))
-  // Test-only fault: replays the event at afterSeq too, which the kit must catch.
-  const from = ctx.resolved.faults.has('replay-inclusive') ? Math.max(0, afterSeq - 1) : afterSeq
   const unsubscribe = runner.subscribe((_event, entry) => {
     if (ws.readyState !== ws.OPEN) return
     batch()
     ws.send(entry.frame())
-  }, from)
+  }, afterSeq)
   ws.on('message', (data, isBinary) => {
     const text = isBinary ? '' : data.toString()
     const parsed = parseCommand(text)
