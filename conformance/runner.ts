@@ -115,6 +115,7 @@ async function runOnce(c: Case, options: RunOptions, attempt = 0): Promise<CaseR
       c.run(ctx),
       new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`case timed out after ${budget} ms`)), budget) }),
     ])
+    if (ctx.nonStrictNotes.length) verdict = { outcome: 'non-strict', message: ctx.nonStrictNotes.join('; ') }
   } catch (err) {
     verdict = classify(err)
   } finally {

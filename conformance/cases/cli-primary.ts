@@ -159,11 +159,14 @@ export const cliPrimaryCases: Case[] = [
     async run(ctx) {
       const secret = `kit-secret-${Math.floor(ctx.random() * 1e9)}`
       const { session, ws } = await primary(ctx, { mcpServers: { docs: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { authorization: `Bearer ${secret}` }, env: { TOKEN: secret } } } })
-      await ws.waitForEvent('capabilities', ctx.deadlineMs)
+      ctx.requireCapability(session, 'mcpStatus')
+      // Wait for the engine to be up (idle), not for an event the spec obliges no engine to emit.
+      await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'idle')
       const listed = await ctx.http('GET', `/sessions/${session.id}/mcp`)
       ctx.status('sessions.9', listed, 200)
       ctx.check('other-shapes.7', listed.json?.servers?.some((s: any) => s.name === 'docs' && typeof s.status === 'string'), 'the docs server with a status', listed.json)
       ctx.check('other-shapes.7', !listed.text.includes(secret), 'no environment value or header in the response', listed.text.slice(0, 300))
+      ctx.requireCapability(session, 'mcpServerActions')
       const toggled = await ctx.http('POST', `/sessions/${session.id}/mcp/docs`, { body: { action: 'disable' } })
       ctx.status('sessions.10', toggled, 200)
       ctx.check('sessions.10', Array.isArray(toggled.json?.servers), 'the refreshed server list', toggled.json)

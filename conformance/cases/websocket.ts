@@ -216,14 +216,20 @@ export const websocketCases: Case[] = [
     },
   },
   {
-    id: 'ws-system-init-and-capabilities', title: 'a session reports system_init and its model catalog', section: 'events',
+    id: 'ws-system-init-and-capabilities', title: 'system_init and capabilities, when a session emits them, carry apiKeySource and a model list', section: 'events',
     clauses: ['events.2', 'events.4', 'versioning.3'], requires: ['provider'],
     async run(ctx) {
+      // The Events table lists these events but obliges no engine to emit them: their shape is
+      // checked when they come; their absence is only a departure from protocol 7.
       const { ws } = await ctx.idleSession()
-      const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
-      ctx.check('events.2', typeof init.apiKeySource === 'string', 'system_init.apiKeySource a string', init)
-      const caps = await ws.waitForEvent('capabilities', ctx.deadlineMs)
-      ctx.check('events.4', Array.isArray(caps.models), 'capabilities.models an array', caps)
+      ws.send({ type: 'user_message', text: 'hello' })
+      await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      const init = ws.events().find((e) => e.type === 'system_init')
+      const caps = ws.events().find((e) => e.type === 'capabilities')
+      if (init) ctx.check('events.2', typeof init.apiKeySource === 'string', 'system_init.apiKeySource a string', init)
+      if (caps) ctx.check('events.4', Array.isArray(caps.models), 'capabilities.models an array', caps)
+      ctx.noteNonStrict(init !== undefined, 'no system_init by the end of the first turn (protocol 7 emits one when the engine starts)')
+      ctx.noteNonStrict(caps !== undefined, 'no capabilities event by the end of the first turn (protocol 7 emits the model catalog after init)')
     },
   },
 ]

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The HTML report in a real browser (Chromium from npm): the verdict and the first failure are in
  * the 1280×800 viewport, the page renders with JavaScript off and under a strict CSP, long JSON
