@@ -154,6 +154,14 @@ export const jobCases: Case[] = [
       ctx.check('events.23', ORDER.test(order), 'each event once, in order, despite two 500s', order)
       const attempts = ctx.receiver!.deliveries.filter((d) => d.path === hook.path)
       ctx.check('queue-options.9', attempts.length === order.length + 2, 'the first event retried twice', attempts.map((d) => d.status))
+      // Exponential backoff (queue-options.9, limits.13): the wait before the second retry is at
+      // least twice the base. A lower bound: the gateway's wait lies wholly between two arrivals,
+      // so load can only lengthen the measured gap, never fail a conforming target.
+      const base = ctx.manifest.timers?.webhookRetryDelayMs
+      if (typeof base === 'number' && base >= 10) {
+        const gaps = [attempts[1].at - attempts[0].at, attempts[2].at - attempts[1].at]
+        ctx.check('limits.13', gaps[0] >= base - 2 && gaps[1] >= 2 * base - 2, `retry waits of at least ${base} then ${2 * base} ms (webhookRetryDelayMs doubled)`, gaps)
+      }
     },
   },
   {

@@ -34,10 +34,20 @@ async function parked(ctx: CaseContext, prompt = 'scenario:deferred', as: 'opera
   ws.send({ type: 'user_message', text: prompt })
   const dispatched = await ws.waitForEvent('execution_dispatched', ctx.deadlineMs)
   ws.close()
-  const deadline = Date.now() + parkDeadline(ctx)
+  const left = Date.now() // the close frame leaves now; the server detaches no sooner
+  const deadline = left + parkDeadline(ctx)
+  const delay = ctx.manifest.timers?.parkDelayMs
   for (;;) {
     const res = await ctx.http('GET', `/sessions/${session.id}`, { as })
-    if (res.json?.session?.status === 'parked' && (await ctx.http('PATCH', `/sessions/${session.id}`, { as, body: {} })).status === 409) break
+    // `status: parked` already shows on a session waiting on a deferred execution; the park itself
+    // (snapshot, runner torn down) shows as a refused rename (errors.6).
+    if (res.json?.session?.status === 'parked' && (await ctx.http('PATCH', `/sessions/${session.id}`, { as, body: {} })).status === 409) {
+      // limits.8: parkDelayMs is a grace after the last client leaves. Torn down sooner than that
+      // after our close (which reached the server after we sent it) is a park without the grace.
+      const elapsed = Date.now() - left
+      if (typeof delay === 'number') ctx.check('limits.8', elapsed >= delay - 5, `parked no sooner than parkDelayMs (${delay} ms) after the last client left`, `parked within ${elapsed} ms`)
+      break
+    }
     // Not parking is a violation of the park row, not a harness failure.
     ctx.check('session-status-values.2', Date.now() <= deadline, `parked (rename refused) within parkDelayMs + ${ctx.deadlineMs} ms of the last client leaving`, `status ${res.json?.session?.status}`)
     await new Promise((r) => setTimeout(r, 20))
