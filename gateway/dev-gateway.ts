@@ -48,7 +48,8 @@ const BRIDGED_TOOLS = { client_eval: { description: 'Evaluate code in the attach
 const PARK_DELAY_MS = 100
 const STAMP = { key: 'builtBy', value: 'dev-gateway' }
 const EXPIRED_GRACE_MS = 500
-const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 20, webhookAttempts: 3, dailyTokenLimit: 40_000 }
+// webhookRetryDelayMs is long enough to stand above local delivery latency, so the kit can see it double.
+const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 150, webhookAttempts: 3, dailyTokenLimit: 40_000 }
 
 export const DEV_PROFILES: ProfileConfig[] = [
   { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: { id: 'fake', model: 'fake-small', models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY' }, session: { mcpServers: [] } },
