@@ -20,6 +20,7 @@ describe('determinism', () => {
     expect(first.cases.length).toBeGreaterThanOrEqual(SLICE.length)
     for (const c of first.cases) expect(new Set(c.repeats), c.id).toHaveProperty('size', 1)
     expect(first.summary.flaky).toBe(0)
+    expect(first.cases.filter((c) => c.outcome !== 'pass' && c.outcome !== 'non-strict').map((c) => `${c.id}: ${c.outcome} ${c.message}`)).toEqual([])
     const second = await run()
     expect(second.cases.map((c) => [c.id, c.outcome])).toEqual(first.cases.map((c) => [c.id, c.outcome]))
   }, 180_000)
