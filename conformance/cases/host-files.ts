@@ -13,7 +13,7 @@ export const hostFileCases: Case[] = [
       const roots = await ctx.http('GET', '/fs/roots')
       ctx.status('engine-session-stores-and-host-files.2', roots, 200)
       ctx.check('engine-session-stores-and-host-files.2', roots.json?.roots?.some((r: any) => r.path === root) && typeof roots.json?.canWrite === 'boolean', 'the cwd root listed, and canWrite', roots.json)
-      const name = `kit-find-${Math.floor(ctx.random() * 1e9)}.txt`
+      const name = `${ctx.unique('kit-find')}.txt`
       const path = `${root}/${name}`
       ctx.status('engine-session-stores-and-host-files.6', await ctx.http('PUT', '/fs/write', { body: { path, content: 'hello host' } }), 200)
       const list = await ctx.http('GET', `/fs/list?path=${encodeURIComponent(root)}`)
@@ -35,7 +35,7 @@ export const hostFileCases: Case[] = [
     async run(ctx) {
       const root = ctx.manifest.cwdRoot
       if (!root) throw new Unsupported('the manifest gives no cwdRoot')
-      const path = `${root}/kit-write-${Math.floor(ctx.random() * 1e9)}.txt`
+      const path = `${root}/${ctx.unique('kit-write')}.txt`
       const created = await ctx.http('PUT', '/fs/write', { body: { path, content: 'one' } })
       ctx.status('engine-session-stores-and-host-files.6', created, 200)
       ctx.errorStatus('errors.6', await ctx.http('PUT', '/fs/write', { body: { path, content: 'blind overwrite' } }), 409)

@@ -10,7 +10,18 @@ const LETTER: Record<string, string> = { job_started: 'S', job_progress: 'P', jo
 const NON_TERMINAL = ['queued', 'running', 'parked']
 const terminal = (j: any) => typeof j?.status === 'string' && !NON_TERMINAL.includes(j.status)
 
+/**
+ * A spent daily token budget holds every queued job (queue-options.3): that is conforming, and
+ * on a long-lived gateway it happens after enough runs. A case needing a job to run is then
+ * `unsupported`, never failed.
+ */
+export async function requireRunningQueue(ctx: CaseContext): Promise<void> {
+  const stats = (await ctx.http('GET', '/queue')).json?.stats
+  if (stats?.paused === true) throw new Unsupported('the target\'s queue is paused (its daily token budget is spent until the UTC day rolls over)')
+}
+
 async function submit(ctx: CaseContext, body: Record<string, unknown>, as: 'operator' | 'tenantA' | 'restricted' = 'operator'): Promise<any> {
+  await requireRunningQueue(ctx)
   const session = { profile: ctx.profile('provider'), ...(body.session as object) }
   const res = await ctx.http('POST', '/jobs', { as, body: { ...body, session } })
   // jobs-and-queue.2 answers JobInfo with no status; protocol 7 answers 201.
@@ -26,7 +37,11 @@ async function waitForJob(ctx: CaseContext, id: string, done: (job: any) => bool
   for (;;) {
     const job = (await ctx.http('GET', `/jobs/${id}`)).json?.job
     if (job && done(job)) return job
-    if (Date.now() > deadline) throw new Error(`timed out after ${ctx.deadlineMs} ms waiting for ${what}; job is ${job?.status}`)
+    if (Date.now() > deadline) {
+      // Held because the budget ran out meanwhile is conforming (queue-options.3), not a timeout.
+      if (job?.status === 'queued') await requireRunningQueue(ctx)
+      throw new Error(`timed out after ${ctx.deadlineMs} ms waiting for ${what}; job is ${job?.status}`)
+    }
     await new Promise((r) => setTimeout(r, 25))
   }
 }

@@ -1,4 +1,5 @@
 /** Cases for server-wide behaviour: body limits, fallback, basePath, profiles and unconfigured families. */
+import { requireRunningQueue } from './jobs.ts'
 import { Unsupported, type Case } from '../types.ts'
 
 export const serverCases: Case[] = [
@@ -183,6 +184,7 @@ export const availabilityCases: Case[] = [
       const info = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session
       ctx.equal('server-configuration.10', info?.meta?.[stamp.key], stamp.value, 'the hook\'s stamp on a client session')
       if (!ctx.manifest.features.includes('queue')) return
+      await requireRunningQueue(ctx)
       const res = await ctx.http('POST', '/jobs', { body: { session: { profile: ctx.profile('provider'), prompt: 'hello' } } })
       const jobId = res.json?.job?.id
       let job: any
@@ -191,6 +193,7 @@ export const availabilityCases: Case[] = [
         if (job?.sessionId) break
         await new Promise((r) => setTimeout(r, 25))
       }
+      if (typeof job?.sessionId !== 'string') throw new Unsupported('JobInfo names no sessionId (not a stated field) to read the job session by')
       const jobSession = (await ctx.http('GET', `/sessions/${job?.sessionId}`)).json?.session
       ctx.equal('server-configuration.10', jobSession?.meta?.[stamp.key], stamp.value, 'the hook\'s stamp on a job session')
     },
@@ -199,7 +202,7 @@ export const availabilityCases: Case[] = [
     id: 'profiles-managed-lifecycle', title: 'a manager creates, edits and deletes managed profiles; declared ones are read-only; credential dirs stay in allowedConfigDirRoots', section: 'profiles',
     clauses: ['server-configuration.6', 'server-configuration.7', 'principal.4', 'profile.3', 'errors.4', 'errors.5', 'errors.6'], requires: ['profileStore', 'principal:manager', 'provider'],
     async run(ctx) {
-      const name = `kit-managed-${Math.floor(ctx.random() * 1e9)}`
+      const name = ctx.unique('kit-managed')
       const body = { name, engine: 'provider', provider: { id: 'fake', model: ctx.manifest.models?.provider?.[0] ?? 'fake-small' } }
       ctx.errorStatus('principal.4', await ctx.http('POST', '/profiles', { body }), 403)
       const created = await ctx.http('POST', '/profiles', { as: 'manager', body })

@@ -3,6 +3,7 @@
  * log, and the checks that turn a violated clause into `fail` and a reference departure into
  * `non-strict`. Cases never build transports themselves.
  */
+import { randomBytes } from 'node:crypto'
 import { Agent } from 'undici'
 import { ClauseViolation, NonStrict, Unsupported, type Principal, type TargetManifest } from '../types.ts'
 import { httpRequest, type HttpAnswer, type HttpOptions } from './http-client.ts'
@@ -14,6 +15,13 @@ import { openWs, type WsClient } from './ws-client.ts'
 export interface RequestOptions extends HttpOptions {
   as?: Principal
 }
+
+/**
+ * Drawn once per kit process, never from the seed: names of things a case leaves on the target
+ * (host files, which no route deletes) differ between runs, so a second run with the same seed
+ * against one long-lived gateway finds none of the first run's leftovers.
+ */
+const RUN_ID = randomBytes(4).toString('hex')
 
 export class CaseContext {
   readonly log = new WireLog()
@@ -40,6 +48,11 @@ export class CaseContext {
     this.restartTarget = restartTarget
     this.random = seededRandom(seed)
     this.origin = new URL(manifest.baseUrl).origin
+  }
+
+  /** A name for something that outlives the case on the target: seeded, plus this run's id. */
+  unique(prefix: string): string {
+    return `${prefix}-${RUN_ID}-${Math.floor(this.random() * 1e9)}`
   }
 
   token(who: Principal): string | undefined {
@@ -100,7 +113,7 @@ export class CaseContext {
   }
 
   check(clause: string, condition: boolean, expected: string, got: unknown): void {
-    if (!condition) throw new ClauseViolation(clause, expected, typeof got === 'string' ? got : JSON.stringify(got))
+    if (!condition) throw new ClauseViolation(clause, expected, typeof got === 'string' ? got : (JSON.stringify(got) ?? String(got)))
   }
 
   equal<T>(clause: string, actual: T, expected: T, what: string): void {
