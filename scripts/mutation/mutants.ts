@@ -66,6 +66,8 @@ export const CURATED: Mutant[] = [
     'retryDelayMs * 2 ** (attempt - 1)', 'retryDelayMs', ['queue-options.9', 'events.24']),
   one('park-delay-ignored', 'limits.8 / server-configuration.22 parkDelayMs is the grace before parking', 'gateway/sessions/parking.ts',
     'return this.#options.parkDelayMs ?? PARKING_DEFAULTS.parkDelayMs', 'return 0', ['session-status-values.2']),
+  one('title-only-from-create', 'session.2 the title derives from the first prompt, whichever channel carried it', 'gateway/sessions/session-core.ts',
+    'if (this.#derivedTitle === undefined && !event.synthetic && !event.origin && !event.parentToolUseId) {', 'if (this.#derivedTitle === undefined && event.seq < 0) {', ['session.2']),
 ]
 
 /**
@@ -87,5 +89,10 @@ export const SWAPS: Record<string, string> = {
  * - model_not_supported answered 403: no clause says a model outside the catalog must be refused,
  *   nor with which status (create-model-outside-catalog-refused accepts any non-5xx).
  * - a bad MCP action answered 403: sessions.10 names the actions but no status for another one.
+ * - generated swaps with no clause behind the status: a JSON body over maxBodyBytes answered 403
+ *   (errors.7: "status for body overflow: not shown"; the kit notes it non-strict), a queue refusal
+ *   of bad attempts answered 403, an engine without a session lister on /sdk-sessions, a non-string
+ *   `profile`, a non-object profile-create body; and a refusal reachable only without
+ *   allowedConfigDirRoots, which the self target sets (unreachable there).
  */
 export const EQUIVALENT = ['seq-from-zero', 'fs-blind-overwrite'] as const

@@ -38,12 +38,12 @@ async function generatedMutants(count: number, seed: number): Promise<Mutant[]> 
   for (const f of files.sort()) {
     const file = `gateway/server/${f}`
     const text = await readFile(join(ROOT, file), 'utf8')
-    for (const line of text.split('\n')) {
+    for (const [index, line] of text.split('\n').entries()) {
       const m = /refuse\('([a-z_]+)'/.exec(line)
       const swap = m && swapFor(m[1])
       // Only lines that occur once, so the substitution is exact.
       if (!m || !swap || text.split(line).length !== 2) continue
-      all.push({ id: `refusal-${relative('gateway/server', file).replace(/\W+/g, '-')}-${all.length}`, rule: `${m[1]} (${(ERROR_CODES as Record<string, number>)[m[1]]}) answered as ${swap}`, edits: [{ file, find: line, replace: line.replace(`refuse('${m[1]}'`, `refuse('${swap}'`) }], filters: [] })
+      all.push({ id: `refusal-${relative('gateway/server', file).replace(/\W+/g, '-')}-L${index + 1}`, rule: `${m[1]} (${(ERROR_CODES as Record<string, number>)[m[1]]}) answered as ${swap}`, edits: [{ file, find: line, replace: line.replace(`refuse('${m[1]}'`, `refuse('${swap}'`) }], filters: [] })
     }
   }
   const random = seededRandom(seed)
