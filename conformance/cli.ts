@@ -1,14 +1,17 @@
 /**
  * `gateway-conformance`: runs the suite against the self target (default), a manifest
  * (`--target`) or a bare URL (`--url --token`), prints progress and a summary, writes reports,
- * and alone decides the exit code: 0 conformant, 1 a fail, 2 bad arguments or manifest, 3 an
- * error or an unreachable target.
+ * and alone decides the exit code: 0 conformant, 1 a fail, 2 misuse (bad arguments or manifest,
+ * a filter matching no case, a preflight problem: unreachable target, refused token, missing
+ * profile), 3 a harness error.
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadBaseline, writeBaseline } from './baseline.ts'
 import { loadManifest, ManifestError, urlManifest } from './manifest.ts'
+import { preflight } from './preflight.ts'
+import { describeRequirement } from './runner.ts'
 import { exitCodeOf, runSuite, selectCases } from './run-suite.ts'
 import { WebhookReceiver } from './harness/webhook-receiver.ts'
 import { MissingGatewayError, startSelfTarget, type SelfTarget } from './target/self.ts'
@@ -20,7 +23,20 @@ import { writeReports } from '../reports/write.ts'
 const USAGE = `usage: gateway-conformance [--target manifest.json | --url <baseUrl> --token <operator token> [--profile <provider profile>]]
          [--filter <substring|clause id|section>]... [--reports <dir>] [--concurrency N] [--timeout-ms N] [--seed N]
          [--repeat N] [--baseline file] [--update-baseline file] [--list]
-       gateway-conformance compare <a/report.json> <b/report.json> [--out file.html]`
+       gateway-conformance compare <a/report.json> <b/report.json> [--out file.html]
+
+  Without --target or --url the kit starts its self target (our gateway with the fake engines).
+  A manifest is checked against conformance/target/manifest.schema.json: unknown fields and
+  feature names are errors. Before any case runs, a preflight checks that the target answers,
+  every token authenticates and the declared profiles exist with their engines.
+  --timeout-ms N   how long one wait may take (default 15000), plus the manifest's timers.turnMs
+  --list           the selected cases with their clauses and what the target must offer
+  --repeat N       run each case N times; differing outcomes are 'flaky'
+  --seed N         reproduce a run's generated inputs (the seed is printed and in report.json)
+
+  exit codes: 0 conformant; 1 a fail, a flaky case or a stale baseline entry; 2 misuse (bad
+  arguments or manifest, a filter matching no case, a preflight problem); 3 a harness error.
+  compare exits 1 when a case passing in the first report does not pass in the second.`
 
 function fail(message: string, code: number): never {
   console.error(message)
@@ -35,14 +51,36 @@ function int(value: string | undefined, name: string, fallback: number, min = 0)
 }
 
 async function compare(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { out: { type: 'string' } } })
-  if (positionals.length !== 2) fail(USAGE, 2)
-  const [a, b] = await Promise.all(positionals.map(async (p) => JSON.parse(await readFile(p, 'utf8')) as Report)).catch((err) => fail(`cannot read a report: ${err.message}`, 2))
+  let parsed
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: { out: { type: 'string' } } })
+  } catch (err) {
+    fail(`${(err as Error).message}\n${USAGE}`, 2)
+  }
+  const { values, positionals } = parsed
+  if (positionals.length !== 2) fail(`compare needs two report.json files\n${USAGE}`, 2)
+  const [a, b] = await Promise.all(positionals.map(readReport))
   const diffs = compareReports(a, b)
   process.stdout.write(renderCompareText(a, b, diffs))
   const out = values.out ?? 'reports/out/compare.html'
-  await writeFile(out, renderCompareHtml(a, b, diffs))
+  try {
+    await writeFile(out, renderCompareHtml(a, b, diffs))
+  } catch (err) {
+    fail(`cannot write ${out}: ${(err as Error).message}`, 2)
+  }
   console.log(`comparison written to ${out}`)
+  if (diffs.some((d) => d.regression)) process.exitCode = 1
+}
+
+async function readReport(path: string): Promise<Report> {
+  let value: any
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'))
+  } catch (err) {
+    fail(`cannot read report ${path}: ${(err as Error).message}`, 2)
+  }
+  if (!Array.isArray(value?.cases) || typeof value?.target?.baseUrl !== 'string') fail(`${path} is not a gateway-conformance report.json`, 2)
+  return value as Report
 }
 
 async function main(): Promise<void> {
@@ -54,7 +92,7 @@ async function main(): Promise<void> {
       target: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, profile: { type: 'string' },
       filter: { type: 'string', multiple: true }, reports: { type: 'string' }, concurrency: { type: 'string' },
       'timeout-ms': { type: 'string' }, seed: { type: 'string' }, repeat: { type: 'string' }, baseline: { type: 'string' },
-      'update-baseline': { type: 'string' }, list: { type: 'boolean' }, 'inject-fault': { type: 'string', multiple: true },
+      'update-baseline': { type: 'string' }, list: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     } }))
   } catch (err) {
@@ -62,8 +100,13 @@ async function main(): Promise<void> {
   }
   if (values.help) return void console.log(USAGE)
   const filters = values.filter ?? []
+  const selected = selectCases(filters)
+  if (!selected.length) fail(`--filter ${filters.map((f) => JSON.stringify(f)).join(' --filter ')} matches no case (try --list)`, 2)
   if (values.list) {
-    for (const c of selectCases(filters)) console.log(`${c.id}  [${c.section}]  ${c.clauses.join(', ')}${c.requires.length ? `  requires ${c.requires.join(', ')}` : ''}\n    ${c.title}`)
+    for (const c of selected) {
+      const offers = c.requires.length ? c.requires.map(describeRequirement).join('; ') : 'nothing beyond an operator token'
+      console.log(`${c.id}  [${c.section}]  ${c.clauses.join(', ')}\n    ${c.title}\n    target must offer: ${offers}`)
+    }
     return
   }
   if (values.target && values.url) fail(`--target and --url are exclusive\n${USAGE}`, 2)
@@ -79,7 +122,7 @@ async function main(): Promise<void> {
     else if (values.url) manifest = urlManifest(values.url, values.token, values.profile)
     else {
       console.log('starting the self target (our gateway with the fake engines)…')
-      self = await startSelfTarget({ faults: values['inject-fault'] })
+      self = await startSelfTarget()
       manifest = self.manifest
     }
   } catch (err) {
@@ -89,13 +132,14 @@ async function main(): Promise<void> {
   // A manifest naming a webhook receiver on this host gets the kit's receiver on that port.
   const receiver = self?.receiver ?? (await receiverFor(manifest))
   try {
-    if (!(await reachable(manifest.baseUrl))) {
-      console.error(`target unreachable: ${manifest.baseUrl}`)
-      process.exitCode = 3
+    const problems = await preflight(manifest)
+    if (problems.length) {
+      for (const line of problems) console.error(`preflight: ${line}`)
+      process.exitCode = 2
       return
     }
-    console.log(`running ${selectCases(filters).length} cases against ${manifest.baseUrl} (seed ${seed})`)
-    const progress = createProgress(selectCases(filters).length)
+    console.log(`running ${selected.length} cases against ${manifest.baseUrl} (seed ${seed}; --seed ${seed} reproduces its inputs)`)
+    const progress = createProgress(selected.length)
     const report = await runSuite({
       manifest, filters, seed, baseline, receiver, restart: self?.restart,
       concurrency, timeoutMs, repeat,
@@ -124,15 +168,6 @@ async function receiverFor(manifest: TargetManifest): Promise<WebhookReceiver | 
   } catch {
     console.error(`could not listen on ${manifest.webhookUrl}; cases that need the webhook receiver are unsupported`)
     return undefined
-  }
-}
-
-async function reachable(baseUrl: string): Promise<boolean> {
-  try {
-    await fetch(`${baseUrl}/sessions`, { signal: AbortSignal.timeout(5000) })
-    return true
-  } catch {
-    return false
   }
 }
 

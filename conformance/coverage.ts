@@ -1,10 +1,10 @@
 /**
  * Clause traceability: the spec's clause list (copied into conformance/spec), the exclusions
- * (clauses not observable on the wire, each with its reason) and coverage per section.
+ * (clauses not observable on the wire, each with its reason) and what a run showed per clause.
  */
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import type { Case, Report } from './types.ts'
+import type { Case, CaseResult, Coverage, CoverageCounts } from './types.ts'
 
 export interface Clause { id: string; section: string; kind: string; text: string; testable: boolean }
 
@@ -15,17 +15,46 @@ export const CLAUSES: Clause[] = JSON.parse(readFileSync(CLAUSES_URL, 'utf8'))
 export const CLAUSE_LIST_HASH = createHash('sha256').update(readFileSync(CLAUSES_URL)).digest('hex').slice(0, 16)
 export const EXCLUSIONS: Record<string, string> = JSON.parse(readFileSync(EXCLUSIONS_URL, 'utf8'))
 
-export function coverageOf(cases: Case[]): Report['coverage'] {
-  const cited = new Set(cases.flatMap((c) => c.clauses))
+/** Outcomes that show a clause holds: `non-strict` departs only where the spec is open. */
+const SHOWS = new Set(['pass', 'non-strict'])
+const FAILS = new Set(['fail', 'error', 'flaky'])
+
+/**
+ * What a run showed per testable clause: satisfied (a passing case cites it), failing (not
+ * satisfied, a failing case cites it), unsupported (cited only by cases that did not run), or
+ * uncovered (no case of the run cites it). A baselined failure still counts as failing.
+ */
+export function coverageOf(allCases: Case[], results: CaseResult[]): Coverage {
   const testable = CLAUSES.filter((c) => c.testable && !(c.id in EXCLUSIONS))
-  const bySection: Record<string, { testable: number; covered: number }> = {}
-  for (const clause of testable) {
-    const row = (bySection[clause.section] ??= { testable: 0, covered: 0 })
-    row.testable++
-    if (cited.has(clause.id)) row.covered++
+  const allCited = new Set(allCases.flatMap((c) => c.clauses))
+  const state = new Map<string, 'satisfied' | 'failing' | 'unsupported'>()
+  const rank = { unsupported: 0, failing: 1, satisfied: 2 }
+  for (const r of results) {
+    const s = SHOWS.has(r.outcome) ? 'satisfied' : FAILS.has(r.outcome) ? 'failing' : 'unsupported'
+    for (const id of r.clauses) if (!state.has(id) || rank[s] > rank[state.get(id)!]) state.set(id, s)
   }
-  const uncovered = testable.filter((c) => !cited.has(c.id)).map((c) => c.id)
-  return { testable: testable.length, covered: testable.length - uncovered.length, excluded: Object.keys(EXCLUSIONS).length, uncovered, bySection }
+  const zero = (): CoverageCounts => ({ testable: 0, satisfied: 0, failing: 0, unsupported: 0, uncovered: 0 })
+  const total = zero()
+  const bySection: Record<string, CoverageCounts> = {}
+  const ids = { failing: [] as string[], unsupported: [] as string[], uncovered: [] as string[] }
+  for (const clause of testable) {
+    const row = (bySection[clause.section] ??= zero())
+    const s = state.get(clause.id) ?? 'uncovered'
+    for (const counts of [row, total]) {
+      counts.testable++
+      counts[s]++
+    }
+    if (s !== 'satisfied') ids[s].push(clause.id)
+  }
+  return {
+    ...total,
+    excluded: Object.keys(EXCLUSIONS).length,
+    cited: testable.filter((c) => allCited.has(c.id)).length,
+    failingIds: ids.failing,
+    unsupportedIds: ids.unsupported,
+    uncoveredIds: ids.uncovered,
+    bySection,
+  }
 }
 
 /** Matches --filter: a clause id, a section name, or a substring of the case id or title. */

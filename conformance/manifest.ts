@@ -1,19 +1,51 @@
-/** Loads and checks a target manifest; a bad one is a usage error (exit 2), never a crash. */
+/**
+ * Loads and checks a target manifest against its schema (target/manifest-schema.ts). A bad one is a
+ * usage error (exit 2) with one line per problem, and an unknown name gets a "did you mean".
+ */
 import { readFile } from 'node:fs/promises'
-import type { TargetManifest } from './types.ts'
+import type { z } from 'zod'
+import { closest } from './harness/did-you-mean.ts'
+import { manifestSchema, type TargetManifest } from './target/manifest-schema.ts'
 
 export class ManifestError extends Error {}
 
 export function checkManifest(value: unknown, source: string): TargetManifest {
-  if (typeof value !== 'object' || value === null) throw new ManifestError(`${source}: a manifest must be a JSON object`)
-  const m = value as Partial<TargetManifest>
-  if (typeof m.baseUrl !== 'string' || !/^https?:\/\//.test(m.baseUrl)) throw new ManifestError(`${source}: baseUrl must be an http(s) URL`)
-  if (typeof m.tokens !== 'object' || m.tokens === null) throw new ManifestError(`${source}: tokens must be an object of principal → bearer token`)
-  for (const [who, token] of Object.entries(m.tokens)) if (typeof token !== 'string') throw new ManifestError(`${source}: tokens.${who} must be a string`)
-  if (m.profiles !== undefined && (typeof m.profiles !== 'object' || m.profiles === null)) throw new ManifestError(`${source}: profiles must be an object`)
-  if (m.features !== undefined && !Array.isArray(m.features)) throw new ManifestError(`${source}: features must be an array of strings`)
+  const parsed = manifestSchema.safeParse(value)
+  if (!parsed.success) throw new ManifestError(parsed.error.issues.map((issue) => `${source}: ${describe(issue, value)}`).join('\n'))
+  const m = parsed.data
+  const both = m.features.filter((f) => m.absent.includes(f))
+  if (both.length) throw new ManifestError(`${source}: ${both.join(', ')} listed in both features and absent`)
   checkEngineRoles(m, source)
-  return { ...m, baseUrl: m.baseUrl.replace(/\/$/, ''), profiles: m.profiles ?? {}, features: m.features ?? [] } as TargetManifest
+  return { ...m, baseUrl: m.baseUrl.replace(/\/$/, '') }
+}
+
+function describe(issue: z.core.$ZodIssue, root: unknown): string {
+  const path = issue.path.map(String).join('.') || '(manifest)'
+  if (issue.code === 'unrecognized_keys') {
+    const known = knownKeys(issue.path)
+    return issue.keys.map((key) => `unknown field ${[...issue.path, key].join('.')}${hint(key, known)}`).join('; ')
+  }
+  if (issue.code === 'invalid_value' && issue.values) {
+    const got = issue.path.reduce<any>((v, k) => v?.[k as string], root)
+    return `${path}: unknown value ${JSON.stringify(got)}${hint(String(got), issue.values.map(String))}`
+  }
+  return `${path}: ${issue.message}`
+}
+
+function hint(word: string, options: string[]): string {
+  const best = closest(word, options)
+  return best ? ` (did you mean '${best}'?)` : ''
+}
+
+/** The field names allowed at a path of the manifest (for "did you mean" on an unknown one). */
+function knownKeys(path: PropertyKey[]): string[] {
+  let schema: any = manifestSchema
+  for (const key of path) {
+    while (schema?.def?.innerType) schema = schema.def.innerType
+    schema = schema?.shape?.[key as string]
+  }
+  while (schema?.def?.innerType) schema = schema.def.innerType
+  return Object.keys(schema?.shape ?? {})
 }
 
 /**
@@ -23,7 +55,7 @@ export function checkManifest(value: unknown, source: string): TargetManifest {
  */
 const ENGINE_ROLES = ['cli_secondary'] as const
 
-function checkEngineRoles(m: Partial<TargetManifest>, source: string): void {
+function checkEngineRoles(m: Pick<TargetManifest, 'features' | 'profiles'>, source: string): void {
   for (const role of ENGINE_ROLES) {
     if (m.features?.includes(role) && typeof m.profiles?.[role] !== 'string') throw new ManifestError(`${source}: feature ${role} needs profiles.${role}`)
   }
@@ -45,7 +77,10 @@ export async function loadManifest(path: string): Promise<TargetManifest> {
   return checkManifest(value, path)
 }
 
-/** A manifest for `--url --token`: only the operator, no features, so other cases are unsupported. */
+/**
+ * A manifest for `--url --token`: only the operator, and no feature either way (silence is
+ * "unknown", so cases needing a feature present or absent are `unsupported`).
+ */
 export function urlManifest(baseUrl: string, token: string | undefined, profile?: string): TargetManifest {
   return checkManifest({ baseUrl, tokens: token ? { operator: token } : {}, profiles: profile ? { provider: profile } : {}, features: profile ? ['provider'] : [] }, '--url')
 }

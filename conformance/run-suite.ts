@@ -56,7 +56,7 @@ export async function runSuite(options: SuiteOptions): Promise<Report> {
     seed: options.seed,
     clauseListHash: CLAUSE_LIST_HASH,
     summary: summarise(results),
-    coverage: coverageOf(ALL_CASES),
+    coverage: coverageOf(ALL_CASES, results),
     staleBaseline,
     cases: results,
   }

@@ -6,7 +6,7 @@ import { CaseContext } from './harness/context.ts'
 import { caseSeed } from './harness/random.ts'
 import type { WebhookReceiver } from './harness/webhook-receiver.ts'
 import { WsRefused } from './harness/ws-client.ts'
-import { ClauseViolation, NonStrict, Unsupported, type Case, type CaseResult, type Outcome, type TargetManifest } from './types.ts'
+import { ClauseViolation, NonStrict, Unsupported, type Case, type CaseResult, type TargetManifest } from './types.ts'
 
 export interface RunOptions {
   manifest: TargetManifest
@@ -50,27 +50,51 @@ async function runRepeated(c: Case, options: RunOptions): Promise<CaseResult> {
   return { ...bad, outcome: 'flaky', repeats: outcomes, message: `outcomes differ between repeats (${outcomes.join(', ')}): ${bad.message ?? ''}` }
 }
 
+/** What one requirement asks of the target, in words (`--list`, README). */
+export function describeRequirement(need: string): string {
+  const [kind, arg] = need.includes(':') ? [need.slice(0, need.indexOf(':')), need.slice(need.indexOf(':') + 1)] : [need, '']
+  switch (kind) {
+    case 'restart': return 'a target the kit can restart (the self target)'
+    case 'receiver': return 'the kit\'s webhook receiver (the self target, or a manifest webhookUrl on this host)'
+    case 'principal': return `a token for principal ${arg}`
+    case 'timer': return `timer ${arg} in the manifest`
+    case 'profile': return `a '${arg}' profile in the manifest`
+    case 'absent': return `feature ${arg} listed under absent (explicitly not offered)`
+    default: return `feature ${need}`
+  }
+}
+
 export function missingRequirement(c: Case, manifest: TargetManifest, hasReceiver = false, canRestart = false): string | undefined {
+  const features: readonly string[] = manifest.features
+  const absent: readonly string[] = manifest.absent ?? []
   for (const need of c.requires) {
-    if (need === 'restart') {
-      if (!canRestart) return 'needs a target the kit can restart (the self target)'
-      continue
-    }
-    if (need === 'receiver') {
-      if (!hasReceiver) return 'needs the kit\'s webhook receiver (the self target, or a manifest webhookUrl on this host)'
-    } else if (need.startsWith('principal:')) {
-      if (!manifest.tokens[need.slice('principal:'.length) as keyof TargetManifest['tokens']]) return `needs principal ${need.slice(10)}`
-    } else if (need.startsWith('timer:')) {
-      if (typeof manifest.timers?.[need.slice('timer:'.length)] !== 'number') return `needs timer ${need.slice(6)} in the manifest`
-    } else if (need.startsWith('profile:')) {
-      if (!manifest.profiles[need.slice('profile:'.length)]) return `needs a '${need.slice(8)}' profile in the manifest`
-    } else if (need.startsWith('no:')) {
-      if (manifest.features.includes(need.slice(3))) return `applies only without feature ${need.slice(3)}`
-    } else if (!manifest.features.includes(need)) {
-      return `needs feature ${need}`
-    }
+    const arg = need.slice(need.indexOf(':') + 1)
+    let ok: boolean
+    if (need === 'restart') ok = canRestart
+    else if (need === 'receiver') ok = hasReceiver
+    else if (need.startsWith('principal:')) ok = Boolean(manifest.tokens[arg as keyof TargetManifest['tokens']])
+    else if (need.startsWith('timer:')) ok = typeof manifest.timers?.[arg as keyof NonNullable<TargetManifest['timers']>] === 'number'
+    else if (need.startsWith('profile:')) ok = Boolean((manifest.profiles as Record<string, string | undefined>)[arg])
+    // Silence is "unknown": a case about a missing feature runs only when the manifest says absent.
+    else if (need.startsWith('absent:')) ok = absent.includes(arg)
+    else ok = features.includes(need)
+    if (!ok) return `needs ${describeRequirement(need)}`
   }
   return undefined
+}
+
+/**
+ * How long one wait may take: `--timeout-ms`, plus the target's declared turn time (timers.turnMs,
+ * for an engine that retries failed model calls with backoff). No hidden cap.
+ */
+export function waitBudgetMs(manifest: TargetManifest, timeoutMs: number): number {
+  return timeoutMs + (manifest.timers?.turnMs ?? 0)
+}
+
+/** A whole case: a few waits plus the longest timer it may sit out. */
+export function caseBudgetMs(manifest: TargetManifest, timeoutMs: number): number {
+  const timers = Object.values(manifest.timers ?? {}).filter((t): t is number => typeof t === 'number')
+  return 3 * waitBudgetMs(manifest, timeoutMs) + Math.max(0, ...timers)
 }
 
 /**
@@ -82,26 +106,27 @@ async function runOnce(c: Case, options: RunOptions, attempt = 0): Promise<CaseR
   const base = { id: c.id, title: c.title, section: c.section, clauses: c.clauses }
   const missing = missingRequirement(c, options.manifest, options.receiver !== undefined, options.restart !== undefined)
   if (missing) return { ...base, outcome: 'unsupported', message: missing, durationMs: 0, wireLog: [] }
-  const ctx = new CaseContext(options.manifest, caseSeed(options.seed, attempt ? `${c.id}#${attempt}` : c.id), Math.min(options.timeoutMs, 10_000), options.receiver, options.restart)
-  let outcome: Outcome = 'pass'
-  let message: string | undefined
+  const ctx = new CaseContext(options.manifest, caseSeed(options.seed, attempt ? `${c.id}#${attempt}` : c.id), waitBudgetMs(options.manifest, options.timeoutMs), options.receiver, options.restart)
+  const budget = caseBudgetMs(options.manifest, options.timeoutMs)
+  let verdict: Pick<CaseResult, 'outcome' | 'message' | 'failure'> = { outcome: 'pass' }
   let timer: NodeJS.Timeout | undefined
   try {
     await Promise.race([
       c.run(ctx),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`case timed out after ${options.timeoutMs} ms`)), options.timeoutMs) }),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`case timed out after ${budget} ms`)), budget) }),
     ])
+    if (ctx.nonStrictNotes.length) verdict = { outcome: 'non-strict', message: ctx.nonStrictNotes.join('; ') }
   } catch (err) {
-    ;({ outcome, message } = classify(err))
+    verdict = classify(err)
   } finally {
     clearTimeout(timer)
     await ctx.cleanup()
   }
-  return { ...base, outcome, message, durationMs: Date.now() - started, wireLog: ctx.log.entries }
+  return { ...base, ...verdict, durationMs: Date.now() - started, wireLog: ctx.log.entries }
 }
 
-function classify(err: unknown): { outcome: Outcome; message: string } {
-  if (err instanceof ClauseViolation) return { outcome: 'fail', message: err.message }
+function classify(err: unknown): Pick<CaseResult, 'outcome' | 'message' | 'failure'> {
+  if (err instanceof ClauseViolation) return { outcome: 'fail', message: err.message, failure: { clause: err.clause, expected: err.expected, actual: err.got } }
   if (err instanceof NonStrict) return { outcome: 'non-strict', message: err.message }
   if (err instanceof Unsupported) return { outcome: 'unsupported', message: err.message }
   if (err instanceof WsRefused) return { outcome: 'fail', message: `websocket-framing.1: expected the upgrade to succeed, got HTTP ${err.status} ${err.body.slice(0, 120)}` }

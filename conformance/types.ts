@@ -10,28 +10,9 @@ export type Outcome = (typeof OUTCOMES)[number]
 
 export type Principal = 'operator' | 'tenantA' | 'tenantB' | 'restricted' | 'manager' | 'none'
 
-export interface TargetManifest {
-  baseUrl: string
-  tokens: Partial<Record<Exclude<Principal, 'none'>, string>>
-  /** Profile names by role: provider, providerAlt, cli_primary, … */
-  profiles: Record<string, string>
-  cwdRoot?: string
-  timers?: Record<string, number | null>
-  limits?: { maxBodyBytes?: number; attachmentMaxFileBytes?: number; attachmentMaxSessionBytes?: number; peerMaxMessageChars?: number; peerPerMinute?: number; peerMaxHops?: number }
-  cors?: { allowedOrigin?: string }
-  fallback?: { path: string }
-  policy?: { disableBypassPermissions?: boolean }
-  queue?: { maxConcurrency?: number; dailyTokenLimit?: number }
-  models?: Record<string, string[]>
-  webhookUrl?: string
-  /** A directory below a `.gateway.json` naming `name`, with an icon file (the `project` feature). */
-  project?: { cwd: string; name: string }
-  /** The target's buildRunnerConfig puts `meta[key] = value` on every runner config (the `buildRunnerConfigStamp` feature). */
-  buildRunnerConfigStamp?: { key: string; value: string }
-  /** A gateway of the target started without declared profiles, and the profiles (name → engine) it must detect. */
-  autodetect?: { baseUrl: string; profiles: Record<string, string> }
-  features: string[]
-}
+import type { TargetManifest } from './target/manifest-schema.ts'
+
+export type { TargetManifest }
 
 /** Isolation class: per-session cases run in parallel; global ones run alone (queue limits, sinks, restarts). */
 export type Isolation = 'session' | 'global'
@@ -43,14 +24,21 @@ export interface Case {
   /** Spec section (clauses.json `section`) the case file belongs to. */
   section: string
   clauses: string[]
-  /** Manifest features and principals (`principal:tenantA`) the case needs. */
+  /**
+   * What the target must offer: manifest features, `principal:<who>`, `profile:<role>`,
+   * `timer:<name>`, `receiver`, `restart`, and `absent:<feature>` (the manifest must list the
+   * feature under `absent`; silence is unknown). `--list` prints these in words.
+   */
   requires: string[]
   isolation?: Isolation
   run(ctx: CaseContext): Promise<void>
 }
 
 export interface WireEntry {
+  /** Milliseconds since the case started. */
   at: number
+  /** The principal whose credential the request or socket carried (`none` for no credential). */
+  who?: Principal
   kind: 'request' | 'response' | 'ws-open' | 'ws-refused' | 'ws-in' | 'ws-out' | 'ws-close' | 'webhook' | 'note'
   summary: string
   body?: string
@@ -63,6 +51,8 @@ export interface CaseResult {
   clauses: string[]
   outcome: Outcome
   message?: string
+  /** For a `fail`: the violated clause, what it requires and what came. */
+  failure?: { clause: string; expected: string; actual: string }
   durationMs: number
   wireLog: WireEntry[]
   /** Outcomes per repeat when run with --repeat. */
@@ -89,9 +79,25 @@ export interface Report {
   seed: number
   clauseListHash: string
   summary: Summary
-  coverage: { testable: number; covered: number; excluded: number; uncovered: string[]; bySection: Record<string, { testable: number; covered: number }> }
+  coverage: Coverage
   staleBaseline: string[]
   cases: CaseResult[]
+}
+
+/**
+ * Clause coverage of a run. `satisfied`: cited by at least one passing (or non-strict) case;
+ * `failing`: cited, not satisfied, and cited by a failing case; `unsupported`: cited only by
+ * cases that did not run; `uncovered`: cited by no case of the run.
+ */
+export interface CoverageCounts { testable: number; satisfied: number; failing: number; unsupported: number; uncovered: number }
+export interface Coverage extends CoverageCounts {
+  excluded: number
+  /** Testable clauses cited by any case of the kit (what the coverage test guards). */
+  cited: number
+  failingIds: string[]
+  unsupportedIds: string[]
+  uncoveredIds: string[]
+  bySection: Record<string, CoverageCounts>
 }
 
 /** Thrown by a check: an explicit clause was violated. */
@@ -99,7 +105,6 @@ export class ClauseViolation extends Error {
   readonly clause: string
   readonly expected: string
   readonly got: string
-
   constructor(clause: string, expected: string, got: string) {
     super(`${clause}: expected ${expected}, got ${got}`)
     this.clause = clause

@@ -15,7 +15,6 @@ import { createGatewayServer } from './server/create-server.ts'
 import { createFileSessionStore } from './sessions/stores/file-store.ts'
 import { createMemoryProfileStore } from './host/profile-store.ts'
 import type { SearchHit } from './engines/provider/tools.ts'
-import type { Fault } from './server/options.ts'
 import type { Principal } from './server/principal.ts'
 import type { ProfileConfig } from './protocol/index.ts'
 
@@ -29,7 +28,6 @@ export interface DevGatewayOptions {
   storeDir?: string
   /** Bearer tokens to reuse (a restarted gateway keeps its principals); random when absent. */
   tokens?: TargetManifest['tokens']
-  faults?: Fault[]
   /**
    * The real Claude Code CLI instead of the fake one, against the fake Messages API
    * (fake-engines/model-apis/anthropic-messages) on loopback, with its own HOME and TMPDIR.
@@ -54,7 +52,8 @@ const BRIDGED_TOOLS = { client_eval: { description: 'Evaluate code in the attach
 const PARK_DELAY_MS = 100
 const STAMP = { key: 'builtBy', value: 'dev-gateway' }
 const EXPIRED_GRACE_MS = 500
-const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 20, webhookAttempts: 3, dailyTokenLimit: 40_000 }
+// webhookRetryDelayMs is long enough to stand above local delivery latency, so the kit can see it double.
+const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 150, webhookAttempts: 3, dailyTokenLimit: 40_000 }
 
 export const DEV_PROFILES: ProfileConfig[] = [
   { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: { id: 'fake', model: 'fake-small', models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY' }, session: { mcpServers: [] } },
@@ -171,7 +170,6 @@ export async function startDevGateway(options: DevGatewayOptions) {
     allowedConfigDirRoots: [cwdRoot],
     disableBypassPermissions: true,
     fallback: devFallback,
-    faults: options.faults,
     queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit, killGraceMs: QUEUE.killGraceMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, maxJobDurationMs: 60_000, maxParkedDurationMs: QUEUE.maxParkedDurationMs,
       retention: { maxAgeMs: QUEUE.retentionMaxAgeMs, sweepIntervalMs: 100 } },
     // The cli_primary adapter's own probe: it starts the (fake) CLI and reads the login it reports.

@@ -32,7 +32,7 @@ export function printSummary(report: Report, reportDir: string, out: NodeJS.Writ
   out.write(`  pass ${s.pass}  fail ${s.fail}  non-strict ${s.nonStrict}  unsupported ${s.unsupported}  error ${s.error}  flaky ${s.flaky}`)
   const baselined = report.cases.filter((r) => r.baselined).length
   out.write(baselined ? `  baselined ${baselined}\n` : '\n')
-  out.write(`  clause coverage: ${c.covered}/${c.testable} testable clauses cited (${c.excluded} excluded as not observable)\n`)
+  out.write(`  clauses satisfied: ${c.satisfied}/${c.testable} testable (shown by a passing case); cited but failing ${c.failing}, cited but unsupported ${c.unsupported}, uncovered ${c.uncovered}; ${c.excluded} excluded as not observable\n`)
   for (const r of report.cases.filter((x) => ['fail', 'error', 'flaky'].includes(x.outcome) && !x.baselined)) out.write(`  ${MARK[r.outcome]} ${r.id}: ${r.message}\n`)
   for (const id of report.staleBaseline) out.write(`  stale baseline entry (now passes): ${id}\n`)
   out.write(`reports: ${reportDir}\n`)

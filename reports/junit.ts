@@ -1,35 +1,68 @@
-/** JUnit XML: one testcase per case, failures with messages, unsupported as skipped. */
-import type { Report } from '../conformance/types.ts'
+/**
+ * JUnit XML by convention, valid against both the Jenkins (Surefire) model and the Ant schema
+ * (reports/junit-jenkins.xsd, reports/junit-ant.xsd): one testsuite per spec section, one testcase
+ * per case with `name` = case id (a title edit never renames a test in CI history) and
+ * `classname` = section. fail/flaky → failure, error → error, each with the message and a wire
+ * log excerpt; unsupported and baselined known failures → skipped with the reason; non-strict
+ * passes, with its note in the suite's system-out (Ant allows no output inside a testcase).
+ */
+import type { CaseResult, Report } from '../conformance/types.ts'
 
-export function renderJunit(report: Report): string {
-  const failures = report.cases.filter((c) => c.outcome === 'fail' || c.outcome === 'flaky').length
-  const errors = report.cases.filter((c) => c.outcome === 'error').length
-  const skipped = report.cases.filter((c) => c.outcome === 'unsupported').length
-  const bySection = new Map<string, typeof report.cases>()
-  for (const c of report.cases) bySection.set(c.section, [...(bySection.get(c.section) ?? []), c])
-  const suites = [...bySection].map(([section, cases]) => {
-    const body = cases.map((c) => {
-      const open = `    <testcase name="${esc(`${c.id}: ${c.title}`)}" classname="conformance.${esc(section)}" time="${(c.durationMs / 1000).toFixed(3)}"`
-      const clauses = `<system-out>${esc(`clauses: ${c.clauses.join(', ')}${c.baselined ? `\nbaselined: ${c.baselined}` : ''}`)}</system-out>`
-      switch (c.outcome) {
-        case 'pass':
-        case 'non-strict':
-          return `${open}>${clauses}</testcase>`
-        case 'unsupported':
-          return `${open}><skipped message="${esc(c.message ?? 'unsupported')}"/>${clauses}</testcase>`
-        case 'error':
-          return `${open}><error message="${esc(c.message ?? '')}" type="error">${esc(c.message ?? '')}</error>${clauses}</testcase>`
-        default:
-          return `${open}><failure message="${esc(c.message ?? '')}" type="${c.outcome}">${esc(c.message ?? '')}</failure>${clauses}</testcase>`
-      }
-    })
-    const count = (o: string) => cases.filter((c) => c.outcome === o).length
-    return `  <testsuite name="${esc(section)}" tests="${cases.length}" failures="${count('fail') + count('flaky')}" errors="${count('error')}" skipped="${count('unsupported')}" time="${(cases.reduce((t, c) => t + c.durationMs, 0) / 1000).toFixed(3)}" timestamp="${report.startedAt.slice(0, 19)}">\n${body.join('\n')}\n  </testsuite>`
-  })
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="gateway-conformance" tests="${report.cases.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${(report.durationMs / 1000).toFixed(3)}">\n${suites.join('\n')}\n</testsuites>\n`
+const EXCERPT_ENTRIES = 30
+
+type Kind = 'passed' | 'failure' | 'error' | 'skipped'
+
+function kindOf(c: CaseResult): Kind {
+  if (c.baselined || c.outcome === 'unsupported') return 'skipped'
+  if (c.outcome === 'fail' || c.outcome === 'flaky') return 'failure'
+  if (c.outcome === 'error') return 'error'
+  return 'passed'
 }
 
-function esc(text: string): string {
+export function wireExcerpt(c: CaseResult, max = EXCERPT_ENTRIES): string {
+  const entries = c.wireLog.slice(-max)
+  const skipped = c.wireLog.length - entries.length
+  const lines = entries.map((w) => `+${w.at}ms ${w.who ? `[${w.who}] ` : ''}${w.kind} ${w.summary}${w.body ? `\n    ${w.body.slice(0, 400)}` : ''}`)
+  return `${skipped ? `(${skipped} earlier entries omitted)\n` : ''}${lines.join('\n')}`
+}
+
+function testcase(c: CaseResult, section: string): string {
+  const open = `    <testcase name="${esc(c.id)}" classname="${esc(section)}" time="${(c.durationMs / 1000).toFixed(3)}"`
+  const message = c.message ?? c.outcome
+  switch (kindOf(c)) {
+    case 'passed':
+      return `${open}/>`
+    case 'skipped':
+      return `${open}>\n      <skipped message="${esc(c.baselined ? `known failure (baseline): ${c.baselined}` : `unsupported: ${message}`)}"/>\n    </testcase>`
+    case 'error':
+      return `${open}>\n      <error message="${esc(message)}" type="error">${esc(`${message}\n\nwire log:\n${wireExcerpt(c)}`)}</error>\n    </testcase>`
+    case 'failure':
+      return `${open}>\n      <failure message="${esc(message)}" type="${c.outcome}">${esc(`${message}\n\nwire log:\n${wireExcerpt(c)}`)}</failure>\n    </testcase>`
+  }
+}
+
+export function renderJunit(report: Report, hostname = 'localhost'): string {
+  const bySection = new Map<string, CaseResult[]>()
+  for (const c of report.cases) bySection.set(c.section, [...(bySection.get(c.section) ?? []), c])
+  const timestamp = report.startedAt.slice(0, 19)
+  const suites = [...bySection].map(([section, cases], id) => {
+    const count = (k: Kind) => cases.filter((c) => kindOf(c) === k).length
+    const notes = cases.filter((c) => c.outcome === 'non-strict').map((c) => `${c.id}: non-strict (passed; the spec is open here and the target departs from protocol 7): ${c.message ?? ''}`)
+    const props = [['baseUrl', report.target.baseUrl], ['seed', String(report.seed)], ['clauseListHash', report.clauseListHash]]
+      .map(([n, v]) => `      <property name="${n}" value="${esc(v ?? '')}"/>`).join('\n')
+    return [
+      `  <testsuite name="${esc(section)}" package="gateway-conformance" id="${id}" timestamp="${timestamp}" hostname="${esc(hostname)}" tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" skipped="${count('skipped')}" time="${(cases.reduce((t, c) => t + c.durationMs, 0) / 1000).toFixed(3)}">`,
+      `    <properties>\n${props}\n    </properties>`,
+      ...cases.map((c) => testcase(c, section)),
+      `    <system-out>${esc(notes.join('\n'))}</system-out>`,
+      '    <system-err></system-err>',
+      '  </testsuite>',
+    ].join('\n')
+  })
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n${suites.join('\n')}\n</testsuites>\n`
+}
+
+function esc(text: string | undefined): string {
   // Control characters are not allowed in XML 1.0 at all, escaped or not.
-  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+  return String(text ?? '').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 }

@@ -1,16 +1,19 @@
 /** Cases for server-wide behaviour: body limits, fallback, basePath, profiles and unconfigured families. */
+import { requireRunningQueue } from './jobs.ts'
 import { Unsupported, type Case } from '../types.ts'
 
 export const serverCases: Case[] = [
   {
-    id: 'limits-body-over-max-413', title: 'a JSON body over maxBodyBytes is refused (413; protocol 7 answered 500)', section: 'limits',
+    id: 'limits-body-over-max-413', title: 'a JSON body over maxBodyBytes is refused (the status is open: 413 as the spec\'s size row, or 500 as protocol 7)', section: 'limits',
     clauses: ['limits.1', 'errors.7', 'server-configuration.15'], requires: [],
     async run(ctx) {
       const limit = ctx.manifest.limits?.maxBodyBytes ?? 1024 * 1024
       const res = await ctx.http('POST', '/sessions', { body: { profile: ctx.manifest.profiles.provider, prompt: 'x'.repeat(limit + 1024) } })
-      ctx.check('limits.1', res.status !== 201, 'the oversized body refused', `HTTP ${res.status}`)
-      ctx.nonStrict(res.status === 413, `a body over maxBodyBytes answered ${res.status}; 413 is the status the spec uses for size caps (protocol 7 answered 500)`)
-      ctx.check('errors.7', typeof res.json?.error === 'string', 'a JSON error body', res.text.slice(0, 120))
+      if (res.status >= 200 && res.status < 300) await ctx.http('DELETE', `/sessions/${res.json?.session?.id}`)
+      ctx.check('limits.1', res.status >= 400, 'the oversized body refused', `HTTP ${res.status}`)
+      // errors.7: "status for body overflow: not shown". Protocol 7 answers 500; 413 follows the
+      // spec's own row for size caps. Only another status departs from both.
+      ctx.noteNonStrict(res.status === 413 || res.status === 500, `a body over maxBodyBytes answered ${res.status}; protocol 7 answers 500 (and the spec's size row 413)`)
     },
   },
   {
@@ -84,7 +87,7 @@ export const serverCases: Case[] = [
   },
   {
     id: 'profiles-management-without-store-404', title: 'profile management without a profileStore is 404', section: 'authentication',
-    clauses: ['authentication.6', 'profiles.2', 'profiles.4', 'profiles.5', 'errors.3'], requires: ['no:profileStore', 'principal:manager'],
+    clauses: ['authentication.6', 'profiles.2', 'profiles.4', 'profiles.5', 'errors.3'], requires: ['absent:profileStore', 'principal:manager'],
     async run(ctx) {
       ctx.errorStatus('authentication.6', await ctx.http('POST', '/profiles', { as: 'manager', body: { name: 'new-one', engine: 'provider' } }), 404)
       ctx.errorStatus('authentication.6', await ctx.http('DELETE', `/profiles/${ctx.profile('provider')}`, { as: 'manager' }), 404)
@@ -92,14 +95,14 @@ export const serverCases: Case[] = [
   },
   {
     id: 'unconfigured-queue-404', title: 'job and queue routes answer 404 without a queue', section: 'jobs-and-queue',
-    clauses: ['jobs-and-queue.1', 'jobs-and-queue.5', 'errors.3'], requires: ['no:queue'],
+    clauses: ['jobs-and-queue.1', 'jobs-and-queue.5', 'errors.3'], requires: ['absent:queue'],
     async run(ctx) {
       for (const path of ['/jobs', '/queue', '/jobs/some-id']) ctx.errorStatus('errors.3', await ctx.http('GET', path), 404)
     },
   },
   {
     id: 'unconfigured-fs-404', title: '/fs routes answer 404 unless host files are configured', section: 'engine-session-stores-and-host-files',
-    clauses: ['engine-session-stores-and-host-files.8', 'errors.3'], requires: ['no:hostFiles'],
+    clauses: ['engine-session-stores-and-host-files.8', 'errors.3'], requires: ['absent:hostFiles'],
     async run(ctx) {
       for (const path of ['/fs/roots', '/fs/list?path=/']) ctx.errorStatus('engine-session-stores-and-host-files.8', await ctx.http('GET', path), 404)
     },
@@ -181,6 +184,7 @@ export const availabilityCases: Case[] = [
       const info = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session
       ctx.equal('server-configuration.10', info?.meta?.[stamp.key], stamp.value, 'the hook\'s stamp on a client session')
       if (!ctx.manifest.features.includes('queue')) return
+      await requireRunningQueue(ctx)
       const res = await ctx.http('POST', '/jobs', { body: { session: { profile: ctx.profile('provider'), prompt: 'hello' } } })
       const jobId = res.json?.job?.id
       let job: any
@@ -189,6 +193,7 @@ export const availabilityCases: Case[] = [
         if (job?.sessionId) break
         await new Promise((r) => setTimeout(r, 25))
       }
+      if (typeof job?.sessionId !== 'string') throw new Unsupported('JobInfo names no sessionId (not a stated field) to read the job session by')
       const jobSession = (await ctx.http('GET', `/sessions/${job?.sessionId}`)).json?.session
       ctx.equal('server-configuration.10', jobSession?.meta?.[stamp.key], stamp.value, 'the hook\'s stamp on a job session')
     },
@@ -197,12 +202,13 @@ export const availabilityCases: Case[] = [
     id: 'profiles-managed-lifecycle', title: 'a manager creates, edits and deletes managed profiles; declared ones are read-only; credential dirs stay in allowedConfigDirRoots', section: 'profiles',
     clauses: ['server-configuration.6', 'server-configuration.7', 'principal.4', 'profile.3', 'errors.4', 'errors.5', 'errors.6'], requires: ['profileStore', 'principal:manager', 'provider'],
     async run(ctx) {
-      const name = `kit-managed-${Math.floor(ctx.random() * 1e9)}`
+      const name = ctx.unique('kit-managed')
       const body = { name, engine: 'provider', provider: { id: 'fake', model: ctx.manifest.models?.provider?.[0] ?? 'fake-small' } }
       ctx.errorStatus('principal.4', await ctx.http('POST', '/profiles', { body }), 403)
       const created = await ctx.http('POST', '/profiles', { as: 'manager', body })
-      // The spec names no status for a created profile; protocol 7 answers 200 (compatibility.ts).
-      ctx.check('server-configuration.6', (created.status === 200 || created.status === 201) && created.json?.profile?.managed === true, '200 with a managed profile', `${created.status} ${created.text.slice(0, 200)}`)
+      // The spec gives no status for POST /profiles ("Created profile"); protocol 7 answers 200.
+      ctx.created('server-configuration.6', created, 200)
+      ctx.check('server-configuration.6', created.json?.profile?.managed === true, 'the created profile, managed: true', created.text.slice(0, 200))
       ctx.onCleanup(() => ctx.http('DELETE', `/profiles/${name}`, { as: 'manager' }))
       ctx.errorStatus('errors.6', await ctx.http('POST', '/profiles', { as: 'manager', body }), 409)
       ctx.errorStatus('errors.4', await ctx.http('POST', '/profiles', { as: 'manager', body: { ...body, name: `${name}-bad`, defaults: { permissionMode: 'acceptEdits' } } }), 400)
@@ -213,7 +219,7 @@ export const availabilityCases: Case[] = [
       ctx.errorStatus('profile.3', await ctx.http('POST', '/profiles', { as: 'manager', body: { name: `${name}-codex`, engine: 'cli_primary', codexHome: '/' } }), 400)
       if (ctx.manifest.cwdRoot) {
         const inside = await ctx.http('POST', '/profiles', { as: 'manager', body: { name: `${name}-cli`, engine: 'cli_primary', configDir: ctx.manifest.cwdRoot } })
-        ctx.check('server-configuration.7', inside.status === 200 || inside.status === 201, 'the profile created (200, or 201)', `HTTP ${inside.status} ${inside.text.slice(0, 200)}`)
+        ctx.created('server-configuration.7', inside, 200)
         await ctx.http('DELETE', `/profiles/${name}-cli`, { as: 'manager' })
       }
       const deleted = await ctx.http('DELETE', `/profiles/${name}`, { as: 'manager' })

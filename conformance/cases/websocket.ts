@@ -29,7 +29,8 @@ export const websocketCases: Case[] = [
       const afterSeq = 2 + Math.floor(ctx.random() * (last - 3))
       const again = await ctx.ws(session.id, { afterSeq })
       await again.waitFor((f) => f.type === 'event' && f.event.seq === last, ctx.deadlineMs, `the replay up to seq ${last}`)
-      ctx.equal('websocket-framing.1', again.frames[0]?.replayingFrom, afterSeq, 'replayingFrom')
+      ctx.check('websocket-framing.1', again.frames[0]?.type === 'attached' && 'replayingFrom' in again.frames[0], 'an attached frame with replayingFrom first', again.frames[0])
+      ctx.noteNonStrict(again.frames[0]?.replayingFrom === afterSeq, `replayingFrom ${again.frames[0]?.replayingFrom} for afterSeq ${afterSeq} (protocol 7 echoes afterSeq; the value is not stated)`)
       const replayed = again.events().map((e) => e.seq)
       ctx.equal('websocket-framing.1', replayed, all.filter((seq) => seq > afterSeq), `seqs replayed after ${afterSeq}`)
     },
@@ -189,9 +190,11 @@ export const websocketCases: Case[] = [
       const { ws } = await ctx.idleSession({ prompt: 'count with me' })
       await ws.waitForEvent('turn_result', ctx.deadlineMs)
       const events = ws.events()
-      ctx.equal('event-and-command-envelope.1', events[0]?.seq, 1, 'the first seq')
+      // "starts at 1, increases monotonically": gaps are allowed, so a gap is never blamed here
+      // (a replay that drops events is the replay clause's business, ws-replay-after-seq).
+      ctx.check('event-and-command-envelope.1', Number.isInteger(events[0]?.seq) && events[0].seq >= 1, 'seq starting at 1', events[0]?.seq)
       events.forEach((e, i) => {
-        if (i) ctx.check('event-and-command-envelope.1', e.seq === events[i - 1].seq + 1, 'seq increasing by one', [events[i - 1].seq, e.seq])
+        if (i) ctx.check('event-and-command-envelope.1', Number.isInteger(e.seq) && e.seq > events[i - 1].seq, 'seq increasing monotonically', [events[i - 1].seq, e.seq])
         ctx.check('event-and-command-envelope.1', Number.isInteger(e.ts) && Math.abs(e.ts - Date.now()) < 3_600_000, 'ts in epoch milliseconds', e.ts)
       })
     },
@@ -216,14 +219,20 @@ export const websocketCases: Case[] = [
     },
   },
   {
-    id: 'ws-system-init-and-capabilities', title: 'a session reports system_init and its model catalog', section: 'events',
+    id: 'ws-system-init-and-capabilities', title: 'system_init and capabilities, when a session emits them, carry apiKeySource and a model list', section: 'events',
     clauses: ['events.2', 'events.4', 'versioning.3'], requires: ['provider'],
     async run(ctx) {
+      // The Events table lists these events but obliges no engine to emit them: their shape is
+      // checked when they come; their absence is only a departure from protocol 7.
       const { ws } = await ctx.idleSession()
-      const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
-      ctx.check('events.2', typeof init.apiKeySource === 'string', 'system_init.apiKeySource a string', init)
-      const caps = await ws.waitForEvent('capabilities', ctx.deadlineMs)
-      ctx.check('events.4', Array.isArray(caps.models), 'capabilities.models an array', caps)
+      ws.send({ type: 'user_message', text: 'hello' })
+      await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      const init = ws.events().find((e) => e.type === 'system_init')
+      const caps = ws.events().find((e) => e.type === 'capabilities')
+      if (init) ctx.check('events.2', typeof init.apiKeySource === 'string', 'system_init.apiKeySource a string', init)
+      if (caps) ctx.check('events.4', Array.isArray(caps.models), 'capabilities.models an array', caps)
+      ctx.noteNonStrict(init !== undefined, 'no system_init by the end of the first turn (protocol 7 emits one when the engine starts)')
+      ctx.noteNonStrict(caps !== undefined, 'no capabilities event by the end of the first turn (protocol 7 emits the model catalog after init)')
     },
   },
 ]

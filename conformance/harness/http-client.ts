@@ -1,5 +1,10 @@
-/** The kit's HTTP client (undici), logging each exchange into the case's wire log. */
-import { Agent, request } from 'undici'
+/**
+ * The kit's HTTP client (undici), logging each exchange into the case's wire log. Each case
+ * brings its own dispatcher (CaseContext), so a target that resets one connection (after an
+ * oversized body, say) never breaks a request of another case.
+ */
+import { request, type Dispatcher } from 'undici'
+import type { Principal } from '../types.ts'
 import type { WireLog } from './wire-log.ts'
 
 export interface HttpAnswer {
@@ -15,9 +20,10 @@ export interface HttpOptions {
   body?: unknown
   raw?: string | Buffer
   headers?: Record<string, string>
+  /** Whose credential this is, for the wire log. */
+  who?: Principal
+  dispatcher?: Dispatcher
 }
-
-const dispatcher = new Agent({ connections: 32, keepAliveTimeout: 4000 })
 
 export async function httpRequest(log: WireLog, method: string, url: string, options: HttpOptions = {}): Promise<HttpAnswer> {
   const headers: Record<string, string> = { ...options.headers }
@@ -27,12 +33,12 @@ export async function httpRequest(log: WireLog, method: string, url: string, opt
     body = JSON.stringify(options.body)
     headers['content-type'] ??= 'application/json'
   }
-  log.add('request', `${method} ${url}`, typeof body === 'string' ? body : body ? `<${body.length} bytes>` : undefined)
-  const res = await request(url, { method: method as 'GET', headers, body, dispatcher })
+  log.add('request', `${method} ${url}`, typeof body === 'string' ? body : body ? `<${body.length} bytes>` : undefined, options.who)
+  const res = await request(url, { method: method as 'GET', headers, body, dispatcher: options.dispatcher })
   const text = await res.body.text()
   const flat: Record<string, string> = {}
   for (const [key, value] of Object.entries(res.headers)) if (value !== undefined) flat[key] = Array.isArray(value) ? value.join(', ') : value
-  log.add('response', `${res.statusCode} ${method} ${new URL(url).pathname}`, text)
+  log.add('response', `${res.statusCode} ${method} ${new URL(url).pathname}`, text, options.who)
   let json: unknown
   try {
     json = text ? JSON.parse(text) : undefined

@@ -17,6 +17,7 @@ export class WebhookReceiver {
   readonly deliveries: Delivery[] = []
   #server: Server
   #scripts = new Map<string, number[]>()
+  #handedOut = new Set<string>()
   url = ''
 
   constructor() {
@@ -46,9 +47,15 @@ export class WebhookReceiver {
     this.#scripts.set(path, [...(this.#scripts.get(path) ?? []), ...statuses])
   }
 
-  /** A path of its own for one case, so concurrent cases never see each other's deliveries. */
+  /**
+   * A path of its own for one case, so concurrent cases never see each other's deliveries. A name
+   * handed out before (the same seed run twice against one receiver) gets a fresh suffix, so a run
+   * never reads the deliveries of the run before it.
+   */
   urlFor(name: string): { url: string; path: string } {
-    const path = `/hook/${encodeURIComponent(name)}`
+    let path = `/hook/${encodeURIComponent(name)}`
+    for (let n = 2; this.#handedOut.has(path); n++) path = `/hook/${encodeURIComponent(name)}~${n}`
+    this.#handedOut.add(path)
     return { url: this.url.replace(/\/hook$/, path), path }
   }
 

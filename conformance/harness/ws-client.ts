@@ -1,11 +1,11 @@
 /** The kit's WebSocket client (`ws`): keeps every frame so cases wait on frames, never on sleeps. */
 import WebSocket from 'ws'
+import type { Principal } from '../types.ts'
 import type { WireLog } from './wire-log.ts'
 
 export class WsRefused extends Error {
   readonly status: number
   readonly body: string
-
   constructor(status: number, body: string) {
     super(`upgrade refused with ${status}`)
     this.status = status
@@ -17,16 +17,17 @@ export class WsClient {
   readonly frames: any[] = []
   #waiters = new Set<() => void>()
   #closed = false
-
   readonly ws: WebSocket
-  private readonly log: WireLog
+  readonly #log: WireLog
+  readonly #who: Principal | undefined
 
-  constructor(ws: WebSocket, log: WireLog) {
+  constructor(ws: WebSocket, log: WireLog, who?: Principal) {
     this.ws = ws
-    this.log = log
+    this.#log = log
+    this.#who = who
     ws.on('message', (data) => {
       const text = data.toString()
-      log.add('ws-in', summarise(text), text)
+      log.add('ws-in', summarise(text), text, who)
       try {
         this.frames.push(JSON.parse(text))
       } catch {
@@ -36,7 +37,7 @@ export class WsClient {
     })
     ws.on('close', (code) => {
       this.#closed = true
-      log.add('ws-close', `closed ${code}`)
+      log.add('ws-close', `closed ${code}`, undefined, who)
       for (const wake of this.#waiters) wake()
     })
   }
@@ -47,7 +48,7 @@ export class WsClient {
 
   send(frame: unknown): void {
     const text = typeof frame === 'string' ? frame : JSON.stringify(frame)
-    this.log.add('ws-out', summarise(text), text)
+    this.#log.add('ws-out', summarise(text), text, this.#who)
     this.ws.send(text)
   }
 
@@ -80,17 +81,17 @@ export class WsClient {
   }
 }
 
-export function openWs(log: WireLog, url: string, token: string | undefined, deadlineMs: number): Promise<WsClient> {
+export function openWs(log: WireLog, url: string, token: string | undefined, deadlineMs: number, who?: Principal): Promise<WsClient> {
   return new Promise((resolve, reject) => {
-    log.add('ws-open', `GET ${url} (upgrade)`)
+    log.add('ws-open', `GET ${url} (upgrade)`, undefined, who)
     const ws = new WebSocket(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, handshakeTimeout: deadlineMs })
-    const client = new WsClient(ws, log) // listening before 'open': the first frames may share its read
+    const client = new WsClient(ws, log, who) // listening before 'open': the first frames may share its read
     ws.once('open', () => resolve(client))
     ws.once('unexpected-response', (_req, res) => {
       let body = ''
       res.on('data', (chunk: Buffer) => { body += chunk.toString() })
       res.on('end', () => {
-        log.add('ws-refused', `${res.statusCode} upgrade refused`, body)
+        log.add('ws-refused', `${res.statusCode} upgrade refused`, body, who)
         reject(new WsRefused(res.statusCode ?? 0, body))
       })
       res.on('error', () => reject(new WsRefused(res.statusCode ?? 0, body)))

@@ -42,12 +42,16 @@ function gatewayCommand(): string[] {
 const STARTUP_MS = 30_000
 
 export interface SelfTargetOptions {
-  faults?: string[]
   parkDelayMs?: number
   /** Run the cli_primary profiles on this real Claude Code CLI (against a fake Messages API) instead of the fake CLI. */
   claudeExecutable?: string
   /** Extra environment for the gateway process (e.g. canary credentials a log scan looks for). */
   env?: Record<string, string>
+  /**
+   * A copy of the project whose `gateway/` to run instead of ours (the mutation runner points this
+   * at a scratch copy holding one mutant; production code carries no fault hooks).
+   */
+  root?: string
 }
 
 export interface SelfTarget {
@@ -64,7 +68,8 @@ export interface SelfTarget {
 }
 
 export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<SelfTarget> {
-  const command = gatewayCommand()
+  // A mutation run points `root` at a scratch copy of the project; it runs that copy's sources.
+  const command = options.root ? ['--import', fileURLToPath(import.meta.resolve('tsx')), join(options.root, 'gateway/bin.ts')] : gatewayCommand()
   const dir = await mkdtemp(join(tmpdir(), 'gateway-self-target-'))
   const manifestPath = join(dir, 'manifest.json')
   const receiver = new WebhookReceiver()
@@ -78,9 +83,8 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
   const spawnGateway = (port: number) => {
     const args = [...command, '--port', String(port), '--manifest', manifestPath, '--webhook-url', webhookUrl,
       '--cwd-root', dir, '--park-delay-ms', String(options.parkDelayMs ?? 200), '--store-dir', join(dir, 'store'), '--tokens-file', join(dir, 'tokens.json')]
-    for (const fault of options.faults ?? []) args.push('--inject-fault', fault)
     if (options.claudeExecutable) args.push('--claude-executable', options.claudeExecutable)
-    const started = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: options.env ? { ...process.env, ...options.env } : process.env })
+    const started = spawn(process.execPath, args, { cwd: options.root ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: options.env ? { ...process.env, ...options.env } : process.env })
     started.stdout!.on('data', (c: Buffer) => { output += c })
     started.stderr!.on('data', (c: Buffer) => { output += c })
     const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)))
@@ -105,7 +109,9 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
     await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
   }
   try {
-    const manifest = await waitForManifest(manifestPath, current.exited, () => output)
+    const written = await waitForManifest(manifestPath, current.exited, () => output)
+    // A scratch gateway of its own: the kit may spend its daily token budget (nobody else shares it).
+    const manifest = { ...written, features: [...written.features, 'spendDailyBudget' as const] }
     const restart = async () => {
       await stopGateway()
       await rm(manifestPath, { force: true })

@@ -78,7 +78,7 @@ beforeAll(async () => {
   server = legacyTarget()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
-  manifest = { baseUrl: `http://127.0.0.1:${port}/v1`, tokens: { operator: 't' }, profiles: { provider: 'default', cli_primary: 'primary' }, cwdRoot: '/tmp', features: ['provider', 'bridge', 'cli_primary'] }
+  manifest = { baseUrl: `http://127.0.0.1:${port}/v1`, tokens: { operator: 't' }, profiles: { provider: 'default', cli_primary: 'primary' }, cwdRoot: '/tmp', features: ['provider', 'bridge', 'cli_primary'], absent: [] }
 })
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 

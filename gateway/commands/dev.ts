@@ -1,14 +1,13 @@
 /**
  * `gateway dev` (and bare options, as before): the development gateway on the fake engines, with
  * bearer tokens for every role the conformance kit needs and an optional target manifest.
- * The test-only switches (`--inject-fault`) live here and never in `gateway serve`.
+ * Its development-only switch (`--claude-executable`) lives here and never in `gateway serve`.
  */
 import { mkdtemp, readFile, rename, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startDevGateway, type DevGatewayOptions } from '../dev-gateway.ts'
-import type { Fault } from '../server/options.ts'
 import { DEV_USAGE, UsageError } from './usage.ts'
 import { attachAccessLog } from '../config/access-log.ts'
 import { logSessionLifecycle } from '../config/lifecycle-log.ts'
@@ -39,7 +38,6 @@ export async function devCommand(args: string[]): Promise<void> {
       'park-delay-ms': { type: 'string' },
       'store-dir': { type: 'string' },
       'tokens-file': { type: 'string' },
-      'inject-fault': { type: 'string', multiple: true },
       'claude-executable': { type: 'string' },
     },
   })
@@ -54,7 +52,6 @@ export async function devCommand(args: string[]): Promise<void> {
     storeDir: values['store-dir'],
     // A restart that must find its sessions again needs the same principals (embedding-rules.15).
     tokens: values['tokens-file'] ? await readTokens(values['tokens-file']) : undefined,
-    faults: (values['inject-fault'] ?? []) as Fault[],
     claudeExecutable: values['claude-executable'],
   }
   const dev = await startDevGateway(options)

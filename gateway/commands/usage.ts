@@ -13,7 +13,7 @@ export const SCHEMA_USAGE = `usage: gateway schema
 Prints the configuration file's JSON Schema (for editors).`
 
 export const DEV_USAGE = `usage: gateway dev [--port 8787] [--host 127.0.0.1] [--manifest file.json] [--cwd-root dir]
-               [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f] [--inject-fault <name> (test-only mutants, see gateway/server/options.ts FAULTS)]
+               [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f]
                [--claude-executable path (the real Claude Code CLI, against the fake Messages API)]
 The development gateway on the fake engines (bare options mean \`dev\`).`
 

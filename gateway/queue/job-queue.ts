@@ -23,8 +23,6 @@ export interface QueueDeps {
   /** Drops a parked session's stored state (parking, a later issue). */
   discardSession?(sessionId: string): void
   now?: () => number
-  /** Test-only mutant: retries without doubling the delay (the kit must notice). */
-  constantRetryDelay?: boolean
 }
 
 export class QueueRefusal extends Error {}
@@ -267,7 +265,7 @@ export class JobQueue {
     }
     const retry = status === 'failed' && current.attempt < current.maxAttempts && !this.#closed
     if (retry) {
-      const delay = (run.record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * (this.#deps.constantRetryDelay ? 1 : 2 ** (current.attempt - 1))
+      const delay = (run.record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * 2 ** (current.attempt - 1)
       const now = this.#now()
       const nextRunAt = now + delay
       const updated = await this.adapter.update(run.id, {

@@ -92,7 +92,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     attachedCount: (id) => hub.count(id),
     rebuild: (record) => factory.rebuild(record),
     // Mutant 'park-never' vetoes every park.
-    onParking: (id, executionId) => (resolved.faults.has('park-never') ? Promise.resolve(false) : context.queue?.onSessionParking(id, executionId) ?? Promise.resolve(true)),
+    onParking: (id, executionId) => (context.queue?.onSessionParking(id, executionId) ?? Promise.resolve(true)),
     beforeResume: (id) => context.queue?.waitForResumeSlot(id) ?? Promise.resolve(),
     onResumed: (id, runner) => void context.queue?.onSessionResumed(id, runner),
     onError,
@@ -107,7 +107,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     createPolicy: {
       catalog,
       // Mutant 'bypass-allowed' forgets the policy here, where every create is checked.
-      disableBypassPermissions: options.disableBypassPermissions === true && !resolved.faults.has('bypass-allowed'),
+      disableBypassPermissions: options.disableBypassPermissions === true,
       cwdRoots: options.allowedCwdRoots?.map(canonicalRoot),
       availability: options.requireAvailableProfile ? availability : undefined,
     },
@@ -154,7 +154,6 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
         return runner
       },
       discardSession: (id) => void registry.remove(id),
-      constantRetryDelay: resolved.faults.has('retry-constant-delay'),
     })
   }
   const principalOf = createAuthenticator(options.authenticate, onError)

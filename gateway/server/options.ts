@@ -58,16 +58,7 @@ export interface GatewayServerOptions {
   health?: import('./health.ts').HealthOptions
   /** Receives failures that are not the caller's fault (engine build/start errors). */
   onError?: (err: unknown, where: string) => void
-  /** Test-only deliberate misbehaviour, used to prove the conformance kit catches it. */
-  faults?: readonly Fault[]
 }
-
-/**
- * The mutant zoo: each fault is one deliberate spec violation, so the kit's own tests can show the
- * cases about it fail (conformance/test/faults.test.ts reports the kill rate). Never for production.
- */
-export const FAULTS = ['scope-403', 'replay-inclusive', 'retry-constant-delay', 'bypass-allowed', 'fs-disclosure-403', 'park-never'] as const
-export type Fault = (typeof FAULTS)[number]
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
@@ -76,7 +67,6 @@ export interface ResolvedOptions {
   maxBodyBytes: number
   profiles: ResolvedProfile[]
   corsOrigins: ReadonlySet<string> | undefined
-  faults: ReadonlySet<Fault>
 }
 
 export function resolveOptions(options: GatewayServerOptions): ResolvedOptions {
@@ -112,7 +102,6 @@ export function resolveOptions(options: GatewayServerOptions): ResolvedOptions {
     maxBodyBytes,
     profiles,
     corsOrigins: options.cors ? new Set(options.cors.origins) : undefined,
-    faults: checkFaults(options.faults ?? []),
   }
 }
 
@@ -121,11 +110,4 @@ function normaliseBasePath(path: string): string {
   const trimmed = path.replace(/\/+$/, '')
   if (trimmed !== '' && !trimmed.startsWith('/')) throw new Error(`createGatewayServer: basePath '${path}' must start with '/'`)
   return trimmed
-}
-
-function checkFaults(faults: readonly string[]): ReadonlySet<Fault> {
-  for (const fault of faults) {
-    if (!(FAULTS as readonly string[]).includes(fault)) throw new Error(`createGatewayServer: unknown fault '${fault}' (known: ${FAULTS.join(', ')})`)
-  }
-  return new Set(faults as Fault[])
 }

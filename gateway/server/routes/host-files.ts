@@ -32,7 +32,7 @@ export async function handleHostFiles(ctx: GatewayContext, req: IncomingMessage,
     case 'list':
       return answer(res, await files.list(query.get('path')))
     case 'read':
-      return answer(res, await files.read(query.get('path')), ctx.resolved.faults.has('fs-disclosure-403'))
+      return answer(res, await files.read(query.get('path')))
     default: {
       const limit = Math.min(Math.max(1, Number(query.get('limit')) || HOST_FILES_DEFAULTS.findLimit), HOST_FILES_DEFAULTS.findMax)
       return answer(res, await files.find(query.get('path'), query.get('q') ?? '', limit))
@@ -40,9 +40,8 @@ export async function handleHostFiles(ctx: GatewayContext, req: IncomingMessage,
   }
 }
 
-function answer(res: ServerResponse, result: unknown, disclose = false): void {
-  // Mutant 'fs-disclosure-403' tells "outside the roots" apart from "absent", leaking what exists.
-  if (result instanceof FileRefusal) return sendRefusal(res, disclose && result.status === 404 ? refuse('forbidden', 'outside the allowed roots') : refusalOf(result))
+function answer(res: ServerResponse, result: unknown): void {
+  if (result instanceof FileRefusal) return sendRefusal(res, refusalOf(result))
   sendJson(res, 200, result)
 }
 

@@ -5,16 +5,12 @@
 import type { Runner } from '../../sessions/runner.ts'
 import type { GatewayContext } from '../context.ts'
 import type { Principal } from '../principal.ts'
-import { refuse, SESSION_NOT_FOUND, type Refusal } from '../refusal.ts'
+import { SESSION_NOT_FOUND, type Refusal } from '../refusal.ts'
 
 export function gateSession(ctx: GatewayContext, principal: Principal, id: string): Runner | Refusal {
   const runner = ctx.registry.get(id)
   if (!runner) return SESSION_NOT_FOUND
   const info = ctx.registry.info(id)
-  if (!info || !ctx.visibility.canSee(principal, info)) {
-    // Test-only fault: proves the conformance kit notices a scope miss that leaks existence.
-    if (ctx.resolved.faults.has('scope-403')) return refuse('forbidden', 'forbidden')
-    return SESSION_NOT_FOUND
-  }
+  if (!info || !ctx.visibility.canSee(principal, info)) return SESSION_NOT_FOUND
   return runner
 }

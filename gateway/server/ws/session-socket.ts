@@ -16,8 +16,6 @@ export function attachClient(ctx: GatewayContext, ws: WebSocket, socket: Duplex,
   const batch = corkedBatch(socket)
   batch()
   ws.send(JSON.stringify({ type: 'attached', protocolVersion: PROTOCOL_VERSION, session: info, replayingFrom: afterSeq }))
-  // Test-only fault: replays the event at afterSeq too, which the kit must catch.
-  const from = ctx.resolved.faults.has('replay-inclusive') ? Math.max(0, afterSeq - 1) : afterSeq
   // Frames waiting behind a write-ahead hold (issue 14), in order; undefined on the fast path.
   let held: FramedEvent[] | undefined
   // A released hold lets its frame through even if nothing became durable (the write failed and was
@@ -45,7 +43,7 @@ export function attachClient(ctx: GatewayContext, ws: WebSocket, socket: Duplex,
     }
     batch()
     ws.send(entry.frame())
-  }, from)
+  }, afterSeq)
   ws.on('message', (data, isBinary) => {
     const text = isBinary ? '' : data.toString()
     const parsed = parseCommand(text)

@@ -1,0 +1,68 @@
+/**
+ * The target manifest's schema (zod), the one place that says which fields, principals, profile
+ * roles, timers and feature names exist. `manifest.schema.json` beside it is generated from this
+ * (`npm run manifest-schema`; a test keeps the two equal) so editors can complete a manifest.
+ * Every object is strict: an unknown field or feature name is an error, never silently ignored.
+ */
+import { z } from 'zod'
+
+/** What a target can offer; a case requiring one the manifest does not list is `unsupported`. */
+export const FEATURES = [
+  'provider', 'cli_primary', 'cli_secondary', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles',
+  'persistence', 'notifications', 'requireAvailableProfile', 'requireApiKey', 'retention', 'project', 'buildRunnerConfigStamp',
+  'autodetect', 'attachments', 'hostFiles', 'hostFilesWrite', 'peers', 'mcp', 'profileStore',
+  /** The target's queue may have its daily token budget spent by the kit (a scratch gateway, not a shared one). */
+  'spendDailyBudget',
+] as const
+export type Feature = (typeof FEATURES)[number]
+
+export const PRINCIPALS = ['operator', 'tenantA', 'tenantB', 'restricted', 'manager'] as const
+
+/** Profile roles and the engine each must run (the preflight checks both). */
+export const PROFILE_ROLES = {
+  provider: 'provider', providerAlt: 'provider', providerMcp: 'provider', providerMcpBroken: 'provider',
+  cli_primary: 'cli_primary', unavailable: 'cli_primary', cliPrimarySubscription: 'cli_primary', cli_secondary: 'cli_secondary',
+} as const
+
+export const TIMERS = [
+  'parkDelayMs', 'expiredGraceMs', 'deferredShortMs', 'approvalTimeoutMs', 'killGraceMs', 'maxParkedDurationMs', 'retentionMaxAgeMs',
+  'webhookRetryDelayMs', 'webhookAttempts', 'notificationRetryDelayMs',
+  /** The longest a target's engine may legitimately take for one turn (model retries with backoff included). */
+  'turnMs',
+] as const
+
+const count = z.number().int().nonnegative()
+const origin = z.string().regex(/^https?:\/\/[^/]+$/, 'an origin (scheme://host[:port], no path)')
+
+export const manifestSchema = z.strictObject({
+  $schema: z.string().optional().describe('The JSON Schema this file follows (for editors).'),
+  baseUrl: z.string().regex(/^https?:\/\//, 'an http(s) URL').describe('The gateway\'s base URL including basePath, e.g. http://127.0.0.1:8787/v1'),
+  tokens: z.strictObject(Object.fromEntries(PRINCIPALS.map((p) => [p, z.string().min(1).optional()])) as Record<(typeof PRINCIPALS)[number], z.ZodOptional<z.ZodString>>)
+    .describe('Bearer tokens by principal: operator (unscoped), tenantA/tenantB (different scopes), restricted (allowedProfiles = the provider profile), manager (canManageProfiles).'),
+  profiles: z.strictObject(Object.fromEntries(Object.keys(PROFILE_ROLES).map((r) => [r, z.string().min(1).optional()])) as Record<keyof typeof PROFILE_ROLES, z.ZodOptional<z.ZodString>>)
+    .default({}).describe('Profile names by role; each must exist on the target with the role\'s engine.'),
+  cwdRoot: z.string().optional().describe('A directory inside the target\'s allowedCwdRoots.'),
+  timers: z.strictObject(Object.fromEntries(TIMERS.map((t) => [t, z.number().nonnegative().nullable().optional()])) as Record<(typeof TIMERS)[number], z.ZodOptional<z.ZodNullable<z.ZodNumber>>>)
+    .optional().describe('The target\'s configured timers, in ms; waits derive from these and --timeout-ms.'),
+  limits: z.strictObject({
+    maxBodyBytes: count.optional(), attachmentMaxFileBytes: count.optional(), attachmentMaxSessionBytes: count.optional(),
+    peerMaxMessageChars: count.optional(), peerPerMinute: count.optional(), peerMaxHops: count.optional(),
+  }).optional(),
+  cors: z.strictObject({ allowedOrigin: origin.optional() }).optional(),
+  fallback: z.strictObject({ path: z.string().startsWith('/') }).optional(),
+  policy: z.strictObject({ disableBypassPermissions: z.boolean().optional() }).optional(),
+  queue: z.strictObject({ maxConcurrency: count.optional(), dailyTokenLimit: count.optional() }).optional(),
+  models: z.record(z.string(), z.array(z.string())).optional().describe('Model catalogs by profile role.'),
+  webhookUrl: z.string().url().optional().describe('Where the target sends notifications; the kit listens there when it is on this host.'),
+  project: z.strictObject({ cwd: z.string(), name: z.string() }).optional(),
+  buildRunnerConfigStamp: z.strictObject({ key: z.string(), value: z.string() }).optional(),
+  autodetect: z.strictObject({ baseUrl: z.string().regex(/^https?:\/\//), profiles: z.record(z.string(), z.string()) }).optional(),
+  features: z.array(z.enum(FEATURES)).default([]).describe('What the target offers. Silence means unknown, never absent.'),
+  absent: z.array(z.enum(FEATURES)).default([]).describe('Features the target explicitly does not offer; only these run the cases that need a feature to be absent.'),
+})
+
+export type TargetManifest = z.infer<typeof manifestSchema>
+
+export function manifestJsonSchema(): unknown {
+  return z.toJSONSchema(manifestSchema, { io: 'input', target: 'draft-2020-12' })
+}
