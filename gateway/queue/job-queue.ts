@@ -139,21 +139,54 @@ export class JobQueue {
     try {
       do {
         this.#pumpAgain = false
+        await this.#reclaimLapsed()
+        const limits = { maxRunning: this.maxConcurrency }
         while (!this.#closed && this.#running.size + this.#reserved.size < this.maxConcurrency) {
           const waiter = this.#resumeWaiters.shift()
           if (waiter) {
+            // A shared adapter counts the whole fleet: wait for a slot freed anywhere (job-status.6).
+            if (this.adapter.resumeParked && !(await this.#tryResume(waiter.jobId, limits))) {
+              this.#resumeWaiters.unshift(waiter)
+              break
+            }
             this.#reserved.add(waiter.jobId)
             waiter.grant()
             continue
           }
           if (await this.#budgetExhausted()) break
-          const claimed = await this.adapter.claimNext(this.#now())
+          const claimed = await this.adapter.claimNext(this.#now(), limits)
           if (!claimed) break
           await this.#start(claimed)
         }
       } while (this.#pumpAgain && !this.#closed)
     } finally {
       this.#pumping = false
+    }
+  }
+
+  async #tryResume(jobId: string, limits: { maxRunning: number }): Promise<boolean> {
+    try {
+      return await this.adapter.resumeParked!(jobId, limits)
+    } catch {
+      return false // the store is unreachable: the next wake-up asks again
+    }
+  }
+
+  /**
+   * A shared adapter hands over jobs whose worker died holding them (its claim lapsed): the
+   * attempt failed, and the retry rules apply to it here, once (job-status.7).
+   */
+  async #reclaimLapsed(): Promise<void> {
+    if (!this.adapter.reclaimExpired || this.#closed) return
+    let lapsed: JobRecord[]
+    try {
+      lapsed = await this.adapter.reclaimExpired(this.#now())
+    } catch {
+      return // housekeeping; the next pump tries again
+    }
+    for (const record of lapsed) {
+      if (this.#running.has(record.info.id) || this.#parked.has(record.info.id)) continue
+      await this.#conclude(record, undefined, 'failed', { error: 'worker lost: the process running this job stopped' }, record.info)
     }
   }
 
@@ -265,23 +298,29 @@ export class JobQueue {
       totalCostUsd: current.usage.totalCostUsd + (usage?.totalCostUsd ?? 0),
       numTurns: current.usage.numTurns + (usage?.numTurns ?? 0),
     }
+    await this.#conclude(run.record, run, status, patch, current, total)
+    void this.pump()
+  }
+
+  /** Retries a failed attempt with a doubling delay while attempts remain; otherwise the job ends (job-status.7-8). */
+  async #conclude(record: JobRecord, run: JobRun | undefined, status: JobStatus, patch: Partial<JobInfo>, current: JobInfo, total = current.usage): Promise<void> {
     const retry = status === 'failed' && current.attempt < current.maxAttempts && !this.#closed
+    const id = current.id
     if (retry) {
-      const delay = (run.record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * (this.#deps.constantRetryDelay ? 1 : 2 ** (current.attempt - 1))
+      const delay = (record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * (this.#deps.constantRetryDelay ? 1 : 2 ** (current.attempt - 1))
       const now = this.#now()
       const nextRunAt = now + delay
-      const updated = await this.adapter.update(run.id, {
+      const updated = await this.adapter.update(id, {
         status: 'queued', attempt: current.attempt + 1, nextRunAt, error: patch.error, usage: total,
         sessionId: undefined, sdkSessionId: undefined, startedAt: undefined, result: undefined, parkedAt: undefined, parkedExecutionId: undefined,
       })
-      if (updated) this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated.info, run, undefined, now)
+      if (updated) this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated.info, run, record.request, now)
       this.#wakeAt(nextRunAt)
     } else {
-      const updated = await this.adapter.update(run.id, { ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() })
-      if (updated) this.#emit({ type: 'job_completed' }, updated.info, run)
+      const updated = await this.adapter.update(id, { ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() })
+      if (updated) this.#emit({ type: 'job_completed' }, updated.info, run, record.request)
       await this.#sweep()
     }
-    void this.pump()
   }
 
   /** Parking asks before it parks a job session; false vetoes (job-status.5). */
@@ -310,13 +349,33 @@ export class JobQueue {
    * Parking calls this before rebuilding a parked job's session: it resolves once a slot is free,
    * so a resume never pushes `running` past maxConcurrency. Sessions of no job resolve at once.
    */
-  waitForResumeSlot(sessionId: string): Promise<void> {
-    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
-    if (!run || this.#closed) return Promise.resolve()
+  async waitForResumeSlot(sessionId: string): Promise<void> {
+    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId) ?? await this.#adoptParked(sessionId)
+    if (!run || this.#closed) return
     return new Promise((grant) => {
       this.#resumeWaiters.push({ jobId: run.id, grant })
       void this.pump()
     })
+  }
+
+  /**
+   * With a shared adapter, a job parked by another process (maybe a dead one) is resumed here
+   * when its park is adopted here: it becomes this process's parked run. Its clocks restart
+   * from the stored parkedAt; the running time of earlier legs stays with the process that ran them.
+   */
+  async #adoptParked(sessionId: string): Promise<JobRun | undefined> {
+    if (!this.adapter.findParkedBySession || this.#closed) return undefined
+    const record = await this.adapter.findParkedBySession(sessionId).catch(() => undefined)
+    if (!record || this.#running.has(record.info.id) || this.#parked.has(record.info.id)) return undefined
+    // Until the rebuilt runner arrives in onSessionResumed only its id is read; close() and
+    // subscribe() on a stand-in are caught or never reached.
+    const standIn = { id: sessionId } as unknown as Runner
+    const run = new JobRun(record, standIn, this.#now())
+    run.parked = true
+    run.adopted = true
+    run.parkedAt = record.info.parkedAt ?? this.#now()
+    this.#parked.set(run.id, run)
+    return run
   }
 
   /** A rebuilt session takes its slot back and is watched from where it left off (job-status.6). */
@@ -330,6 +389,8 @@ export class JobQueue {
     run.parked = false
     run.runner = runner
     run.legStartedAt = now
+    // An adopted run never saw the events before the park: watch from the rebuilt log's end.
+    if (run.adopted) run.lastSeq = runner.info().lastSeq
     this.#parked.delete(run.id)
     this.#running.set(run.id, run)
     const updated = await this.adapter.update(run.id, { status: 'running', parkedAt: undefined, parkedExecutionId: undefined })
