@@ -54,6 +54,8 @@ export class ParkingManager {
   #configs = new Map<string, RunnerConfig>()
   #watchers = new Map<string, () => void>()
   #resuming = new Map<string, Promise<Runner | undefined>>()
+  /** Parks taken from a shared store for a result that reached this process; rebuilt on wake. */
+  #adopted = new Map<string, StoredSession>()
   #ops = new Map<string, Promise<unknown>>()
   #closed = false
   /** Live writes scheduled but not yet taken: shutdown takes them at once instead of losing them. */
@@ -142,7 +144,9 @@ export class ParkingManager {
   }
 
   async #resume(id: string): Promise<Runner | undefined> {
-    const record = await this.#serial(id, () => this.store.load(id))
+    // A shared store hands a park to one process only; another one that took it first wins.
+    const record = this.#adopted.get(id) ?? await this.#serial(id, () => this.store.adopt?.(id) ?? this.store.load(id))
+    this.#adopted.delete(id)
     if (!record) return undefined
     const current = this.#deps.registry.get(id)
     if (!(current instanceof ParkedSession)) return current
@@ -152,6 +156,8 @@ export class ParkingManager {
       runner = await this.#deps.rebuild(record)
     } catch (err) {
       this.#report(err, 'resume')
+      // An adopted park left the shared store: put it back so a later result can still wake it.
+      if (this.store.adopt && record.kind === 'park') await this.#serial(id, () => this.store.save(record)).catch((e) => this.#report(e, 'resume'))
       throw err
     }
     // A park record is consumed on wake; a live record is refreshed in place by later writes.
@@ -165,7 +171,7 @@ export class ParkingManager {
    * delivery that lost the race with the watchdog answers `applied: false`.
    */
   async submitResult(executionId: string, outcome: ExecutionOutcome): Promise<SubmitOutcome | undefined> {
-    const sessionId = this.#owners.get(executionId)
+    const sessionId = this.#owners.get(executionId) ?? await this.#adoptForeign(executionId)
     if (!sessionId) {
       const settled = this.#settled.get(executionId)
       return settled ? { applied: false, sessionId: settled } : undefined
@@ -180,6 +186,26 @@ export class ParkingManager {
     const applied = runner.settleExecution?.(executionId, outcome) ?? false
     if (applied) this.#forget(executionId)
     return { applied, sessionId }
+  }
+
+  /**
+   * A shared store: the execution belongs to a session another process parked (and may have
+   * died since). Take the park atomically and register it here as a parked row, so the usual
+   * wake-up rebuilds it; when another process took it first, the id is unknown here (404).
+   */
+  async #adoptForeign(executionId: string): Promise<string | undefined> {
+    if (!this.store.findByExecution || !this.store.adopt || this.#closed) return undefined
+    const sessionId = await this.store.findByExecution(executionId)
+    // A parked row here may be stale (this process parked it once; another resumed and re-parked it).
+    const live = () => { const row = this.#deps.registry.get(sessionId!); return row !== undefined && !(row instanceof ParkedSession) }
+    if (!sessionId || live()) return undefined
+    const record = await this.#serial(sessionId, () => this.store.adopt!(sessionId))
+    if (!record || record.kind !== 'park' || live()) return undefined
+    this.#adopted.set(sessionId, record)
+    this.#configs.set(sessionId, record.config)
+    this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
+    for (const e of record.snapshot.executions) this.#track(e.executionId, sessionId, e.toolName, e.expiresAt)
+    return sessionId
   }
 
   /** DELETE (or a close): drop everything, stored state included, so a late result cannot wake it. */
