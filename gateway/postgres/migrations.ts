@@ -46,7 +46,9 @@ const MIGRATIONS: string[] = [
 
   CREATE FUNCTION gateway_jobs_transition() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    IF TG_OP = 'INSERT' OR OLD.status IS DISTINCT FROM NEW.status THEN
+    -- A changed lease owner on a running job is a reclaim: recorded as running -> running.
+    IF TG_OP = 'INSERT' OR OLD.status IS DISTINCT FROM NEW.status
+       OR (NEW.status = 'running' AND OLD.lease_owner IS DISTINCT FROM NEW.lease_owner) THEN
       INSERT INTO gateway_job_history (job_id, from_status, to_status, worker)
         VALUES (NEW.id, CASE WHEN TG_OP = 'INSERT' THEN NULL ELSE OLD.status END, NEW.status, NEW.lease_owner);
       -- New work, or a running slot freed: idle workers elsewhere wake at once.

@@ -340,9 +340,22 @@ export class JobQueue {
     if (updated) run.record.info = updated.info
     this.#emit({ type: 'job_parked', executionId }, run.record.info, run)
     const cap = this.#options.maxParkedDurationMs
-    if (cap !== undefined) run.parkTimer = setTimeout(() => this.#kill(run, `job exceeded max parked duration (${cap}ms)`), Math.max(0, cap - run.parkedMs))
+    if (cap !== undefined) run.parkTimer = setTimeout(() => void this.#parkedTooLong(run, cap), Math.max(0, cap - run.parkedMs))
     void this.pump()
     return true
+  }
+
+  async #parkedTooLong(run: JobRun, cap: number): Promise<void> {
+    // With a shared adapter another process may have adopted the park and be running the job now.
+    if (this.adapter.findParkedBySession) {
+      const stored = await this.adapter.findParkedBySession(run.runner.id).catch(() => run.record)
+      if (stored?.info.id !== run.id) {
+        run.clearTimers()
+        this.#parked.delete(run.id)
+        return
+      }
+    }
+    this.#kill(run, `job exceeded max parked duration (${cap}ms)`)
   }
 
   /**

@@ -6,7 +6,7 @@
  * Every store operation for one session runs in call order, reads included, so a delivery never
  * misses a park being saved and a discard never loses to a save that would resurrect it.
  */
-import type { SessionEvent } from '../protocol/index.ts'
+import type { SessionEvent, SessionInfo } from '../protocol/index.ts'
 import { ParkedSession } from './parked-session.ts'
 import type { SessionRegistry } from './registry.ts'
 import type { ExecutionOutcome, Runner, RunnerConfig } from './runner.ts'
@@ -125,6 +125,21 @@ export class ParkingManager {
   /** The owning session of an execution id this process knows (open or settled). */
   ownerOf(executionId: string): string | undefined {
     return this.#owners.get(executionId) ?? this.#settled.get(executionId)
+  }
+
+  /**
+   * The session an execution result is for, as the route checks visibility on it: known here, or
+   * (shared store) parked by another process, read without taking it.
+   */
+  async sessionOfExecution(executionId: string): Promise<SessionInfo | undefined> {
+    const owner = this.ownerOf(executionId)
+    if (owner) return this.#deps.registry.info(owner)
+    if (!this.store.findByExecution || this.#closed) return undefined
+    const sessionId = await this.store.findByExecution(executionId)
+    if (!sessionId) return undefined
+    const row = this.#deps.registry.get(sessionId)
+    if (row && !(row instanceof ParkedSession)) return row.info()
+    return (await this.#serial(sessionId, () => this.store.load(sessionId)))?.info
   }
 
   isParked(id: string): boolean {
