@@ -35,9 +35,10 @@ export interface QueueAdapter {
   /**
    * Moves a parked job back to `running` for this process, only while fewer than
    * `limits.maxRunning` jobs run fleet-wide (job-status.6: a resume never exceeds maxConcurrency).
-   * False: the fleet is full, ask again when work is released. True also when the job is gone.
+   * `full`: ask again when work is released. `taken`: the job is no longer parked (another
+   * process resumed it first, or it ended): this process must not rebuild its session.
    */
-  resumeParked?(id: string, limits: ClaimLimits): Promise<boolean>
+  resumeParked?(id: string, limits: ClaimLimits): Promise<'resumed' | 'full' | 'taken'>
   /**
    * Running jobs whose claim lapsed (their worker stopped renewing it: it died); each is now
    * claimed by this process, which applies the retry rules to it exactly once.

@@ -40,7 +40,7 @@ export class JobQueue {
   #listeners = new Set<(event: JobEvent) => void>()
   /** Slots promised to parked jobs whose session is being rebuilt; resumes go before new claims. */
   #reserved = new Set<string>()
-  #resumeWaiters: Array<{ jobId: string; grant: () => void }> = []
+  #resumeWaiters: Array<{ jobId: string; grant: (mine: boolean) => void }> = []
   #pumping = false
   #pumpAgain = false
   #closed = false
@@ -145,12 +145,19 @@ export class JobQueue {
           const waiter = this.#resumeWaiters.shift()
           if (waiter) {
             // A shared adapter counts the whole fleet: wait for a slot freed anywhere (job-status.6).
-            if (this.adapter.resumeParked && !(await this.#tryResume(waiter.jobId, limits))) {
+            const outcome = this.adapter.resumeParked ? await this.#tryResume(waiter.jobId, limits) : 'resumed'
+            if (outcome === 'full') {
               this.#resumeWaiters.unshift(waiter)
               break
             }
+            if (outcome === 'taken') {
+              // Another process resumed it first: this process's parked run is stale.
+              this.#dropParked(waiter.jobId)
+              waiter.grant(false)
+              continue
+            }
             this.#reserved.add(waiter.jobId)
-            waiter.grant()
+            waiter.grant(true)
             continue
           }
           if (await this.#budgetExhausted()) break
@@ -164,12 +171,18 @@ export class JobQueue {
     }
   }
 
-  async #tryResume(jobId: string, limits: { maxRunning: number }): Promise<boolean> {
+  async #tryResume(jobId: string, limits: { maxRunning: number }): Promise<'resumed' | 'full' | 'taken'> {
     try {
       return await this.adapter.resumeParked!(jobId, limits)
     } catch {
-      return false // the store is unreachable: the next wake-up asks again
+      return 'full' // the store is unreachable: the next wake-up asks again
     }
+  }
+
+  #dropParked(jobId: string): void {
+    const run = this.#parked.get(jobId)
+    run?.clearTimers()
+    this.#parked.delete(jobId)
   }
 
   /**
@@ -185,7 +198,9 @@ export class JobQueue {
       return // housekeeping; the next pump tries again
     }
     for (const record of lapsed) {
-      if (this.#running.has(record.info.id) || this.#parked.has(record.info.id)) continue
+      if (this.#running.has(record.info.id)) continue
+      // A parked run here is stale: another process resumed the job, then died running it.
+      this.#dropParked(record.info.id)
       await this.#conclude(record, undefined, 'failed', { error: 'worker lost: the process running this job stopped' }, record.info)
     }
   }
@@ -349,11 +364,7 @@ export class JobQueue {
     // With a shared adapter another process may have adopted the park and be running the job now.
     if (this.adapter.findParkedBySession) {
       const stored = await this.adapter.findParkedBySession(run.runner.id).catch(() => run.record)
-      if (stored?.info.id !== run.id) {
-        run.clearTimers()
-        this.#parked.delete(run.id)
-        return
-      }
+      if (stored?.info.id !== run.id) return this.#dropParked(run.id)
     }
     this.#kill(run, `job exceeded max parked duration (${cap}ms)`)
   }
@@ -361,10 +372,11 @@ export class JobQueue {
   /**
    * Parking calls this before rebuilding a parked job's session: it resolves once a slot is free,
    * so a resume never pushes `running` past maxConcurrency. Sessions of no job resolve at once.
+   * False (shared adapter): another process resumed the job first and this one must not rebuild it.
    */
-  async waitForResumeSlot(sessionId: string): Promise<void> {
+  async waitForResumeSlot(sessionId: string): Promise<boolean> {
     const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId) ?? await this.#adoptParked(sessionId)
-    if (!run || this.#closed) return
+    if (!run || this.#closed) return true
     return new Promise((grant) => {
       this.#resumeWaiters.push({ jobId: run.id, grant })
       void this.pump()
@@ -391,10 +403,19 @@ export class JobQueue {
     return run
   }
 
+  /** The parked job's session could not be rebuilt here: the attempt failed (retry rules apply). */
+  async onResumeFailed(sessionId: string, error: string): Promise<void> {
+    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
+    if (run) await this.#finalize(run, 'failed', { error })
+  }
+
   /** A rebuilt session takes its slot back and is watched from where it left off (job-status.6). */
   async onSessionResumed(sessionId: string, runner: Runner): Promise<void> {
     const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
     if (!run || run.finalized) return
+    // An adopted run never saw the events before the park: watch from the rebuilt log's end,
+    // read now, before the result that follows this call starts the turn again.
+    if (run.adopted) run.lastSeq = runner.info().lastSeq
     const now = this.#now()
     this.#reserved.delete(run.id)
     run.parkedMs += now - run.parkedAt
@@ -402,8 +423,6 @@ export class JobQueue {
     run.parked = false
     run.runner = runner
     run.legStartedAt = now
-    // An adopted run never saw the events before the park: watch from the rebuilt log's end.
-    if (run.adopted) run.lastSeq = runner.info().lastSeq
     this.#parked.delete(run.id)
     this.#running.set(run.id, run)
     const updated = await this.adapter.update(run.id, { status: 'running', parkedAt: undefined, parkedExecutionId: undefined })

@@ -54,16 +54,17 @@ describe('PostgresQueueAdapter across processes', () => {
     expect(await workers[2].claimNext(Date.now(), { maxRunning: 5 })).toBeUndefined()
   })
 
-  it('resumes a parked job only while the fleet has a free slot', async () => {
+  it('resumes a parked job in one process only, and only while the fleet has a free slot', async () => {
     const url = await server.createDatabase()
     const [a, b] = await Promise.all([adapter({}, url), adapter({}, url)])
     await a.add(job('p', 'parked'))
     await a.add(job('q'))
     await a.claimNext(Date.now(), { maxRunning: 1 })
-    expect(await b.resumeParked!('p', { maxRunning: 1 })).toBe(false)
+    expect(await b.resumeParked!('p', { maxRunning: 1 })).toBe('full')
     await a.update('q', { status: 'succeeded', finishedAt: 1 })
-    expect(await b.resumeParked!('p', { maxRunning: 1 })).toBe(true)
+    expect(await b.resumeParked!('p', { maxRunning: 1 })).toBe('resumed')
     expect((await a.get('p'))?.info.status).toBe('running')
+    expect(await a.resumeParked!('p', { maxRunning: 5 })).toBe('taken') // exactly one process resumes it
   })
 
   it('lets another worker reclaim a claim whose heartbeat stopped, once', async () => {

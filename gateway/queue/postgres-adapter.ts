@@ -127,10 +127,10 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     resumeParked(id, limits) {
       return serial(() => underClaimLock(async (client) => {
         const { rows } = await client.query<{ status: string }>('SELECT status FROM gateway_jobs WHERE id = $1 FOR UPDATE', [id])
-        if (rows[0]?.status !== 'parked') return true
-        if ((await runningCount(client)) >= limits.maxRunning) return false
+        if (rows[0]?.status !== 'parked') return 'taken' as const
+        if ((await runningCount(client)) >= limits.maxRunning) return 'full' as const
         await client.query(`UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql} WHERE id = $1`, [id, workerId])
-        return true
+        return 'resumed' as const
       }))
     },
 

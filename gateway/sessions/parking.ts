@@ -33,7 +33,10 @@ export interface ParkingDeps {
   rebuild(record: StoredSession): Promise<Runner>
   /** The queue may veto a park, and must hand a resumed job its slot back. */
   onParking?(sessionId: string, executionId: string): Promise<boolean>
-  beforeResume?(sessionId: string): Promise<void>
+  /** Resolves when the session may resume; false: another process took its job first (shared store). */
+  beforeResume?(sessionId: string): Promise<boolean | void>
+  /** A parked session could not be rebuilt here (its job's attempt fails). */
+  onResumeFailed?(sessionId: string, error: string): void
   onResumed?(sessionId: string, runner: Runner): void
   onError(err: unknown, where: string): void
 }
@@ -54,8 +57,8 @@ export class ParkingManager {
   #configs = new Map<string, RunnerConfig>()
   #watchers = new Map<string, () => void>()
   #resuming = new Map<string, Promise<Runner | undefined>>()
-  /** Parks taken from a shared store for a result that reached this process; rebuilt on wake. */
-  #adopted = new Map<string, StoredSession>()
+  /** Parks another process stored, read for a result that reached this process; adopted on wake. */
+  #foreign = new Map<string, StoredSession>()
   #ops = new Map<string, Promise<unknown>>()
   #closed = false
   /** Live writes scheduled but not yet taken: shutdown takes them at once instead of losing them. */
@@ -159,20 +162,27 @@ export class ParkingManager {
   }
 
   async #resume(id: string): Promise<Runner | undefined> {
-    // A shared store hands a park to one process only; another one that took it first wins.
-    const record = this.#adopted.get(id) ?? await this.#serial(id, () => this.store.adopt?.(id) ?? this.store.load(id))
-    this.#adopted.delete(id)
-    if (!record) return undefined
+    const peek = this.#foreign.get(id) ?? await this.#serial(id, () => this.store.load(id))
+    this.#foreign.delete(id)
+    if (!peek) return undefined
     const current = this.#deps.registry.get(id)
     if (!(current instanceof ParkedSession)) return current
-    if (record.kind === 'park') await this.#deps.beforeResume?.(id)
+    // A job's park: its slot first. On a shared adapter that step is also the one atomic decision
+    // of which process resumes the job, taken before the park leaves the store, so a process that
+    // dies from here on leaves a running job with a lapsing claim (retried), never a lost park.
+    if (peek.kind === 'park' && (await this.#deps.beforeResume?.(id)) === false) return undefined
+    // A shared store hands a park to one process only (sessions of no job are decided here).
+    const record = this.store.adopt ? await this.#serial(id, () => this.store.adopt!(id)) : peek
+    if (!record) {
+      this.#deps.onResumeFailed?.(id, 'the parked session was taken by another process')
+      return undefined
+    }
     let runner: Runner
     try {
       runner = await this.#deps.rebuild(record)
     } catch (err) {
       this.#report(err, 'resume')
-      // An adopted park left the shared store: put it back so a later result can still wake it.
-      if (this.store.adopt && record.kind === 'park') await this.#serial(id, () => this.store.save(record)).catch((e) => this.#report(e, 'resume'))
+      this.#deps.onResumeFailed?.(id, `the parked session could not be rebuilt: ${(err as Error).message}`)
       throw err
     }
     // A park record is consumed on wake; a live record is refreshed in place by later writes.
@@ -205,8 +215,8 @@ export class ParkingManager {
 
   /**
    * A shared store: the execution belongs to a session another process parked (and may have
-   * died since). Take the park atomically and register it here as a parked row, so the usual
-   * wake-up rebuilds it; when another process took it first, the id is unknown here (404).
+   * died since). Register it here as a parked row, so the usual wake-up adopts and rebuilds it;
+   * when another process takes it first, the wake-up finds nothing and the id is unknown (404).
    */
   async #adoptForeign(executionId: string): Promise<string | undefined> {
     if (!this.store.findByExecution || !this.store.adopt || this.#closed) return undefined
@@ -214,9 +224,9 @@ export class ParkingManager {
     // A parked row here may be stale (this process parked it once; another resumed and re-parked it).
     const live = () => { const row = this.#deps.registry.get(sessionId!); return row !== undefined && !(row instanceof ParkedSession) }
     if (!sessionId || live()) return undefined
-    const record = await this.#serial(sessionId, () => this.store.adopt!(sessionId))
+    const record = await this.#serial(sessionId, () => this.store.load(sessionId))
     if (!record || record.kind !== 'park' || live()) return undefined
-    this.#adopted.set(sessionId, record)
+    this.#foreign.set(sessionId, record)
     this.#configs.set(sessionId, record.config)
     this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
     for (const e of record.snapshot.executions) this.#track(e.executionId, sessionId, e.toolName, e.expiresAt)

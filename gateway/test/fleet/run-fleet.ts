@@ -49,7 +49,7 @@ const CHILD = fileURLToPath(new URL('./fleet-gateway.ts', import.meta.url))
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled'])
 const SUCCEED = `scenario:${JSON.stringify({ name: 'work', steps: [{ type: 'sleep', ms: 60 }, { type: 'text', text: 'done' }, { type: 'usage', input: 3, output: 2 }] })}`
 
-interface Member { workerId: string; url: string; child: ChildProcess; alive: boolean }
+export interface Member { workerId: string; url: string; child: ChildProcess; alive: boolean }
 
 function jobBody(i: number, hook: string): Record<string, unknown> {
   const webhook = { url: hook }
@@ -60,13 +60,16 @@ function jobBody(i: number, hook: string): Record<string, unknown> {
   }
 }
 
-async function startMember(dbUrl: string, options: FleetGatewayOptions): Promise<Member> {
+export async function startMember(dbUrl: string, options: FleetGatewayOptions): Promise<Member> {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
     env: { ...process.env, DATABASE_URL: dbUrl, FLEET_OPTIONS: JSON.stringify(options) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
-  child.stderr!.on('data', (b) => { stderr = (stderr + b).slice(-4000) })
+  child.stderr!.on('data', (b) => {
+    stderr = (stderr + b).slice(-4000)
+    if (process.env.FLEET_DEBUG) process.stderr.write(b)
+  })
   const line = await new Promise<string>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! })
     rl.once('line', resolve)
@@ -99,6 +102,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
             method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
             body: JSON.stringify({ status: 'ok', output: { type: 'text', value: 'approved' } }),
           })
+          if (process.env.FLEET_DEBUG) console.error(`result ${executionId} -> ${target.workerId}: ${res.status} ${await res.clone().text()}`)
           if (res.status === 200) return
         } catch { /* that process just died: try another */ }
         // 404 until the park is stored (job_parked is sent before the snapshot lands).
@@ -155,6 +159,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         const victim = members.find((m) => m.workerId === holders.rows[0]?.lease_owner && m.alive)
         if (victim) {
           victim.child.kill('SIGKILL')
+          if (process.env.FLEET_DEBUG) console.error(`KILLED ${victim.workerId}`)
           victim.alive = false
           killed = victim
           log(`SIGKILL ${victim.workerId} at ${terminal} terminal jobs`)
@@ -184,6 +189,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
       if (row.to_status === 'running' && row.from_status !== 'running') running++
       if (row.from_status === 'running' && row.to_status !== 'running') running--
       peakRunning = Math.max(peakRunning, running)
+      if (running > maxConcurrency && process.env.FLEET_DEBUG) console.error('OVER', JSON.stringify(history.filter((h) => Number(h.id) <= Number(row.id)).slice(-12)))
       const list = perJob.get(row.job_id) ?? []
       list.push(row)
       perJob.set(row.job_id, list)
