@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { benchCreate, benchList } from './http-bench.ts'
 import { benchMemory } from './memory-bench.ts'
+import { benchQueue } from './queue-bench.ts'
 import { startBenchGateway } from './rig.ts'
 import { meetsTarget, type BenchRow } from './stats.ts'
 import { benchLive, benchReplay } from './ws-bench.ts'
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
     await gw.close()
   }
   await step('(e) memory per idle session', () => benchMemory())
+  await step('(f) PostgreSQL queue claim rate', () => benchQueue())
   await mkdir(OUT_DIR, { recursive: true })
   await writeFile(new URL('latest.json', OUT_DIR), `${JSON.stringify(rows, null, 2)}\n`)
   printTable(rows)
