@@ -126,7 +126,9 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
 
     resumeParked(id, limits) {
       return serial(() => underClaimLock(async (client) => {
-        const { rows } = await client.query<{ status: string }>('SELECT status FROM gateway_jobs WHERE id = $1 FOR UPDATE', [id])
+        const { rows } = await client.query<{ status: string; lease_owner: string | null }>('SELECT status, lease_owner FROM gateway_jobs WHERE id = $1 FOR UPDATE', [id])
+        // Already resumed by this process (an earlier call whose answer was lost): still ours.
+        if (rows[0]?.status === 'running' && rows[0].lease_owner === workerId) return 'resumed' as const
         if (rows[0]?.status !== 'parked') return 'taken' as const
         if ((await runningCount(client)) >= limits.maxRunning) return 'full' as const
         await client.query(`UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql} WHERE id = $1`, [id, workerId])
