@@ -61,6 +61,23 @@ const MIGRATIONS: string[] = [
   CREATE TRIGGER gateway_jobs_transition AFTER INSERT OR UPDATE ON gateway_jobs
     FOR EACH ROW EXECUTE FUNCTION gateway_jobs_transition();
 
+  -- A claim under the fleet-wide limit in one round trip. Inside a function each statement takes
+  -- a fresh snapshot, so the count after the lock sees every claim and release committed before.
+  CREATE FUNCTION gateway_claim(p_now bigint, p_worker text, p_lease_ms double precision, p_max_running integer, p_lock bigint)
+  RETURNS TABLE (info jsonb, request jsonb) LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_advisory_xact_lock(p_lock);
+    IF (SELECT count(*) FROM gateway_jobs j WHERE j.status = 'running') >= p_max_running THEN RETURN; END IF;
+    RETURN QUERY
+      UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"'), lease_owner = p_worker,
+        lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000)
+      WHERE j.id = (
+        SELECT q.id FROM gateway_jobs q
+        WHERE q.status = 'queued' AND (q.next_run_at IS NULL OR q.next_run_at <= p_now)
+        ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT 1
+      ) RETURNING j.info, j.request;
+  END $$;
+
   CREATE TABLE gateway_sessions (
     id text PRIMARY KEY,
     kind text NOT NULL,

@@ -117,10 +117,8 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     claimNext(now, limits?: ClaimLimits) {
       return serial(async () => {
         if (!limits) return record((await pool.query<Row>(claimSql, [now, workerId])).rows[0])
-        return underClaimLock(async (client) => {
-          if ((await runningCount(client)) >= limits.maxRunning) return undefined
-          return record((await client.query<Row>(claimSql, [now, workerId])).rows[0])
-        })
+        const { rows } = await pool.query<Row>('SELECT info, request FROM gateway_claim($1, $2, $3, $4, $5)', [now, workerId, leaseMs, limits.maxRunning, LOCKS.claim])
+        return record(rows[0])
       })
     },
 
