@@ -44,8 +44,8 @@ export interface QueueAdapter {
    * claimed by this process, which applies the retry rules to it exactly once.
    */
   reclaimExpired?(now: number): Promise<JobRecord[]>
-  /** The parked job whose session is `sessionId`, wherever it was parked. */
-  findParkedBySession?(sessionId: string): Promise<JobRecord | undefined>
+  /** The job whose current session is `sessionId` (any status), wherever it runs or was parked. */
+  findJobBySession?(sessionId: string): Promise<JobRecord | undefined>
 }
 
 export interface ClaimLimits {

@@ -362,9 +362,9 @@ export class JobQueue {
 
   async #parkedTooLong(run: JobRun, cap: number): Promise<void> {
     // With a shared adapter another process may have adopted the park and be running the job now.
-    if (this.adapter.findParkedBySession) {
-      const stored = await this.adapter.findParkedBySession(run.runner.id).catch(() => run.record)
-      if (stored?.info.id !== run.id) return this.#dropParked(run.id)
+    if (this.adapter.findJobBySession) {
+      const stored = await this.adapter.findJobBySession(run.runner.id).catch(() => run.record)
+      if (stored?.info.id !== run.id || stored.info.status !== 'parked') return this.#dropParked(run.id)
     }
     this.#kill(run, `job exceeded max parked duration (${cap}ms)`)
   }
@@ -376,6 +376,7 @@ export class JobQueue {
    */
   async waitForResumeSlot(sessionId: string): Promise<boolean> {
     const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId) ?? await this.#adoptParked(sessionId)
+    if (run === 'not-parked') return false
     if (!run || this.#closed) return true
     return new Promise((grant) => {
       this.#resumeWaiters.push({ jobId: run.id, grant })
@@ -388,10 +389,12 @@ export class JobQueue {
    * when its park is adopted here: it becomes this process's parked run. Its clocks restart
    * from the stored parkedAt; the running time of earlier legs stays with the process that ran them.
    */
-  async #adoptParked(sessionId: string): Promise<JobRun | undefined> {
-    if (!this.adapter.findParkedBySession || this.#closed) return undefined
-    const record = await this.adapter.findParkedBySession(sessionId).catch(() => undefined)
-    if (!record || this.#running.has(record.info.id) || this.#parked.has(record.info.id)) return undefined
+  async #adoptParked(sessionId: string): Promise<JobRun | 'not-parked' | undefined> {
+    if (!this.adapter.findJobBySession || this.#closed) return undefined
+    const record = await this.adapter.findJobBySession(sessionId).catch(() => undefined)
+    if (!record) return undefined
+    // The job of this session is no longer parked (another process resumed it): not ours to wake.
+    if (record.info.status !== 'parked' || this.#running.has(record.info.id) || this.#parked.has(record.info.id)) return 'not-parked'
     // Until the rebuilt runner arrives in onSessionResumed only its id is read; close() and
     // subscribe() on a stand-in are caught or never reached.
     const standIn = { id: sessionId } as unknown as Runner

@@ -144,8 +144,8 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
       return rows.map((r) => record(r)!)
     },
 
-    async findParkedBySession(sessionId) {
-      const { rows } = await pool.query<Row>(`SELECT info, request FROM gateway_jobs WHERE session_id = $1 AND status = 'parked'`, [sessionId])
+    async findJobBySession(sessionId) {
+      const { rows } = await pool.query<Row>(`SELECT info, request FROM gateway_jobs WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [sessionId])
       return record(rows[0])
     },
 

@@ -13,7 +13,7 @@ import { until } from './harness.ts'
 
 describe('a fleet of gateway processes on one PostgreSQL', () => {
   it('runs 60 mixed jobs on 4 processes, one SIGKILLed holding claims: one terminal state each, maxConcurrency fleet-wide, webhooks in order', async () => {
-    const report = await runFleet({ jobs: 60, processes: 4, maxConcurrency: 4, leaseMs: 1000, timeoutMs: 60_000 })
+    const report = await runFleet({ jobs: 60, processes: 4, maxConcurrency: 4, leaseMs: 3000, timeoutMs: 60_000 })
     expect(report.violations).toEqual([])
     expect(report.jobs).toBe(60)
     expect(report.killedWorker).toBeDefined()

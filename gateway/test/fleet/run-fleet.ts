@@ -81,7 +81,7 @@ export async function startMember(dbUrl: string, options: FleetGatewayOptions): 
 export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
   const processes = options.processes ?? 4
   const maxConcurrency = options.maxConcurrency ?? 4
-  const leaseMs = options.leaseMs ?? 1000
+  const leaseMs = options.leaseMs ?? 3000
   const log = options.log ?? (() => {})
   const token = randomBytes(12).toString('hex')
   const violations: string[] = []
