@@ -227,7 +227,9 @@ export class JobQueue {
     }
     const run = new JobRun(record, runner, this.#now())
     this.#running.set(run.id, run)
-    const info = await this.adapter.update(run.id, { status: 'running', startedAt: this.#now(), sessionId: runner.id })
+    // No status here: claimNext set `running`, and the session may already be parking, whose
+    // `parked` must not be overwritten by this write landing after it (updates merge per key).
+    const info = await this.adapter.update(run.id, { startedAt: this.#now(), sessionId: runner.id })
     if (info) run.record.info = info.info
     this.#emit({ type: 'job_started' }, run.record.info, run)
     this.#armDuration(run)
@@ -428,7 +430,8 @@ export class JobQueue {
     run.legStartedAt = now
     this.#parked.delete(run.id)
     this.#running.set(run.id, run)
-    const updated = await this.adapter.update(run.id, { status: 'running', parkedAt: undefined, parkedExecutionId: undefined })
+    // A shared adapter moved the job to running atomically in resumeParked; a second status write could land after a new park.
+    const updated = await this.adapter.update(run.id, { ...(this.adapter.resumeParked ? {} : { status: 'running' as const }), parkedAt: undefined, parkedExecutionId: undefined })
     if (updated) run.record.info = updated.info
     this.#emit({ type: 'job_resumed' }, run.record.info, run)
     this.#armDuration(run)

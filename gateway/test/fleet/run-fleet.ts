@@ -54,9 +54,9 @@ export interface Member { workerId: string; url: string; child: ChildProcess; al
 function jobBody(i: number, hook: string): Record<string, unknown> {
   const webhook = { url: hook }
   switch (i % 3) {
-    case 0: return { session: { prompt: SUCCEED }, attempts: 2, retryDelayMs: 100, webhook }
-    case 1: return { session: { prompt: 'scenario:model-error' }, attempts: 2, retryDelayMs: 100, webhook }
-    default: return { session: { prompt: 'scenario:deferred' }, attempts: 2, retryDelayMs: 100, webhook }
+    case 0: return { session: { prompt: SUCCEED }, attempts: 2, retryDelayMs: 1000, webhook }
+    case 1: return { session: { prompt: 'scenario:model-error' }, attempts: 2, retryDelayMs: 1000, webhook }
+    default: return { session: { prompt: 'scenario:deferred' }, attempts: 2, retryDelayMs: 1000, webhook }
   }
 }
 
