@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { benchCreate, benchList } from './http-bench.ts'
 import { benchMemory } from './memory-bench.ts'
 import { benchMemoryReturned } from './memory-return.ts'
+import { benchQueue } from './queue-bench.ts'
 import { startBenchGateway } from './rig.ts'
 import { benchKit, benchStartup } from './startup-bench.ts'
 import { meetsTarget, type BenchRow } from './stats.ts'
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   await step('(e) memory returned after 1,000 sessions are deleted', () => benchMemoryReturned())
   await step('(f) start to listening', () => benchStartup())
   await step('(g) full kit run', () => benchKit())
+  await step('(h) PostgreSQL queue claim rate', () => benchQueue())
   await mkdir(OUT_DIR, { recursive: true })
   await writeFile(new URL('latest.json', OUT_DIR), `${JSON.stringify(rows, null, 2)}\n`)
   printTable(rows)

@@ -12,8 +12,11 @@ export interface JobRecord {
 
 export interface QueueAdapter {
   add(record: JobRecord): Promise<void>
-  /** Atomically moves the oldest queued job whose nextRunAt is unset or ≤ now to `running`. */
-  claimNext(now: number): Promise<JobRecord | undefined>
+  /**
+   * Atomically moves the oldest queued job whose nextRunAt is unset or ≤ now to `running`.
+   * A shared adapter also refuses while `limits.maxRunning` jobs run anywhere in the fleet.
+   */
+  claimNext(now: number, limits?: ClaimLimits): Promise<JobRecord | undefined>
   get(id: string): Promise<JobRecord | undefined>
   /** Oldest first. */
   list(): Promise<JobRecord[]>
@@ -25,6 +28,28 @@ export interface QueueAdapter {
   dailyTokens(dayKey: string): Promise<number>
   /** Another worker added or released work. */
   onWork?(listener: () => void): void
+
+  // Shared adapters (several gateway processes on one store) implement the members below; the
+  // queue uses them when present, so a single-process adapter needs none of them.
+
+  /**
+   * Moves a parked job back to `running` for this process, only while fewer than
+   * `limits.maxRunning` jobs run fleet-wide (job-status.6: a resume never exceeds maxConcurrency).
+   * `full`: ask again when work is released. `taken`: the job is no longer parked (another
+   * process resumed it first, or it ended): this process must not rebuild its session.
+   */
+  resumeParked?(id: string, limits: ClaimLimits): Promise<'resumed' | 'full' | 'taken'>
+  /**
+   * Running jobs whose claim lapsed (their worker stopped renewing it: it died); each is now
+   * claimed by this process, which applies the retry rules to it exactly once.
+   */
+  reclaimExpired?(now: number): Promise<JobRecord[]>
+  /** The job whose current session is `sessionId` (any status), wherever it runs or was parked. */
+  findJobBySession?(sessionId: string): Promise<JobRecord | undefined>
+}
+
+export interface ClaimLimits {
+  maxRunning: number
 }
 
 /** The UTC day a timestamp falls in, as the daily counters are keyed. */

@@ -38,7 +38,7 @@ export class JobQueue {
   #listeners = new Set<(event: JobEvent) => void>()
   /** Slots promised to parked jobs whose session is being rebuilt; resumes go before new claims. */
   #reserved = new Set<string>()
-  #resumeWaiters: Array<{ jobId: string; grant: () => void }> = []
+  #resumeWaiters: Array<{ jobId: string; grant: (mine: boolean) => void }> = []
   #pumping = false
   #pumpAgain = false
   #closed = false
@@ -137,21 +137,69 @@ export class JobQueue {
     try {
       do {
         this.#pumpAgain = false
+        await this.#reclaimLapsed()
+        const limits = { maxRunning: this.maxConcurrency }
         while (!this.#closed && this.#running.size + this.#reserved.size < this.maxConcurrency) {
           const waiter = this.#resumeWaiters.shift()
           if (waiter) {
+            // A shared adapter counts the whole fleet: wait for a slot freed anywhere (job-status.6).
+            const outcome = this.adapter.resumeParked ? await this.#tryResume(waiter.jobId, limits) : 'resumed'
+            if (outcome === 'full') {
+              this.#resumeWaiters.unshift(waiter)
+              break
+            }
+            if (outcome === 'taken') {
+              // Another process resumed it first: this process's parked run is stale.
+              this.#dropParked(waiter.jobId)
+              waiter.grant(false)
+              continue
+            }
             this.#reserved.add(waiter.jobId)
-            waiter.grant()
+            waiter.grant(true)
             continue
           }
           if (await this.#budgetExhausted()) break
-          const claimed = await this.adapter.claimNext(this.#now())
+          const claimed = await this.adapter.claimNext(this.#now(), limits)
           if (!claimed) break
           await this.#start(claimed)
         }
       } while (this.#pumpAgain && !this.#closed)
     } finally {
       this.#pumping = false
+    }
+  }
+
+  async #tryResume(jobId: string, limits: { maxRunning: number }): Promise<'resumed' | 'full' | 'taken'> {
+    try {
+      return await this.adapter.resumeParked!(jobId, limits)
+    } catch {
+      return 'full' // the store is unreachable: the next wake-up asks again
+    }
+  }
+
+  #dropParked(jobId: string): void {
+    const run = this.#parked.get(jobId)
+    run?.clearTimers()
+    this.#parked.delete(jobId)
+  }
+
+  /**
+   * A shared adapter hands over jobs whose worker died holding them (its claim lapsed): the
+   * attempt failed, and the retry rules apply to it here, once (job-status.7).
+   */
+  async #reclaimLapsed(): Promise<void> {
+    if (!this.adapter.reclaimExpired || this.#closed) return
+    let lapsed: JobRecord[]
+    try {
+      lapsed = await this.adapter.reclaimExpired(this.#now())
+    } catch {
+      return // housekeeping; the next pump tries again
+    }
+    for (const record of lapsed) {
+      if (this.#running.has(record.info.id)) continue
+      // A parked run here is stale: another process resumed the job, then died running it.
+      this.#dropParked(record.info.id)
+      await this.#conclude(record, undefined, 'failed', { error: 'worker lost: the process running this job stopped' }, record.info)
     }
   }
 
@@ -177,7 +225,9 @@ export class JobQueue {
     }
     const run = new JobRun(record, runner, this.#now())
     this.#running.set(run.id, run)
-    const info = await this.adapter.update(run.id, { status: 'running', startedAt: this.#now(), sessionId: runner.id })
+    // No status here: claimNext set `running`, and the session may already be parking, whose
+    // `parked` must not be overwritten by this write landing after it (updates merge per key).
+    const info = await this.adapter.update(run.id, { startedAt: this.#now(), sessionId: runner.id })
     if (info) run.record.info = info.info
     this.#emit({ type: 'job_started' }, run.record.info, run)
     this.#armDuration(run)
@@ -263,23 +313,29 @@ export class JobQueue {
       totalCostUsd: current.usage.totalCostUsd + (usage?.totalCostUsd ?? 0),
       numTurns: current.usage.numTurns + (usage?.numTurns ?? 0),
     }
+    await this.#conclude(run.record, run, status, patch, current, total)
+    void this.pump()
+  }
+
+  /** Retries a failed attempt with a doubling delay while attempts remain; otherwise the job ends (job-status.7-8). */
+  async #conclude(record: JobRecord, run: JobRun | undefined, status: JobStatus, patch: Partial<JobInfo>, current: JobInfo, total = current.usage): Promise<void> {
     const retry = status === 'failed' && current.attempt < current.maxAttempts && !this.#closed
+    const id = current.id
     if (retry) {
-      const delay = (run.record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * 2 ** (current.attempt - 1)
+      const delay = (record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * 2 ** (current.attempt - 1)
       const now = this.#now()
       const nextRunAt = now + delay
-      const updated = await this.adapter.update(run.id, {
+      const updated = await this.adapter.update(id, {
         status: 'queued', attempt: current.attempt + 1, nextRunAt, error: patch.error, usage: total,
         sessionId: undefined, sdkSessionId: undefined, startedAt: undefined, result: undefined, parkedAt: undefined, parkedExecutionId: undefined,
       })
-      if (updated) this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated.info, run, undefined, now)
+      if (updated) this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated.info, run, record.request, now)
       this.#wakeAt(nextRunAt)
     } else {
-      const updated = await this.adapter.update(run.id, { ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() })
-      if (updated) this.#emit({ type: 'job_completed' }, updated.info, run)
+      const updated = await this.adapter.update(id, { ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() })
+      if (updated) this.#emit({ type: 'job_completed' }, updated.info, run, record.request)
       await this.#sweep()
     }
-    void this.pump()
   }
 
   /** Parking asks before it parks a job session; false vetoes (job-status.5). */
@@ -299,28 +355,70 @@ export class JobQueue {
     if (updated) run.record.info = updated.info
     this.#emit({ type: 'job_parked', executionId }, run.record.info, run)
     const cap = this.#options.maxParkedDurationMs
-    if (cap !== undefined) run.parkTimer = setTimeout(() => this.#kill(run, `job exceeded max parked duration (${cap}ms)`), Math.max(0, cap - run.parkedMs))
+    if (cap !== undefined) run.parkTimer = setTimeout(() => void this.#parkedTooLong(run, cap), Math.max(0, cap - run.parkedMs))
     void this.pump()
     return true
+  }
+
+  async #parkedTooLong(run: JobRun, cap: number): Promise<void> {
+    // With a shared adapter another process may have adopted the park and be running the job now.
+    if (this.adapter.findJobBySession) {
+      const stored = await this.adapter.findJobBySession(run.runner.id).catch(() => run.record)
+      if (stored?.info.id !== run.id || stored.info.status !== 'parked') return this.#dropParked(run.id)
+    }
+    this.#kill(run, `job exceeded max parked duration (${cap}ms)`)
   }
 
   /**
    * Parking calls this before rebuilding a parked job's session: it resolves once a slot is free,
    * so a resume never pushes `running` past maxConcurrency. Sessions of no job resolve at once.
+   * False (shared adapter): another process resumed the job first and this one must not rebuild it.
    */
-  waitForResumeSlot(sessionId: string): Promise<void> {
-    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
-    if (!run || this.#closed) return Promise.resolve()
+  async waitForResumeSlot(sessionId: string): Promise<boolean> {
+    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId) ?? await this.#adoptParked(sessionId)
+    if (run === 'not-parked') return false
+    if (!run || this.#closed) return true
     return new Promise((grant) => {
       this.#resumeWaiters.push({ jobId: run.id, grant })
       void this.pump()
     })
   }
 
+  /**
+   * With a shared adapter, a job parked by another process (maybe a dead one) is resumed here
+   * when its park is adopted here: it becomes this process's parked run. Its clocks restart
+   * from the stored parkedAt; the running time of earlier legs stays with the process that ran them.
+   */
+  async #adoptParked(sessionId: string): Promise<JobRun | 'not-parked' | undefined> {
+    if (!this.adapter.findJobBySession || this.#closed) return undefined
+    const record = await this.adapter.findJobBySession(sessionId).catch(() => undefined)
+    if (!record) return undefined
+    // The job of this session is no longer parked (another process resumed it): not ours to wake.
+    if (record.info.status !== 'parked' || this.#running.has(record.info.id) || this.#parked.has(record.info.id)) return 'not-parked'
+    // Until the rebuilt runner arrives in onSessionResumed only its id is read; close() and
+    // subscribe() on a stand-in are caught or never reached.
+    const standIn = { id: sessionId } as unknown as Runner
+    const run = new JobRun(record, standIn, this.#now())
+    run.parked = true
+    run.adopted = true
+    run.parkedAt = record.info.parkedAt ?? this.#now()
+    this.#parked.set(run.id, run)
+    return run
+  }
+
+  /** The parked job's session could not be rebuilt here: the attempt failed (retry rules apply). */
+  async onResumeFailed(sessionId: string, error: string): Promise<void> {
+    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
+    if (run) await this.#finalize(run, 'failed', { error })
+  }
+
   /** A rebuilt session takes its slot back and is watched from where it left off (job-status.6). */
   async onSessionResumed(sessionId: string, runner: Runner): Promise<void> {
     const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
     if (!run || run.finalized) return
+    // An adopted run never saw the events before the park: watch from the rebuilt log's end,
+    // read now, before the result that follows this call starts the turn again.
+    if (run.adopted) run.lastSeq = runner.info().lastSeq
     const now = this.#now()
     this.#reserved.delete(run.id)
     run.parkedMs += now - run.parkedAt
@@ -331,7 +429,8 @@ export class JobQueue {
     this.#parked.delete(run.id)
     this.#running.set(run.id, run)
     const executionId = run.record.info.parkedExecutionId
-    const updated = await this.adapter.update(run.id, { status: 'running', parkedAt: undefined, parkedExecutionId: undefined })
+    // A shared adapter moved the job to running atomically in resumeParked; a second status write could land after a new park.
+    const updated = await this.adapter.update(run.id, { ...(this.adapter.resumeParked ? {} : { status: 'running' as const }), parkedAt: undefined, parkedExecutionId: undefined })
     if (updated) run.record.info = updated.info
     // Protocol 7 names the execution the run resumed on, as job_parked does.
     this.#emit(executionId ? { type: 'job_resumed', executionId } : { type: 'job_resumed' }, run.record.info, run)

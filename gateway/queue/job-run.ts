@@ -12,6 +12,8 @@ export class JobRun {
   canceled = false
   finalized = false
   parked = false
+  /** Parked by another process sharing the adapter, resumed here. */
+  adopted = false
   legStartedAt: number
   runningMs = 0
   parkedMs = 0

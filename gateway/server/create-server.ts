@@ -95,6 +95,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     onParking: (id, executionId) => (context.queue?.onSessionParking(id, executionId) ?? Promise.resolve(true)),
     beforeResume: (id) => context.queue?.waitForResumeSlot(id) ?? Promise.resolve(),
     onResumed: (id, runner) => void context.queue?.onSessionResumed(id, runner),
+    onResumeFailed: (id, error) => void context.queue?.onResumeFailed(id, error),
     onError,
   })
   factory.onBuilt((runner, config, open) => parking.watch(runner, config, open))

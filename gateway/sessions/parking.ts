@@ -6,7 +6,7 @@
  * Every store operation for one session runs in call order, reads included, so a delivery never
  * misses a park being saved and a discard never loses to a save that would resurrect it.
  */
-import type { SessionEvent } from '../protocol/index.ts'
+import type { SessionEvent, SessionInfo } from '../protocol/index.ts'
 import { ParkedSession } from './parked-session.ts'
 import type { SessionRegistry } from './registry.ts'
 import type { ExecutionOutcome, Runner, RunnerConfig } from './runner.ts'
@@ -34,7 +34,10 @@ export interface ParkingDeps {
   rebuild(record: StoredSession): Promise<Runner>
   /** The queue may veto a park, and must hand a resumed job its slot back. */
   onParking?(sessionId: string, executionId: string): Promise<boolean>
-  beforeResume?(sessionId: string): Promise<void>
+  /** Resolves when the session may resume; false: another process took its job first (shared store). */
+  beforeResume?(sessionId: string): Promise<boolean | void>
+  /** A parked session could not be rebuilt here (its job's attempt fails). */
+  onResumeFailed?(sessionId: string, error: string): void
   onResumed?(sessionId: string, runner: Runner): void
   onError(err: unknown, where: string): void
 }
@@ -55,6 +58,8 @@ export class ParkingManager {
   #configs = new Map<string, RunnerConfig>()
   #watchers = new Map<string, () => void>()
   #resuming = new Map<string, Promise<Runner | undefined>>()
+  /** Parks another process stored, read for a result that reached this process; adopted on wake. */
+  #foreign = new Map<string, StoredSession>()
   #ops = new Map<string, Promise<unknown>>()
   #closed = false
   /** Live writes scheduled but not yet taken: shutdown takes them at once instead of losing them. */
@@ -148,6 +153,21 @@ export class ParkingManager {
     return this.#owners.get(executionId) ?? this.#settled.get(executionId)
   }
 
+  /**
+   * The session an execution result is for, as the route checks visibility on it: known here, or
+   * (shared store) parked by another process, read without taking it.
+   */
+  async sessionOfExecution(executionId: string): Promise<SessionInfo | undefined> {
+    const owner = this.ownerOf(executionId)
+    if (owner) return this.#deps.registry.info(owner)
+    if (!this.store.findByExecution || this.#closed) return undefined
+    const sessionId = await this.store.findByExecution(executionId)
+    if (!sessionId) return undefined
+    const row = this.#deps.registry.get(sessionId)
+    if (row && !(row instanceof ParkedSession)) return row.info()
+    return (await this.#serial(sessionId, () => this.store.load(sessionId)))?.info
+  }
+
   isParked(id: string): boolean {
     return this.#deps.registry.get(id) instanceof ParkedSession
   }
@@ -165,16 +185,27 @@ export class ParkingManager {
   }
 
   async #resume(id: string): Promise<Runner | undefined> {
-    const record = await this.#serial(id, () => this.store.load(id))
-    if (!record) return undefined
+    const peek = this.#foreign.get(id) ?? await this.#serial(id, () => this.store.load(id))
+    this.#foreign.delete(id)
+    if (!peek) return undefined
     const current = this.#deps.registry.get(id)
     if (!(current instanceof ParkedSession)) return current
-    if (record.kind === 'park') await this.#deps.beforeResume?.(id)
+    // A job's park: its slot first. On a shared adapter that step is also the one atomic decision
+    // of which process resumes the job, taken before the park leaves the store, so a process that
+    // dies from here on leaves a running job with a lapsing claim (retried), never a lost park.
+    if (peek.kind === 'park' && (await this.#deps.beforeResume?.(id)) === false) return undefined
+    // A shared store hands a park to one process only (sessions of no job are decided here).
+    const record = this.store.adopt ? await this.#serial(id, () => this.store.adopt!(id)) : peek
+    if (!record) {
+      this.#deps.onResumeFailed?.(id, 'the parked session was taken by another process')
+      return undefined
+    }
     let runner: Runner
     try {
       runner = await this.#deps.rebuild(withReservedSeqs(record))
     } catch (err) {
       this.#report(err, 'resume')
+      this.#deps.onResumeFailed?.(id, `the parked session could not be rebuilt: ${(err as Error).message}`)
       throw err
     }
     if (record.kind === 'live' && this.#options.persistLive) {
@@ -193,7 +224,7 @@ export class ParkingManager {
    * delivery that lost the race with the watchdog answers `applied: false`.
    */
   async submitResult(executionId: string, outcome: ExecutionOutcome): Promise<SubmitOutcome | undefined> {
-    const sessionId = this.#owners.get(executionId)
+    const sessionId = this.#owners.get(executionId) ?? await this.#adoptForeign(executionId)
     if (!sessionId) {
       const settled = this.#settled.get(executionId)
       return settled ? { applied: false, sessionId: settled } : undefined
@@ -208,6 +239,26 @@ export class ParkingManager {
     const applied = runner.settleExecution?.(executionId, outcome) ?? false
     if (applied) this.#forget(executionId)
     return { applied, sessionId }
+  }
+
+  /**
+   * A shared store: the execution belongs to a session another process parked (and may have
+   * died since). Register it here as a parked row, so the usual wake-up adopts and rebuilds it;
+   * when another process takes it first, the wake-up finds nothing and the id is unknown (404).
+   */
+  async #adoptForeign(executionId: string): Promise<string | undefined> {
+    if (!this.store.findByExecution || !this.store.adopt || this.#closed) return undefined
+    const sessionId = await this.store.findByExecution(executionId)
+    // A parked row here may be stale (this process parked it once; another resumed and re-parked it).
+    const live = () => { const row = this.#deps.registry.get(sessionId!); return row !== undefined && !(row instanceof ParkedSession) }
+    if (!sessionId || live()) return undefined
+    const record = await this.#serial(sessionId, () => this.store.load(sessionId))
+    if (!record || record.kind !== 'park' || live()) return undefined
+    this.#foreign.set(sessionId, record)
+    this.#configs.set(sessionId, record.config)
+    this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
+    for (const e of record.snapshot.executions) this.#track(e.executionId, sessionId, e.toolName, e.expiresAt)
+    return sessionId
   }
 
   /** DELETE (or a close): drop everything, stored state included, so a late result cannot wake it. */

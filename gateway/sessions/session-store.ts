@@ -55,4 +55,15 @@ export interface SessionStore {
   delete(id: string): Promise<void>
   /** Every record, in no particular order. */
   list(): Promise<StoredSession[]>
+
+  // A store shared by several gateway processes implements both members below, so an execution
+  // result reaching any process wakes its parked session there, and in exactly one process.
+
+  /**
+   * Takes the record to rebuild from: a park is removed in the same atomic step (only one caller
+   * ever gets it); a live record is returned and kept. Undefined: gone, or another process took it.
+   */
+  adopt?(id: string): Promise<StoredSession | undefined>
+  /** The session whose stored park has `executionId` among its open executions. */
+  findByExecution?(executionId: string): Promise<string | undefined>
 }

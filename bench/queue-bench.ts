@@ -1,0 +1,92 @@
+/**
+ * (f) Jobs claimed and completed per second on one PostgreSQL, with 1 and 4 worker processes:
+ * PostgresQueueAdapter against graphile-worker doing the same no-op jobs on the same server in
+ * the same run (issue 15). Jobs are inserted first, then every worker is told to start; the clock
+ * runs until the last job is done, read from the database.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import { makeWorkerUtils } from 'graphile-worker'
+import { createPostgresQueueAdapter } from '../gateway/queue/postgres-adapter.ts'
+import { startPostgresServer } from '../gateway/test/postgres-server.ts'
+import { row, type BenchRow } from './stats.ts'
+
+const CHILD = fileURLToPath(new URL('./queue-child.ts', import.meta.url))
+const JOBS = 2000
+
+async function workers(kind: 'ours' | 'graphile', url: string, count: number): Promise<ChildProcess[]> {
+  return Promise.all(Array.from({ length: count }, async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, kind, url], { stdio: ['pipe', 'pipe', 'inherit'] })
+    await new Promise<void>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).once('line', () => resolve())
+      child.once('exit', (code) => reject(new Error(`${kind} worker exited ${code} before it was ready`)))
+    })
+    return child
+  }))
+}
+
+async function timeUntilDone(db: pg.Client, remainingSql: string, children: ChildProcess[]): Promise<number> {
+  const started = performance.now()
+  for (const child of children) child.stdin!.write('go\n')
+  for (;;) {
+    const { rows } = await db.query<{ n: string }>(remainingSql)
+    if (Number(rows[0].n) === 0) break
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  const ms = performance.now() - started
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+  return ms
+}
+
+async function ours(url: string, processes: number): Promise<number> {
+  const setup = await createPostgresQueueAdapter({ url }) // migrates
+  await setup.close()
+  const children = await workers('ours', url, processes)
+  const db = new pg.Client({ connectionString: url })
+  await db.connect()
+  try {
+    const info = (id: string) => ({ id, status: 'queued', cwd: '', prompt: 'noop', createdAt: Date.now(), attempt: 1, maxAttempts: 1, usage: { tokens: 0, totalCostUsd: 0, numTurns: 0 } })
+    const ids = Array.from({ length: JOBS }, () => randomUUID())
+    await db.query(`INSERT INTO gateway_jobs (id, info, request) SELECT id, info, '{"session":{"prompt":"noop"}}'::jsonb FROM unnest($1::text[], $2::jsonb[]) AS t(id, info)`,
+      [ids, ids.map((id) => JSON.stringify(info(id)))])
+    const ms = await timeUntilDone(db, `SELECT count(*) AS n FROM gateway_jobs WHERE status <> 'succeeded'`, children)
+    return (JOBS / ms) * 1000
+  } finally {
+    await db.end()
+  }
+}
+
+async function graphile(url: string, processes: number): Promise<number> {
+  const utils = await makeWorkerUtils({ connectionString: url })
+  await utils.migrate()
+  const children = await workers('graphile', url, processes)
+  const db = new pg.Client({ connectionString: url })
+  await db.connect()
+  try {
+    await utils.addJobs(Array.from({ length: JOBS }, (_, i) => ({ identifier: 'noop', payload: { i } })))
+    const ms = await timeUntilDone(db, 'SELECT count(*) AS n FROM graphile_worker.jobs', children)
+    return (JOBS / ms) * 1000
+  } finally {
+    await db.end()
+    await utils.release()
+  }
+}
+
+export async function benchQueue(): Promise<BenchRow[]> {
+  const server = await startPostgresServer()
+  try {
+    const rows: BenchRow[] = []
+    for (const processes of [1, 4]) {
+      // Each side on a fresh database of the same server, graphile-worker first then ours.
+      const baseline = await graphile(await server.createDatabase(), processes)
+      const value = await ours(await server.createDatabase(), processes)
+      rows.push(row(`PostgreSQL queue: jobs claimed+completed/s, ${processes} process${processes > 1 ? 'es' : ''}`, 'jobs/s', value, baseline, 'higher', 1))
+    }
+    return rows
+  } finally {
+    await server.stop()
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * One worker process of the queue claim-rate bench: `ours` claims through PostgresQueueAdapter
+ * (with the fleet-wide limit, as the JobQueue claims) and completes each job at once; `graphile`
+ * runs graphile-worker with a no-op task. Both one job at a time per process. Prints `ready`,
+ * starts on a `go` line on stdin; `ours` exits when the queue is empty.
+ */
+import { createInterface } from 'node:readline'
+import { run, Logger } from 'graphile-worker'
+import { createPostgresQueueAdapter } from '../gateway/queue/postgres-adapter.ts'
+
+const [kind, url] = process.argv.slice(2)
+const go = new Promise<void>((resolve) => createInterface({ input: process.stdin }).once('line', () => resolve()))
+
+if (kind === 'ours') {
+  const adapter = await createPostgresQueueAdapter({ url, poolSize: 2 })
+  process.stdout.write('ready\n')
+  await go
+  for (;;) {
+    const job = await adapter.claimNext(Date.now(), { maxRunning: 1_000_000 })
+    if (!job) break
+    await adapter.update(job.info.id, { status: 'succeeded', finishedAt: Date.now() })
+  }
+  await adapter.close()
+  process.exit(0)
+} else {
+  process.stdout.write('ready\n')
+  await go
+  const runner = await run({
+    connectionString: url, concurrency: 1, noHandleSignals: true, pollInterval: 100, maxPoolSize: 2,
+    logger: new Logger(() => () => {}),
+    taskList: { noop: async () => {} },
+  })
+  await runner.promise
+}

@@ -1,0 +1,119 @@
+/**
+ * The queue's and session store's schema, as numbered migrations applied at startup. Idempotent
+ * and safe when several processes start together: one transaction holds an advisory lock, reads
+ * the applied version, and applies only the missing steps.
+ */
+import type pg from 'pg'
+
+/** Advisory lock keys (any fixed bigint: they only need to differ from each other). */
+export const LOCKS = { migrate: 7_150_001, claim: 7_150_002 } as const
+
+/** Channel notified when work appears or a running slot frees (onWork). */
+export const WORK_CHANNEL = 'gateway_queue_work'
+
+const MIGRATIONS: string[] = [
+  // 1: jobs, daily counters, transition history, parked/live sessions.
+  `
+  CREATE TABLE gateway_jobs (
+    id text PRIMARY KEY,
+    seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+    info jsonb NOT NULL,
+    request jsonb NOT NULL,
+    status text GENERATED ALWAYS AS (info->>'status') STORED,
+    next_run_at bigint GENERATED ALWAYS AS (round((info->>'nextRunAt')::numeric)::bigint) STORED,
+    finished_at bigint GENERATED ALWAYS AS (round((info->>'finishedAt')::numeric)::bigint) STORED,
+    session_id text GENERATED ALWAYS AS (info->>'sessionId') STORED,
+    lease_owner text,
+    lease_until timestamptz
+  );
+  CREATE INDEX gateway_jobs_queued ON gateway_jobs (seq) WHERE status = 'queued';
+  CREATE INDEX gateway_jobs_running ON gateway_jobs (lease_until) WHERE status = 'running';
+  CREATE INDEX gateway_jobs_session ON gateway_jobs (session_id) WHERE session_id IS NOT NULL;
+
+  CREATE TABLE gateway_daily_tokens (day text PRIMARY KEY, tokens bigint NOT NULL);
+
+  -- Every status transition, written by the database itself: the audit an operator (and the
+  -- multi-process test) reads to see how many jobs ran at once across the whole fleet.
+  CREATE TABLE gateway_job_history (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    job_id text NOT NULL REFERENCES gateway_jobs (id) ON DELETE CASCADE,
+    from_status text,
+    to_status text NOT NULL,
+    worker text,
+    at timestamptz NOT NULL DEFAULT clock_timestamp()
+  );
+  CREATE INDEX gateway_job_history_job ON gateway_job_history (job_id);
+
+  CREATE FUNCTION gateway_jobs_transition() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    -- A changed lease owner on a running job is a reclaim: recorded as running -> running.
+    IF TG_OP = 'INSERT' OR OLD.status IS DISTINCT FROM NEW.status
+       OR (NEW.status = 'running' AND OLD.lease_owner IS DISTINCT FROM NEW.lease_owner) THEN
+      INSERT INTO gateway_job_history (job_id, from_status, to_status, worker)
+        VALUES (NEW.id, CASE WHEN TG_OP = 'INSERT' THEN NULL ELSE OLD.status END, NEW.status, NEW.lease_owner);
+      -- New work, or a running slot freed: idle workers elsewhere wake at once.
+      IF NEW.status = 'queued' OR (TG_OP = 'UPDATE' AND OLD.status = 'running') THEN
+        PERFORM pg_notify('${WORK_CHANNEL}', '');
+      END IF;
+    END IF;
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER gateway_jobs_transition AFTER INSERT OR UPDATE ON gateway_jobs
+    FOR EACH ROW EXECUTE FUNCTION gateway_jobs_transition();
+
+  -- A claim under the fleet-wide limit in one round trip. Inside a function each statement takes
+  -- a fresh snapshot, so the count after the lock sees every claim and release committed before.
+  CREATE FUNCTION gateway_claim(p_now bigint, p_worker text, p_lease_ms double precision, p_max_running integer, p_lock bigint)
+  RETURNS TABLE (info jsonb, request jsonb) LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_advisory_xact_lock(p_lock);
+    IF (SELECT count(*) FROM gateway_jobs j WHERE j.status = 'running') >= p_max_running THEN RETURN; END IF;
+    RETURN QUERY
+      UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"'), lease_owner = p_worker,
+        lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000)
+      WHERE j.id = (
+        SELECT q.id FROM gateway_jobs q
+        WHERE q.status = 'queued' AND (q.next_run_at IS NULL OR q.next_run_at <= p_now)
+        ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT 1
+      ) RETURNING j.info, j.request;
+  END $$;
+
+  CREATE TABLE gateway_sessions (
+    id text PRIMARY KEY,
+    kind text NOT NULL,
+    record jsonb NOT NULL,
+    saved_at timestamptz NOT NULL DEFAULT now()
+  );
+  -- An execution result may reach any process: it finds the parked session owning the id here.
+  CREATE TABLE gateway_session_executions (
+    execution_id text PRIMARY KEY,
+    session_id text NOT NULL REFERENCES gateway_sessions (id) ON DELETE CASCADE
+  );
+  CREATE INDEX gateway_session_executions_session ON gateway_session_executions (session_id);
+  `,
+]
+
+export const SCHEMA_VERSION = MIGRATIONS.length
+
+/** Brings the database to SCHEMA_VERSION; concurrent callers wait on the lock and then find nothing to do. */
+export async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect()
+  try {
+    await client.query('BEGIN')
+    await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.migrate])
+    await client.query('CREATE TABLE IF NOT EXISTS gateway_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())')
+    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM gateway_schema_version')
+    const current = rows[0]?.v ?? 0
+    if (current > SCHEMA_VERSION) throw new Error(`database schema version ${current} is newer than this gateway's (${SCHEMA_VERSION})`)
+    for (let v = current + 1; v <= SCHEMA_VERSION; v++) {
+      await client.query(MIGRATIONS[v - 1])
+      await client.query('INSERT INTO gateway_schema_version (version) VALUES ($1)', [v])
+    }
+    await client.query('COMMIT')
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined)
+    throw err
+  } finally {
+    client.release()
+  }
+}

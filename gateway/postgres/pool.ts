@@ -1,0 +1,33 @@
+/** One connection pool per database URL option, migrated once before first use. */
+import pg from 'pg'
+import { migrate } from './migrations.ts'
+
+export interface PostgresConnectionOptions {
+  /**
+   * `postgres://user@host:port/db`. The operator layer takes it from an environment variable,
+   * so no credential sits in a configuration file; it is never logged or echoed.
+   */
+  url: string
+  /** Connections in the pool (default 10). */
+  poolSize?: number
+  /** Idle-connection errors (the server restarted, the network dropped); default: ignored, the pool reconnects. */
+  onError?: (err: Error) => void
+}
+
+export async function openPool(options: PostgresConnectionOptions): Promise<pg.Pool> {
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 })
+  // An idle client's error would otherwise be an unhandled 'error' event and crash the process.
+  pool.on('error', (err) => options.onError?.(err))
+  try {
+    await migrate(pool)
+  } catch (err) {
+    await pool.end().catch(() => undefined)
+    throw new Error(`PostgreSQL migration failed: ${redact((err as Error).message, options.url)}`)
+  }
+  return pool
+}
+
+/** Error texts may quote the connection string; it can carry a password. */
+export function redact(text: string, url: string): string {
+  return url ? text.split(url).join('postgres://…') : text
+}

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import pg from 'pg'
+import { startPostgresServer, type PostgresServer } from '../test/postgres-server.ts'
+import { describeQueueAdapterContract } from './adapter-contract.ts'
+import { createPostgresQueueAdapter, type PostgresQueueAdapter, type PostgresQueueOptions } from './postgres-adapter.ts'
+
+let server: PostgresServer
+const open: PostgresQueueAdapter[] = []
+beforeAll(async () => {
+  server = await startPostgresServer()
+}, 60_000)
+afterAll(async () => {
+  await Promise.all(open.map((a) => a.close()))
+  await server?.stop()
+})
+
+async function adapter(options: Partial<PostgresQueueOptions> = {}, url?: string): Promise<PostgresQueueAdapter> {
+  const a = await createPostgresQueueAdapter({ url: url ?? await server.createDatabase(), poolSize: 4, ...options })
+  open.push(a)
+  return a
+}
+
+describeQueueAdapterContract('postgres', () => adapter())
+
+function job(id: string, status: 'queued' | 'parked' = 'queued') {
+  return {
+    info: { id, status, cwd: '', prompt: 'p', createdAt: 0, attempt: 1, maxAttempts: 1, usage: { tokens: 0, totalCostUsd: 0, numTurns: 0 } },
+    request: { session: { cwd: '', prompt: 'p' } },
+  }
+}
+
+describe('PostgresQueueAdapter across processes', () => {
+  it('migrates once when several processes start together, and again as a no-op', async () => {
+    const url = await server.createDatabase()
+    await Promise.all([1, 2, 3, 4].map(() => adapter({}, url)))
+    await adapter({}, url)
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    const { rows } = await client.query('SELECT version FROM gateway_schema_version')
+    await client.end()
+    expect(rows).toEqual([{ version: 1 }])
+  })
+
+  it('never hands one job to two workers and counts maxRunning over all of them', async () => {
+    const url = await server.createDatabase()
+    const workers = await Promise.all([1, 2, 3].map(() => adapter({}, url)))
+    for (let i = 0; i < 12; i++) await workers[0].add(job(`j${i}`))
+    const claims = await Promise.all(workers.flatMap((w) => [1, 2, 3].map(() => w.claimNext(Date.now(), { maxRunning: 5 }))))
+    const ids = claims.filter((c) => c !== undefined).map((c) => c!.info.id)
+    expect(ids).toHaveLength(5)
+    expect(new Set(ids).size).toBe(5)
+    await workers[1].update(ids[0], { status: 'succeeded', finishedAt: 1 })
+    expect((await workers[2].claimNext(Date.now(), { maxRunning: 5 }))?.info.id).toBeDefined()
+    expect(await workers[2].claimNext(Date.now(), { maxRunning: 5 })).toBeUndefined()
+  })
+
+  it('resumes a parked job in one process only, and only while the fleet has a free slot', async () => {
+    const url = await server.createDatabase()
+    const [a, b] = await Promise.all([adapter({}, url), adapter({}, url)])
+    await a.add(job('p', 'parked'))
+    await a.add(job('q'))
+    await a.claimNext(Date.now(), { maxRunning: 1 })
+    expect(await b.resumeParked!('p', { maxRunning: 1 })).toBe('full')
+    await a.update('q', { status: 'succeeded', finishedAt: 1 })
+    expect(await b.resumeParked!('p', { maxRunning: 1 })).toBe('resumed')
+    expect((await a.get('p'))?.info.status).toBe('running')
+    expect(await a.resumeParked!('p', { maxRunning: 5 })).toBe('taken') // exactly one process resumes it
+  })
+
+  it('lets another worker reclaim a claim whose heartbeat stopped, once', async () => {
+    const url = await server.createDatabase()
+    const dead = await adapter({ leaseMs: 300 }, url)
+    const alive = await adapter({ leaseMs: 300 }, url)
+    const other = await adapter({ leaseMs: 300 }, url)
+    await alive.add(job('held'))
+    await alive.add(job('lost'))
+    expect((await alive.claimNext(Date.now()))?.info.id).toBe('held')
+    expect((await dead.claimNext(Date.now()))?.info.id).toBe('lost')
+    await dead.close() // no more heartbeats: its claim lapses
+    await new Promise((r) => setTimeout(r, 700))
+    const [x, y] = await Promise.all([alive.reclaimExpired!(Date.now()), other.reclaimExpired!(Date.now())])
+    expect([...x, ...y].map((r) => r.info.id)).toEqual(['lost'])
+  })
+
+  it('wakes an idle worker through LISTEN/NOTIFY when another adds a job', async () => {
+    const url = await server.createDatabase()
+    const [idle, busy] = await Promise.all([adapter({}, url), adapter({}, url)])
+    const woke = new Promise<void>((resolve) => idle.onWork!(resolve))
+    await busy.add(job('new'))
+    await woke
+    expect((await idle.claimNext(Date.now()))?.info.id).toBe('new')
+  })
+
+  it('records every transition in the history table', async () => {
+    const url = await server.createDatabase()
+    const a = await adapter({ workerId: 'w1' }, url)
+    await a.add(job('h'))
+    await a.claimNext(Date.now())
+    await a.update('h', { status: 'succeeded', finishedAt: 1 })
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    const { rows } = await client.query('SELECT from_status, to_status, worker FROM gateway_job_history ORDER BY id')
+    await client.end()
+    expect(rows).toEqual([
+      { from_status: null, to_status: 'queued', worker: null },
+      { from_status: 'queued', to_status: 'running', worker: 'w1' },
+      { from_status: 'running', to_status: 'succeeded', worker: 'w1' },
+    ])
+  })
+})

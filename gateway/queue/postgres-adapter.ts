@@ -1,0 +1,199 @@
+/**
+ * The QueueAdapter on PostgreSQL (queue-options: adapter), shared by several gateway processes:
+ * claims are `FOR UPDATE SKIP LOCKED` on the oldest runnable job, each claim is a lease the
+ * claiming process renews by heartbeat, and a lease that lapses (its process died) is reclaimed by
+ * another process, which applies the retry rules once. `maxRunning` is counted over the whole
+ * table under one advisory lock, so maxConcurrency holds fleet-wide. Daily token counters are an
+ * atomic upsert per UTC day. `onWork` listens on a channel the jobs table's trigger notifies.
+ */
+import { randomUUID } from 'node:crypto'
+import pg from 'pg'
+import { TERMINAL_JOB_STATUSES, type CreateJobRequest, type JobInfo } from '../protocol/index.ts'
+import { LOCKS, WORK_CHANNEL } from '../postgres/migrations.ts'
+import { openPool, type PostgresConnectionOptions } from '../postgres/pool.ts'
+import type { ClaimLimits, JobRecord, QueueAdapter } from './adapter.ts'
+
+export interface PostgresQueueOptions extends PostgresConnectionOptions {
+  /** A claim lapses this long after its last heartbeat (default 30 000 ms); heartbeats run every third of it. */
+  leaseMs?: number
+  /** This process's name in leases and the history table (default: a random id). */
+  workerId?: string
+}
+
+export interface PostgresQueueAdapter extends QueueAdapter {
+  readonly workerId: string
+  /** Stops heartbeats and listening and ends the pool. Claims held lapse after leaseMs. */
+  close(): Promise<void>
+}
+
+export const POSTGRES_QUEUE_DEFAULTS = { leaseMs: 30_000 } as const
+
+type Row = { info: JobInfo; request: CreateJobRequest }
+const RETURNING = 'RETURNING info, request'
+const TERMINAL = [...TERMINAL_JOB_STATUSES]
+
+export async function createPostgresQueueAdapter(options: PostgresQueueOptions): Promise<PostgresQueueAdapter> {
+  const pool = await openPool(options)
+  const workerId = options.workerId ?? `gw-${randomUUID()}`
+  const leaseMs = options.leaseMs ?? POSTGRES_QUEUE_DEFAULTS.leaseMs
+  const leaseSql = `clock_timestamp() + make_interval(secs => ${Number(leaseMs) / 1000})`
+  const listeners = new Set<() => void>()
+  const wake = () => { for (const l of listeners) { try { l() } catch { /* a listener never breaks the adapter */ } } }
+  let closed = false
+
+  // Claims from one process go one at a time, in call order: the oldest job to the first caller.
+  let claimTail: Promise<unknown> = Promise.resolve()
+  const serial = <T>(op: () => Promise<T>): Promise<T> => {
+    const next = claimTail.then(op, op)
+    claimTail = next.catch(() => undefined)
+    return next
+  }
+
+  const record = (row: Row | undefined): JobRecord | undefined => (row ? { info: row.info, request: row.request } : undefined)
+
+  /** Runs `op` in a transaction holding the claim lock: the running count cannot move under it. */
+  async function underClaimLock<T>(op: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect()
+    try {
+      await client.query('BEGIN')
+      await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.claim])
+      const result = await op(client)
+      await client.query('COMMIT')
+      return result
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined)
+      throw err
+    } finally {
+      client.release()
+    }
+  }
+
+  const runningCount = async (client: pg.PoolClient) =>
+    Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM gateway_jobs WHERE status = 'running'`)).rows[0].n)
+
+  const claimSql = `
+    UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql}
+    WHERE id = (
+      SELECT id FROM gateway_jobs
+      WHERE status = 'queued' AND (next_run_at IS NULL OR next_run_at <= $1)
+      ORDER BY seq FOR UPDATE SKIP LOCKED LIMIT 1
+    ) ${RETURNING}`
+
+  // Heartbeat: renew every claim this process holds; the same tick wakes the queue so an idle
+  // process notices lapsed claims of a dead one even when no notification comes.
+  const heartbeat = setInterval(() => {
+    if (closed) return
+    pool.query(`UPDATE gateway_jobs SET lease_until = ${leaseSql} WHERE lease_owner = $1 AND status = 'running'`, [workerId])
+      .catch((err) => options.onError?.(err))
+    wake()
+  }, Math.max(10, Math.floor(leaseMs / 3)))
+  heartbeat.unref()
+
+  // A dedicated connection for LISTEN; reconnects while the adapter is open.
+  let listener: pg.Client | undefined
+  const listen = async (): Promise<void> => {
+    if (closed) return
+    const client = new pg.Client({ connectionString: options.url })
+    client.on('error', (err) => options.onError?.(err))
+    client.on('notification', wake)
+    client.on('end', () => {
+      if (listener === client) listener = undefined
+      if (!closed) setTimeout(() => void listen().catch(() => undefined), 1000).unref()
+    })
+    await client.connect()
+    await client.query(`LISTEN ${WORK_CHANNEL}`)
+    if (closed) await client.end()
+    else listener = client
+  }
+  await listen()
+
+  return {
+    workerId,
+
+    async add(rec) {
+      await pool.query('INSERT INTO gateway_jobs (id, info, request) VALUES ($1, $2, $3)', [rec.info.id, rec.info, rec.request])
+    },
+
+    claimNext(now, limits?: ClaimLimits) {
+      return serial(async () => {
+        if (!limits) return record((await pool.query<Row>(claimSql, [now, workerId])).rows[0])
+        const { rows } = await pool.query<Row>('SELECT info, request FROM gateway_claim($1, $2, $3, $4, $5)', [now, workerId, leaseMs, limits.maxRunning, LOCKS.claim])
+        return record(rows[0])
+      })
+    },
+
+    resumeParked(id, limits) {
+      return serial(() => underClaimLock(async (client) => {
+        const { rows } = await client.query<{ status: string; lease_owner: string | null }>('SELECT status, lease_owner FROM gateway_jobs WHERE id = $1 FOR UPDATE', [id])
+        // Already resumed by this process (an earlier call whose answer was lost): still ours.
+        if (rows[0]?.status === 'running' && rows[0].lease_owner === workerId) return 'resumed' as const
+        if (rows[0]?.status !== 'parked') return 'taken' as const
+        if ((await runningCount(client)) >= limits.maxRunning) return 'full' as const
+        await client.query(`UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql} WHERE id = $1`, [id, workerId])
+        return 'resumed' as const
+      }))
+    },
+
+    async reclaimExpired() {
+      const { rows } = await pool.query<Row>(`
+        UPDATE gateway_jobs SET lease_owner = $1, lease_until = ${leaseSql}
+        WHERE id IN (
+          SELECT id FROM gateway_jobs WHERE status = 'running' AND lease_until < clock_timestamp()
+          ORDER BY seq FOR UPDATE SKIP LOCKED LIMIT 20
+        ) ${RETURNING}`, [workerId])
+      return rows.map((r) => record(r)!)
+    },
+
+    async findJobBySession(sessionId) {
+      const { rows } = await pool.query<Row>(`SELECT info, request FROM gateway_jobs WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [sessionId])
+      return record(rows[0])
+    },
+
+    async get(id) {
+      return record((await pool.query<Row>('SELECT info, request FROM gateway_jobs WHERE id = $1', [id])).rows[0])
+    },
+
+    async list() {
+      return (await pool.query<Row>('SELECT info, request FROM gateway_jobs ORDER BY seq')).rows.map((r) => record(r)!)
+    },
+
+    async update(id, patch) {
+      // One statement: merge the defined keys, drop the ones set to undefined (JSON has no undefined).
+      const cleared = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] === undefined)
+      const { rows } = await pool.query<Row>(`UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE id = $1 ${RETURNING}`, [id, JSON.stringify(patch), cleared])
+      return record(rows[0])
+    },
+
+    async prune(olderThanMs, now) {
+      const { rowCount } = await pool.query('DELETE FROM gateway_jobs WHERE status = ANY($1) AND coalesce(finished_at, 0) <= $2', [TERMINAL, now - olderThanMs])
+      return rowCount ?? 0
+    },
+
+    async addDailyTokens(dayKey, tokens) {
+      const { rows } = await pool.query<{ tokens: string }>(`
+        INSERT INTO gateway_daily_tokens (day, tokens) VALUES ($1, $2)
+        ON CONFLICT (day) DO UPDATE SET tokens = gateway_daily_tokens.tokens + EXCLUDED.tokens
+        RETURNING tokens`, [dayKey, Math.round(tokens)])
+      return Number(rows[0].tokens)
+    },
+
+    async dailyTokens(dayKey) {
+      const { rows } = await pool.query<{ tokens: string }>('SELECT tokens FROM gateway_daily_tokens WHERE day = $1', [dayKey])
+      return Number(rows[0]?.tokens ?? 0)
+    },
+
+    onWork(l) {
+      listeners.add(l)
+    },
+
+    async close() {
+      if (closed) return
+      closed = true
+      clearInterval(heartbeat)
+      const l = listener
+      listener = undefined
+      await l?.end().catch(() => undefined)
+      await pool.end()
+    },
+  }
+}

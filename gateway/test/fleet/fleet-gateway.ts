@@ -1,0 +1,53 @@
+/**
+ * One gateway process of a test fleet: the provider engine on its own fake model server, the
+ * job queue on PostgresQueueAdapter and parks on PostgresSessionStore, both on the database in
+ * `DATABASE_URL`. Prints `{"url": ...}` on its first stdout line once it listens; SIGTERM stops
+ * it gracefully. Run as `node --import tsx gateway/test/fleet/fleet-gateway.ts` with
+ * `FLEET_OPTIONS` (JSON: workerId, maxConcurrency, leaseMs, token).
+ */
+import { mkdtemp, realpath } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startFakeModelServer } from '../../../fake-engines/provider-model/server.ts'
+import { createAiSdkRunner } from '../../engines/provider/index.ts'
+import { createPostgresQueueAdapter } from '../../queue/postgres-adapter.ts'
+import { createGatewayServer } from '../../server/create-server.ts'
+import { createPostgresSessionStore } from '../../sessions/stores/postgres-store.ts'
+
+export interface FleetGatewayOptions {
+  workerId: string
+  maxConcurrency: number
+  leaseMs: number
+  token: string
+}
+
+const url = process.env.DATABASE_URL
+if (!url) throw new Error('DATABASE_URL is not set')
+const options = JSON.parse(process.env.FLEET_OPTIONS ?? '{}') as FleetGatewayOptions
+
+const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
+const cwdRoot = await realpath(await mkdtemp(join(tmpdir(), 'gw-fleet-')))
+const adapter = await createPostgresQueueAdapter({ url, workerId: options.workerId, leaseMs: options.leaseMs, poolSize: 6 })
+const store = await createPostgresSessionStore({ url, poolSize: 3 })
+const gateway = createGatewayServer({
+  authenticate: (req) => (req.headers.authorization === `Bearer ${options.token}` ? {} : undefined),
+  profiles: [{ name: 'default', engine: 'provider', provider: { id: 'fake', model: 'fake-small' } }],
+  createEngineRunner: (ctx) => createAiSdkRunner(ctx, {
+    baseURL: model.baseURL, maxRetries: 0,
+    deferredTools: { deferred_task: { description: 'A task an outside system completes', expiresInMs: 10 * 60_000 } },
+  }),
+  allowedCwdRoots: [cwdRoot],
+  parking: { store, parkDelayMs: 20 },
+  queue: { adapter, maxConcurrency: options.maxConcurrency, webhookRetryDelayMs: 20, webhookAttempts: 5, killGraceMs: 200 },
+  onError: (err, where) => process.stderr.write(`[${options.workerId}] ${where}: ${(err as Error)?.message ?? err}\n`),
+})
+const listening = await gateway.listen(0, '127.0.0.1')
+process.stdout.write(JSON.stringify({ url: listening.url }) + '\n')
+
+process.once('SIGTERM', async () => {
+  await gateway.close()
+  await adapter.close()
+  await store.close()
+  await model.close()
+  process.exit(0)
+})
