@@ -5,12 +5,15 @@
  * fails before its own clean-up; nothing is left behind in the machine's /tmp (one place instead
  * of a clean-up in each of the ~20 tests that make a directory).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-tests-'))
+  // Traversable (not listable) by other users: the test PostgreSQL server runs as `nobody` on a
+  // data directory below this one (gateway/test/postgres-server.ts), since PostgreSQL refuses root.
+  chmodSync(dir, 0o711)
   const previous = process.env.TMPDIR
   process.env.TMPDIR = dir
   return () => {

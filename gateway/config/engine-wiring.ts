@@ -23,6 +23,8 @@ export class ConfigError extends Error {}
 /** Observers the command wires (lifecycle logs); never part of the file. */
 export interface EngineObservers {
   onEngineProcess?: (event: EngineProcessEvent) => void
+  /** Connections the options opened (a PostgreSQL pool), closed by the command after the gateway stops. */
+  closers?: Array<() => Promise<void>>
 }
 
 export async function wireEngines(config: GatewayConfig, profiles: ProfileEntry[], backends: ToolBackends | undefined, observers: EngineObservers = {}): Promise<EngineWiring> {

@@ -14,13 +14,16 @@ export function envReferences(config: GatewayConfig): EnvReference[] {
   const refs: EnvReference[] = []
   config.profiles?.forEach((profile, i) => {
     if (profile.engine === 'provider' && profile.provider.apiKeyEnv) refs.push({ path: `profiles[${i}].provider.apiKeyEnv`, name: profile.provider.apiKeyEnv })
-    if (profile.engine === 'cli_primary') {
+    if (profile.engine !== 'provider') {
       for (const [key, name] of Object.entries(profile.env ?? {})) refs.push({ path: `profiles[${i}].env.${key}`, name })
     }
   })
   for (const [server, wiring] of Object.entries(config.engines?.provider?.mcpServers ?? {})) {
     if (wiring.bearerTokenEnv) refs.push({ path: `engines.provider.mcpServers.${server}.bearerTokenEnv`, name: wiring.bearerTokenEnv })
   }
+  // A database URL carries its password: it is a credential like any other (issue 15).
+  if (config.parking?.store?.kind === 'postgres') refs.push({ path: 'parking.store.urlEnv', name: config.parking.store.urlEnv })
+  if (config.queue?.adapter?.kind === 'postgres') refs.push({ path: 'queue.adapter.urlEnv', name: config.queue.adapter.urlEnv })
   for (const [header, name] of Object.entries(config.notifications?.webhook?.headersFromEnv ?? {})) {
     refs.push({ path: `notifications.webhook.headersFromEnv.${header}`, name })
   }

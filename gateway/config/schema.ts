@@ -92,12 +92,21 @@ const engines = z.strictObject({
   }).optional(),
 })
 
-/** `memory` and `file` today; `postgres` is a later kind of the same union (issue 15). */
+/**
+ * `postgres` is shared by several gateway processes on one database (docs/deployment.md); its URL,
+ * which carries the password, comes from the environment variable `urlEnv` names.
+ */
+const postgres = { kind: z.literal('postgres'), urlEnv: envName.describe('name of the environment variable holding the postgres:// URL') }
 const sessionStore = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('memory') }),
   z.strictObject({ kind: z.literal('file'), dir: z.string().min(1) }),
+  z.strictObject(postgres),
 ])
-const queueAdapter = z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('memory') })])
+const queueAdapter = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('memory') }),
+  // A claim lapses leaseMs after its last heartbeat; another process may then reclaim the job.
+  z.strictObject({ ...postgres, leaseMs: positiveInt.optional() }),
+])
 const profileStore = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('memory') }),
   z.strictObject({ kind: z.literal('file'), file: z.string().min(1) }),

@@ -51,7 +51,8 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   for (const warning of loaded.warnings) logger.warn({ kind: 'config' }, warning)
   const hooks = await loadHooks(config.hooks)
   const engineProcesses = new EngineProcesses(logger)
-  const options = await buildServerOptions(config, hooks, { onEngineProcess: engineProcesses.observe })
+  const closers: Array<() => Promise<void>> = []
+  const options = await buildServerOptions(config, hooks, { onEngineProcess: engineProcesses.observe, closers })
   options.authenticate = recordingPrincipal(options.authenticate)
   const hostOnError = options.onError
   options.onError = (err, where) => {
@@ -87,6 +88,8 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
         await gateway.shutdown({ graceMs })
         // The sessions are closed, so their CLIs have end of input; whatever still runs is ended.
         await engineProcesses.endAll({ graceMs: Math.min(graceMs, 2000), killGraceMs })
+        // Parks and snapshots are written by now: the shared database's pools may close.
+        await Promise.allSettled(closers.map((close) => close()))
         logger.info({ kind: 'lifecycle' }, 'stopped')
       })()
       return stopping

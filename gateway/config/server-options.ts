@@ -10,6 +10,7 @@ import type { Authenticate, AuthorizeSession, Principal } from '../server/princi
 import type { RunnerConfig } from '../sessions/runner.ts'
 import { createFileSessionStore } from '../sessions/stores/file-store.ts'
 import { createMemorySessionStore } from '../sessions/stores/memory-store.ts'
+import type { SessionStore } from '../sessions/session-store.ts'
 import type { ToolBackends } from '../engines/provider/tools.ts'
 import type { NotificationType } from '../protocol/index.ts'
 import { ConfigError, wireEngines, type EngineObservers } from './engine-wiring.ts'
@@ -57,7 +58,7 @@ export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHo
     createEngineRunner: wiring.createEngineRunner,
     // Profile settings the server does not know (a CLI profile's env mapping) stay here.
     profiles: config.profiles?.map((profile) => {
-      if (profile.engine !== 'cli_primary' || !profile.env) return profile
+      if (profile.engine === 'provider' || !profile.env) return profile
       const { env: _env, ...rest } = profile
       return rest
     }),
@@ -80,12 +81,19 @@ export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHo
   }
   if (config.parking) {
     const { store, ...rest } = config.parking
-    options.parking = { ...rest, store: store?.kind === 'file' ? createFileSessionStore({ dir: store.dir }) : store ? createMemorySessionStore() : undefined }
+    options.parking = { ...rest, store: await sessionStoreFor(store, observers) }
   }
   if (config.queue) {
     // `adapter.kind: memory` is the bundled adapter, which the queue uses when none is given.
-    const { adapter: _adapter, ...rest } = config.queue
+    const { adapter, ...rest } = config.queue
     options.queue = rest
+    if (adapter?.kind === 'postgres') {
+      // pg is loaded only for a configuration that names PostgreSQL.
+      const { createPostgresQueueAdapter } = await import('../queue/postgres-adapter.ts')
+      const queueAdapter = await createPostgresQueueAdapter({ url: databaseUrl('queue.adapter.urlEnv', adapter.urlEnv), ...(adapter.leaseMs ? { leaseMs: adapter.leaseMs } : {}) })
+      observers.closers?.push(() => queueAdapter.close())
+      options.queue.adapter = queueAdapter
+    }
   }
   if (config.notifications) {
     const { webhook, ...rest } = config.notifications
@@ -95,6 +103,23 @@ export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHo
     }
   }
   return stripUndefined(options)
+}
+
+async function sessionStoreFor(store: NonNullable<GatewayConfig['parking']>['store'], observers: EngineObservers): Promise<SessionStore | undefined> {
+  if (!store) return undefined
+  if (store.kind === 'file') return createFileSessionStore({ dir: store.dir })
+  if (store.kind === 'memory') return createMemorySessionStore()
+  const { createPostgresSessionStore } = await import('../sessions/stores/postgres-store.ts')
+  const shared = await createPostgresSessionStore({ url: databaseUrl('parking.store.urlEnv', store.urlEnv) })
+  observers.closers?.push(() => shared.close())
+  return shared
+}
+
+/** A database URL is required to start: unlike a model key, nothing can run without it. */
+function databaseUrl(path: string, name: string): string {
+  const url = process.env[name]
+  if (!url) throw new ConfigError(`${path}: environment variable ${name} is not set (it must hold a postgres:// URL)`)
+  return url
 }
 
 /** The principals file first, then the hooks module's `authenticate`; neither: none. */
