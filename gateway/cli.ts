@@ -6,9 +6,7 @@
  * Installed, `gateway/bin.ts` checks the Node version and imports this module; in the repository
  * run it as one process (`node --import tsx gateway/bin.ts …`) so a signal reaches the gateway itself.
  */
-import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { packageVersion } from './protocol/package-version.ts'
 import { CHECK_USAGE, DEV_USAGE, SCHEMA_USAGE, SERVE_USAGE, TOKEN_USAGE, UsageError } from './commands/usage.ts'
 import { MissingPackageError } from './optional-package.ts'
 
@@ -30,27 +28,13 @@ const COMMANDS: Record<string, { usage: string; run: () => Promise<Run> }> = {
   dev: { usage: DEV_USAGE, run: async () => (await import('./commands/dev.ts')).devCommand },
 }
 
-/** The version of the nearest package.json above this file. */
-function version(): string {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  for (;;) {
-    try {
-      return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version
-    } catch {
-      const parent = dirname(dir)
-      if (parent === dir) return 'unknown'
-      dir = parent
-    }
-  }
-}
-
 async function main(argv: string[]): Promise<number | void> {
   const [first, ...rest] = argv
   const named = first !== undefined && Object.hasOwn(COMMANDS, first)
   const command = named ? COMMANDS[first] : COMMANDS.dev
   const args = named ? rest : argv
   if (args.includes('--version') || args.includes('-v')) {
-    console.log(version())
+    console.log(packageVersion(import.meta.url))
     return 0
   }
   if (args.includes('--help') || args.includes('-h')) {
