@@ -52,6 +52,12 @@ describe('the fake model fills the scenario intent into the target\'s tool schem
     expect(await firstCall(server, `scenario:${JSON.stringify(scenario)}`, tools)).toEqual({ name: 'fake.lookup', args: { q: 'first' } })
   })
 
+  it('matches a property written in another case style', async () => {
+    const scenario = { name: 'peer', steps: [{ type: 'tool', name: 'peers_send', input: { sessionId: 's2', text: 'hello peer' } }, { type: 'text', text: 'ok' }] }
+    const tools = [fn('peers_send', { type: 'object', properties: { session_id: { type: 'string' }, message: { type: 'string', description: 'The text to send' } }, required: ['session_id', 'message'] })]
+    expect(await firstCall(server, `scenario:${JSON.stringify(scenario)}`, tools)).toEqual({ name: 'peers_send', args: { session_id: 's2', message: 'hello peer' } })
+  })
+
   it('uses a named mapping for a tool neither name nor suffix finds', async () => {
     const tools = [fn('run_js', { type: 'object', properties: { source: { type: 'string' }, input: {} }, required: ['source'] })]
     expect(await firstCall(named, 'scenario:eval', tools)).toEqual({ name: 'run_js', args: { source: 'input.a * input.b', input: { a: 6, b: 7 } } })

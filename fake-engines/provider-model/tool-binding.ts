@@ -73,9 +73,9 @@ function endsWithSegment(name: string, suffix: string): boolean {
 }
 
 /**
- * Places each intent value in the tool's schema: a property of the same name; else an unfilled
- * property whose name or description mentions the intent key; else, for a string value, the
- * schema's single unfilled required string property. What finds no place is kept under its own
+ * Places each intent value in the tool's schema: a property of the same name (in any case style);
+ * else an unfilled property whose name or description mentions the intent key; else, for a string
+ * value, the schema's single unfilled required string property. What finds no place is kept under its own
  * name unless the schema forbids extra properties.
  */
 export function fillArguments(input: Record<string, unknown>, schema: JsonSchema | undefined): Record<string, unknown> {
@@ -84,7 +84,9 @@ export function fillArguments(input: Record<string, unknown>, schema: JsonSchema
   const out: Record<string, unknown> = {}
   const leftovers: Array<[string, unknown]> = []
   for (const [key, value] of Object.entries(input)) {
-    if (key in props) out[key] = value
+    // Same name, or the same name in another case style (`sessionId` ≈ `session_id`).
+    const same = key in props ? key : Object.keys(props).find((p) => !(p in out) && normalName(p) === normalName(key))
+    if (same) out[same] = value
     else leftovers.push([key, value])
   }
   const unfilled = () => Object.keys(props).filter((p) => !(p in out))
@@ -102,6 +104,10 @@ export function fillArguments(input: Record<string, unknown>, schema: JsonSchema
     else if (schema?.additionalProperties !== false) out[key] = value
   }
   return out
+}
+
+function normalName(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '')
 }
 
 function isStringSchema(schema: JsonSchema | undefined): boolean {
