@@ -50,6 +50,8 @@ describe('the fake model fills the scenario intent into the target\'s tool schem
     const scenario = { name: 'mcp', steps: [{ type: 'tool', name: 'mcp__fake__lookup', input: { query: 'first' } }, { type: 'text', text: 'ok' }] }
     const tools = [fn('eval_script', { type: 'object', properties: { code: { type: 'string' } } }), fn('fake.lookup', { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] })]
     expect(await firstCall(server, `scenario:${JSON.stringify(scenario)}`, tools)).toEqual({ name: 'fake.lookup', args: { q: 'first' } })
+    // A shorter tool name is no match: `deliver_file` never lands on a tool called `file`.
+    expect((await firstCall(server, 'scenario:deliver', [fn('file', { type: 'object', properties: { path: { type: 'string' } } })])).name).toBe('deliver_file')
   })
 
   it('matches a property written in another case style', async () => {

@@ -56,7 +56,7 @@ function pickTool(intent: string, tools: ToolDefinition[], names: Record<string,
   const exact = tools.find((t) => t.name === intent)
   if (exact) return exact
   const { base, server } = splitMcpName(intent)
-  const candidates = tools.filter((t) => t.name === base || endsWithSegment(t.name, base) || endsWithSegment(base, t.name))
+  const candidates = tools.filter((t) => t.name === base || endsWithSegment(t.name, base))
   if (candidates.length <= 1) return candidates[0]
   return candidates.find((t) => server !== undefined && t.name.includes(server)) ?? candidates[0]
 }
