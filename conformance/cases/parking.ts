@@ -67,7 +67,7 @@ async function transcript(ctx: CaseContext, id: string, until = (events: any[]) 
 export const parkingCases: Case[] = [
   {
     id: 'parking-park-and-deliver', title: 'a session resting on a deferred execution parks, and the first result wakes it mid-turn', section: 'session-status-values',
-    clauses: ['session-status-values.2', 'session-status-values.3', 'session.5', 'other-shapes.1', 'sessions.15', 'events.14', 'what-the-service-does.7', 'limits.8', 'server-configuration.22'],
+    clauses: ['session-status-values.2', 'session-status-values.3', 'session.5', 'other-shapes.1', 'sessions.15', 'events.14', 'what-the-service-does.7', 'limits.8', 'server-configuration.22', 'websocket-framing.1'],
     requires: ['provider', 'parking'],
     async run(ctx) {
       const { id, dispatched } = await parked(ctx)
@@ -233,7 +233,7 @@ export const parkingCases: Case[] = [
   },
   {
     id: 'parking-survives-restart', title: 'after a restart, a parked session is adopted and wakes on its result; a persisted live session rebuilds on attach', section: 'session-status-values',
-    clauses: ['session-status-values.7', 'session-status-values.8', 'embedding-rules.14', 'limits.9', 'embedding-rules.9'],
+    clauses: ['session-status-values.7', 'session-status-values.8', 'embedding-rules.14', 'limits.9', 'embedding-rules.9', 'websocket-framing.1'],
     requires: ['provider', 'parking', 'persistence', 'restart'], isolation: 'global',
     async run(ctx) {
       const { id: parkedId, dispatched } = await parked(ctx)
