@@ -94,7 +94,8 @@ export const SWAPS: Record<string, string> = {
  * - generated swaps with no clause behind the status: a JSON body over maxBodyBytes answered 403
  *   (errors.7: "status for body overflow: not shown"; the kit notes it non-strict), a queue refusal
  *   of bad attempts answered 403, an engine without a session lister on /sdk-sessions, a non-string
- *   `profile`, a non-object profile-create body; and a refusal reachable only without
+ *   `profile`, a non-object profile-create body, an empty attachment body (routes/attachments.ts;
+ *   the spec's 400 list does not name it); and a refusal reachable only without
  *   allowedConfigDirRoots, which the self target sets (unreachable there).
  */
 export const EQUIVALENT = ['seq-from-zero', 'fs-blind-overwrite'] as const
