@@ -20,19 +20,28 @@ export const websocketCases: Case[] = [
     id: 'ws-replay-after-seq', title: 'a re-attach replays exactly the events with seq greater than afterSeq', section: 'websocket-framing',
     clauses: ['websocket-framing.1', 'sessions.14', 'event-and-command-envelope.1'], requires: ['provider'],
     async run(ctx) {
-      const { session, ws } = await ctx.idleSession({ prompt: 'first message' })
-      await ws.waitForEvent('turn_result', ctx.deadlineMs)
-      await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'idle' && e.seq > 3)
-      const all = ws.events().map((e) => e.seq)
-      const last = all[all.length - 1]
+      // The expected events are the ones a client saw live, never an earlier replay, so a replay
+      // that drops or compacts events (superseded status changes, deltas) fails here.
+      const { session, ws } = await ctx.idleSession()
+      const from = ws.events().at(-1)?.seq ?? 0
+      ws.send({ type: 'user_message', text: 'scenario:hello' })
+      const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'idle' && e.seq > result.seq)
+      const live = ws.events().filter((e) => e.seq > from)
+      const last = live[live.length - 1].seq
       ws.close()
-      const afterSeq = 2 + Math.floor(ctx.random() * (last - 3))
-      const again = await ctx.ws(session.id, { afterSeq })
-      await again.waitFor((f) => f.type === 'event' && f.event.seq === last, ctx.deadlineMs, `the replay up to seq ${last}`)
-      ctx.check('websocket-framing.1', again.frames[0]?.type === 'attached' && 'replayingFrom' in again.frames[0], 'an attached frame with replayingFrom first', again.frames[0])
-      ctx.noteNonStrict(again.frames[0]?.replayingFrom === afterSeq, `replayingFrom ${again.frames[0]?.replayingFrom} for afterSeq ${afterSeq} (protocol 7 echoes afterSeq; the value is not stated)`)
-      const replayed = again.events().map((e) => e.seq)
-      ctx.equal('websocket-framing.1', replayed, all.filter((seq) => seq > afterSeq), `seqs replayed after ${afterSeq}`)
+      // The whole turn first (where a compacting replay shows), then from a seeded point inside it.
+      for (const afterSeq of [from, from + Math.floor(ctx.random() * Math.max(1, live.length - 2))]) {
+        const again = await ctx.ws(session.id, { afterSeq })
+        // The replay is sent before any command is answered, so the answer to a bad frame marks its end.
+        again.send('not a command')
+        await again.waitFor((f) => f.type === 'protocol_error', ctx.deadlineMs, 'a protocol_error after the replay')
+        ctx.check('websocket-framing.1', again.frames[0]?.type === 'attached' && 'replayingFrom' in again.frames[0], 'an attached frame with replayingFrom first', again.frames[0])
+        ctx.noteNonStrict(again.frames[0]?.replayingFrom === afterSeq, `replayingFrom ${again.frames[0]?.replayingFrom} for afterSeq ${afterSeq} (protocol 7 echoes afterSeq; the value is not stated)`)
+        const replayed = again.events().map((e) => `${e.seq} ${e.type}`)
+        ctx.equal('websocket-framing.1', replayed, live.filter((e) => e.seq > afterSeq).map((e) => `${e.seq} ${e.type}`), `events replayed after ${afterSeq} (up to ${last}), as a live client saw them`)
+        again.close()
+      }
     },
   },
   {

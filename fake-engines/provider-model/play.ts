@@ -14,10 +14,13 @@ export type Output =
 
 export interface Usage { input: number; output: number; cacheRead: number }
 
+/** A tool call as the scenario means it, before the target's tool definitions shape it. */
+export interface ToolCall { name: string; input: Record<string, unknown> }
+
 const DEFAULT_CHUNK = 16
 
 /** Tool names the model uses for the scenario steps that hand a call over. */
-export function toolCallOf(step: Step): { name: string; input: Record<string, unknown> } | undefined {
+export function toolCallOf(step: Step): ToolCall | undefined {
   switch (step.type) {
     case 'tool':
     case 'deferred':
@@ -34,7 +37,8 @@ export function toolCallOf(step: Step): { name: string; input: Record<string, un
   }
 }
 
-export async function* playLeg(steps: Step[], promptChars: number, signal: AbortSignal, callIdBase: string): AsyncGenerator<Output, Usage> {
+/** `bind` turns a scenario's tool intent into the call the target's tools accept (tool-binding.ts). */
+export async function* playLeg(steps: Step[], promptChars: number, signal: AbortSignal, callIdBase: string, bind: (call: ToolCall) => ToolCall = (call) => call): AsyncGenerator<Output, Usage> {
   let usage: Usage | undefined
   let produced = 0
   let calls = 0
@@ -66,8 +70,9 @@ export async function* playLeg(steps: Step[], promptChars: number, signal: Abort
         yield { kind: 'hang' }
         return { input: 0, output: 0, cacheRead: 0 }
       default: {
-        const call = toolCallOf(step)
-        if (call) {
+        const intent = toolCallOf(step)
+        if (intent) {
+          const call = bind(intent)
           const args = JSON.stringify(call.input)
           produced += args.length
           yield { kind: 'tool', id: `call_${callIdBase}_${calls++}`, name: call.name, args }

@@ -8,13 +8,19 @@ import type { AddressInfo } from 'node:net'
 import { randomUUID } from 'node:crypto'
 import { ScenarioError } from '../scenario/format.ts'
 import { planLeg } from './plan.ts'
-import { playLeg, type Output, type Usage } from './play.ts'
+import { playLeg, type Output, type ToolCall, type Usage } from './play.ts'
+import { bindCall, toolsOf } from './tool-binding.ts'
 import { checkChatRequest, textOf, type ChatRequest, type WireUsage } from './wire.ts'
 
 export interface FakeModelServerOptions {
   port?: number
   host?: string
   scenariosDir?: string
+  /**
+   * Scenario tool name → the target's tool name, for a target whose tools match neither by name
+   * nor by suffix (e.g. `{eval_script: 'run_js'}`); arguments still follow the target's schema.
+   */
+  toolNames?: Record<string, string>
 }
 
 export interface FakeModelServer {
@@ -29,7 +35,7 @@ export const FAKE_MODELS = ['fake-small', 'fake-large']
 
 export async function startFakeModelServer(options: FakeModelServerOptions = {}): Promise<FakeModelServer> {
   const server = createServer((req, res) => {
-    handle(req, res, options.scenariosDir).catch(() => {
+    handle(req, res, options).catch(() => {
       if (!res.headersSent) sendError(res, 500, 'internal error')
       else res.destroy()
     })
@@ -47,7 +53,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
   }
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, scenariosDir?: string): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, options: FakeModelServerOptions): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://x').pathname
   if (req.method === 'GET' && path === '/v1/models') {
     return sendJson(res, 200, { object: 'list', data: FAKE_MODELS.map((id) => ({ id, object: 'model', owned_by: 'fake' })) })
@@ -65,7 +71,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, scenariosDir?: 
   const request = body as ChatRequest
   let plan
   try {
-    plan = planLeg(request.messages, scenariosDir)
+    plan = planLeg(request.messages, options.scenariosDir)
   } catch (err) {
     if (err instanceof ScenarioError) return sendError(res, 400, err.message)
     throw err
@@ -73,7 +79,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, scenariosDir?: 
   const abort = new AbortController()
   res.on('close', () => abort.abort())
   const promptChars = request.messages.reduce((n, m) => n + textOf(m).length, 0)
-  const outputs = playLeg(plan.steps, promptChars, abort.signal, randomUUID().slice(0, 8))
+  const tools = toolsOf(request.tools)
+  const bind = (call: ToolCall) => bindCall(call, tools, options.toolNames)
+  const outputs = playLeg(plan.steps, promptChars, abort.signal, randomUUID().slice(0, 8), bind)
   if (request.stream) return streamResponse(res, request, outputs)
   return plainResponse(res, request, outputs)
 }

@@ -12,6 +12,13 @@ export interface ChatRequest {
   messages: WireMessage[]
   stream?: boolean
   stream_options?: { include_usage?: boolean }
+  /** The target's tool definitions (OpenAI function tools with JSON Schema parameters). */
+  tools?: WireTool[]
+}
+
+export interface WireTool {
+  type?: string
+  function?: { name?: unknown; description?: unknown; parameters?: unknown }
 }
 
 export interface WireUsage {

@@ -26,6 +26,8 @@ export const CURATED: Mutant[] = [
     ],
     filters: ['websocket-framing.1'],
   },
+  one('replay-drops-superseded', 'websocket-framing.1 a replay holds every event after afterSeq (not only the latest status)', 'gateway/sessions/event-log.ts',
+    'if (event.seq <= afterSeq) continue', "if (event.seq <= afterSeq || (event.type === 'status_changed' && this.#entries.slice(i + 1).some((e) => e.event.type === 'status_changed'))) continue", ['websocket-framing.1']),
   one('reset-skips-nothing', 'events.20 transcript content below the latest reset is skipped on re-attach', 'gateway/sessions/event-log.ts',
     'if (event.seq < reset && isTranscriptContent(event)) continue', 'if (event.seq < reset && isTranscriptContent(event) && event.seq < 0) continue', ['events.20']),
   one('seq-from-zero', 'event-and-command-envelope.1 seq starts at 1', 'gateway/sessions/event-log.ts',
@@ -45,7 +47,7 @@ export const CURATED: Mutant[] = [
   one('title-null-keeps', 'updatesessionrequest.1 title null clears meta.title', 'gateway/server/routes/sessions.ts',
     "runner.setTitle(typeof title === 'string' && title.trim() ? title.trim() : undefined)", "if (title !== null) runner.setTitle(typeof title === 'string' && title.trim() ? title.trim() : undefined)", ['updatesessionrequest.1']),
   one('fs-outside-roots-403', 'authentication.3 / host files: outside the roots answers like absent', 'gateway/host/host-files.ts',
-    'return this.#inside(real) ? real : NOT_FOUND', "return this.#inside(real) ? real : new FileRefusal(403, 'outside the allowed roots')", ['host-files']),
+    'return real !== undefined && this.#inside(real) ? real : NOT_FOUND', "return real === undefined ? NOT_FOUND : this.#inside(real) ? real : new FileRefusal(403, 'outside the allowed roots')", ['host-files']),
   one('fs-blind-overwrite', 'errors.6 /fs/write without expectedHash over an existing file is 409', 'gateway/host/host-files.ts',
     'if (existing && expectedHash === undefined) return new FileRefusal(409', 'if (existing && expectedHash === null) return new FileRefusal(409', ['host-files-conditional-write']),
   one('peer-hops-off-by-one', 'limits.6 peers.maxHops', 'gateway/sessions/peers.ts',
@@ -92,7 +94,8 @@ export const SWAPS: Record<string, string> = {
  * - generated swaps with no clause behind the status: a JSON body over maxBodyBytes answered 403
  *   (errors.7: "status for body overflow: not shown"; the kit notes it non-strict), a queue refusal
  *   of bad attempts answered 403, an engine without a session lister on /sdk-sessions, a non-string
- *   `profile`, a non-object profile-create body; and a refusal reachable only without
+ *   `profile`, a non-object profile-create body, an empty attachment body (routes/attachments.ts;
+ *   the spec's 400 list does not name it); and a refusal reachable only without
  *   allowedConfigDirRoots, which the self target sets (unreachable there).
  */
 export const EQUIVALENT = ['seq-from-zero', 'fs-blind-overwrite'] as const

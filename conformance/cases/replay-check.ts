@@ -1,0 +1,38 @@
+/**
+ * Replay completeness, checked against what a live client saw (websocket-framing.1: a re-attach
+ * replays the events with seq greater than `afterSeq`). Cases that read a transcript by replaying
+ * it call this before judging the transcript, so a short replay fails the replay clause and not
+ * the clause the case is about (issue 13: blame on the right clause).
+ */
+import type { CaseContext } from '../harness/context.ts'
+import type { Principal } from '../types.ts'
+
+/** Events a replay must hold and does not: those of `live` with seq above `afterSeq` missing from `replayed`. */
+export function missingFromReplay(live: any[], replayed: any[], afterSeq: number): any[] {
+  const seen = new Set(replayed.map((e) => `${e.seq}:${e.type}`))
+  return live.filter((e) => e.seq > afterSeq && !seen.has(`${e.seq}:${e.type}`))
+}
+
+/**
+ * Runs one short turn on an idle session with a client attached live, then re-attaches after the
+ * seq the turn started from and requires every event the live client saw. The session must be
+ * able to take a turn (idle, not parked); the turn adds to its transcript.
+ */
+export async function checkReplayComplete(ctx: CaseContext, sessionId: string, as: Principal = 'operator'): Promise<void> {
+  const before = (await ctx.http('GET', `/sessions/${encodeURIComponent(sessionId)}`, { as })).json?.session?.lastSeq
+  if (!Number.isInteger(before)) return // no lastSeq to start from: the caller's own checks decide
+  const live = await ctx.ws(sessionId, { as, afterSeq: before })
+  live.send({ type: 'user_message', text: 'scenario:hello' })
+  const result = await live.waitForEvent('turn_result', ctx.deadlineMs)
+  await live.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'idle' && e.seq > result.seq)
+  const seen = live.events()
+  live.close()
+  const again = await ctx.ws(sessionId, { as, afterSeq: before })
+  // The replay is sent before any command is answered, so the answer to a bad frame marks its end.
+  again.send('not a command')
+  await again.waitFor((f) => f.type === 'protocol_error', ctx.deadlineMs, 'a protocol_error after the replay')
+  const missing = missingFromReplay(seen, again.events(), before)
+  again.close()
+  ctx.check('websocket-framing.1', missing.length === 0, `a re-attach after seq ${before} replays every event a live client saw`,
+    `missing ${missing.map((e) => `${e.seq} ${e.type}`).join(', ')}`)
+}
