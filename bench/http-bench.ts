@@ -3,7 +3,7 @@
  * latency. Baseline: a raw node:http server answering the same bytes, driven by the same client;
  * ours and the baseline's samples are interleaved, and the spread over rounds is reported.
  */
-import { createServer } from 'node:http'
+import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Agent, request } from 'undici'
 import type { startBenchGateway } from './rig.ts'
@@ -30,12 +30,15 @@ async function throughput(url: string, total: number, concurrency: number): Prom
 /** The limit for the same wire work: the reply's bytes encoded once, then written as they are. */
 async function startRawServer(text: string) {
   const body = Buffer.from(text)
+  const answer = (res: ServerResponse, status: number) => {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length })
+    res.end(body)
+  }
+  // A GET is answered at once, as the gateway does; a POST after its body, which the gateway reads too.
   const server = createServer((req, res) => {
+    if (req.method !== 'POST') return answer(res, 200)
     req.resume()
-    req.on('end', () => {
-      res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length })
-      res.end(body)
-    })
+    req.on('end', () => answer(res, 201))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
