@@ -28,6 +28,9 @@ await new Promise((r) => setTimeout(r, 200))
 await fetch(`${url}/sessions`).then((r) => r.arrayBuffer()) // the list caches each row's JSON too
 collect()
 const after = process.memoryUsage()
-process.stdout.write(JSON.stringify({ heap: (after.heapUsed - before.heapUsed) / count, rss: (after.rss - before.rss) / count }))
+const per = (key: keyof NodeJS.MemoryUsage) => (after[key] - before[key]) / count
+// heapTotal and external say what of the resident growth V8 holds (committed pages, buffers);
+// the rest is native: malloc arenas, code, thread stacks.
+process.stdout.write(JSON.stringify({ heap: per('heapUsed'), rss: per('rss'), heapTotal: per('heapTotal'), external: per('external') }))
 await gateway.close()
 await model.close()

@@ -17,6 +17,14 @@ export async function startBenchGateway() {
       const body = (await res.json()) as { session: { id: string } }
       return body.session.id
     },
+    async deleteSession(id: string): Promise<void> {
+      await fetch(`${url}/sessions/${id}`, { method: 'DELETE' }).then((r) => r.arrayBuffer())
+    },
+    /** Deletes every session, so a later row sees only the sessions it made itself. */
+    async deleteAll(): Promise<void> {
+      const { sessions } = (await (await fetch(`${url}/sessions`)).json()) as { sessions: { id: string }[] }
+      for (const { id } of sessions) await fetch(`${url}/sessions/${id}`, { method: 'DELETE' }).then((r) => r.arrayBuffer())
+    },
     close: () => gateway.close(),
   }
 }

@@ -55,6 +55,8 @@ function printTable(rows: BenchRow[]): void {
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ')
   console.log(`\n${fmt(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`)
   for (const line of lines) console.log(fmt(line))
+  console.log('\nspread')
+  for (const r of rows) if (r.spread) console.log(`  ${r.name}: ${r.spread}`)
 }
 
 main().catch((err) => {

@@ -5,12 +5,13 @@
  */
 import type WebSocket from 'ws'
 import type { startBenchGateway } from './rig.ts'
-import { median, row, type BenchRow } from './stats.ts'
+import { pairedRow, type BenchRow } from './stats.ts'
 import { connect, receive, startBaselineServer } from './ws-client.ts'
 
 type Gateway = Awaited<ReturnType<typeof startBenchGateway>>
 const EVENTS = 50_000
-const RUNS = 3
+/** Interleaved rounds per row (after one warm-up of each side): enough for a stable median ratio. */
+const ROUNDS = 9
 
 async function fillSession(gw: Gateway): Promise<{ id: string; frames: number }> {
   const id = await gw.createSession()
@@ -32,57 +33,69 @@ async function timeReplay(url: string, frames: number, keep?: string[]): Promise
   return elapsed
 }
 
+/** Runs `ours` and `raw` alternately (which goes first alternates too); returns both sides' samples. */
+async function interleave(rounds: number, ours: () => Promise<number>, raw: () => Promise<number>): Promise<{ ours: number[]; raw: number[] }> {
+  const out = { ours: [] as number[], raw: [] as number[] }
+  await ours()
+  await raw()
+  for (let i = 0; i < rounds; i++) {
+    if (i % 2) {
+      out.raw.push(await raw())
+      out.ours.push(await ours())
+    } else {
+      out.ours.push(await ours())
+      out.raw.push(await raw())
+    }
+  }
+  return out
+}
+
+const rate = (count: number) => (ms: number) => count / (ms / 1000)
+
 export async function benchReplay(gw: Gateway): Promise<BenchRow> {
   const { id, frames } = await fillSession(gw)
   const captured: string[] = []
-  await timeReplay(`${gw.wsUrl}/sessions/${id}/ws`, frames, captured) // warm-up, and the frames the baseline sends
+  await timeReplay(`${gw.wsUrl}/sessions/${id}/ws`, frames, captured) // the frames the baseline sends
   const baseline = await startBaselineServer(captured, 'on-connect')
-  await timeReplay(baseline.url, frames)
-  const ours: number[] = []
-  const raw: number[] = []
-  for (let i = 0; i < RUNS; i++) {
-    ours.push(await timeReplay(`${gw.wsUrl}/sessions/${id}/ws`, frames))
-    raw.push(await timeReplay(baseline.url, frames))
-  }
+  const t = await interleave(ROUNDS, () => timeReplay(`${gw.wsUrl}/sessions/${id}/ws`, frames), () => timeReplay(baseline.url, frames))
   await baseline.close()
-  return row('replay 50k events on attach (1 client)', 'frames/s', frames / (median(ours) / 1000), frames / (median(raw) / 1000), 'higher', 0.9)
+  await gw.deleteSession(id)
+  return pairedRow('replay 50k events on attach (1 client)', 'frames/s', t.ours.map(rate(frames)), t.raw.map(rate(frames)), 'higher', 0.9)
 }
 
-async function timeLive(clients: WebSocket[], trigger: WebSocket, message: string, frames: number): Promise<number> {
-  const done = clients.map((ws) => receive(ws, frames))
+async function timeLive(clients: WebSocket[], trigger: WebSocket, message: string, frames: number, keep?: string[]): Promise<number> {
+  const done = clients.map((ws, i) => receive(ws, frames, i === 0 ? keep : undefined))
   const started = performance.now()
   trigger.send(message)
   await Promise.all(done)
   return performance.now() - started
 }
 
+/** One live burst through the gateway, on a fresh session that is deleted afterwards (the log holds 50k events). */
+async function gatewayLive(gw: Gateway, clientCount: number, frames: number, keep?: string[]): Promise<number> {
+  const id = await gw.createSession()
+  const opened = await Promise.all(Array.from({ length: clientCount }, () => connect(`${gw.wsUrl}/sessions/${id}/ws`, 3)))
+  await Promise.all(opened.map((o) => o.initial)) // attached + init + idle
+  const clients = opened.map((o) => o.ws)
+  const elapsed = await timeLive(clients, clients[0], `{"type":"user_message","text":"burst:${EVENTS}"}`, frames, keep)
+  for (const ws of clients) ws.close()
+  await gw.deleteSession(id)
+  return elapsed
+}
+
 export async function benchLive(gw: Gateway, clientCount: number): Promise<BenchRow> {
   const liveFrames = 2 + EVENTS + 2 // user+running, deltas, result+idle
-  const ours: number[] = []
-  let captured: string[] = []
-  for (let i = 0; i <= RUNS; i++) {
-    const id = await gw.createSession()
-    const opened = await Promise.all(Array.from({ length: clientCount }, () => connect(`${gw.wsUrl}/sessions/${id}/ws`, 3)))
-    await Promise.all(opened.map((o) => o.initial)) // attached + init + idle
-    const clients = opened.map((o) => o.ws)
-    if (i === 0) {
-      captured = []
-      const keep = receive(clients[0], liveFrames, captured)
-      await timeLive(clients, clients[0], `{"type":"user_message","text":"burst:${EVENTS}"}`, liveFrames)
-      await keep
-    } else {
-      ours.push(await timeLive(clients, clients[0], `{"type":"user_message","text":"burst:${EVENTS}"}`, liveFrames))
-    }
-    for (const ws of clients) ws.close()
-  }
+  const captured: string[] = []
+  await gatewayLive(gw, clientCount, liveFrames, captured) // the frames the baseline sends
   const baseline = await startBaselineServer(captured, 'on-message')
-  const raw: number[] = []
-  for (let i = 0; i <= RUNS; i++) {
+  const rawLive = async () => {
     const clients = (await Promise.all(Array.from({ length: clientCount }, () => connect(baseline.url)))).map((o) => o.ws)
-    const t = await timeLive(clients, clients[0], 'go', liveFrames)
-    if (i > 0) raw.push(t)
+    const elapsed = await timeLive(clients, clients[0], 'go', liveFrames)
     for (const ws of clients) ws.close()
+    return elapsed
   }
+  const t = await interleave(ROUNDS, () => gatewayLive(gw, clientCount, liveFrames), rawLive)
   await baseline.close()
-  return row(`live 50k stream_delta to ${clientCount} client${clientCount > 1 ? 's' : ''}`, 'events/s', EVENTS / (median(ours) / 1000), EVENTS / (median(raw) / 1000), 'higher', clientCount > 1 ? 0.8 : 0.8)
+  const name = `live 50k stream_delta to ${clientCount} client${clientCount > 1 ? 's' : ''}`
+  return pairedRow(name, 'events/s', t.ours.map(rate(EVENTS)), t.raw.map(rate(EVENTS)), 'higher', 0.8)
 }

@@ -1,4 +1,5 @@
 /** WebSocket clients that count frames, the same way for the gateway and for the raw baseline. */
+import type { Duplex } from 'node:stream'
 import WebSocket, { WebSocketServer } from 'ws'
 
 /**
@@ -29,16 +30,27 @@ export function receive(ws: WebSocket, count: number, keep?: string[]): Promise<
   })
 }
 
-/** A raw `ws` server that sends fixed frames: on connect (replay) or when a client speaks (live). */
+/**
+ * A raw `ws` server that sends fixed frames: on connect (replay) or when a client speaks (live).
+ * It is the limit for the same wire work: the frame strings are prebuilt, and every socket is
+ * corked for the tick and uncorked on the next, so a burst leaves in one write per socket, which
+ * is exactly what the gateway does (session-socket.ts `corkedBatch`), minus all of its own work.
+ */
 export async function startBaselineServer(frames: string[], mode: 'on-connect' | 'on-message') {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false })
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()))
-  const send = (targets: Iterable<WebSocket>) => {
+  const sockets = new Map<WebSocket, Duplex>()
+  const send = (targets: WebSocket[]) => {
+    const corked = targets.map((client) => sockets.get(client)!)
+    for (const socket of corked) socket.cork()
     for (const frame of frames) for (const client of targets) client.send(frame)
+    process.nextTick(() => { for (const socket of corked) socket.uncork() })
   }
-  wss.on('connection', (ws) => {
+  wss.on('connection', (ws, req) => {
+    sockets.set(ws, req.socket)
+    ws.once('close', () => sockets.delete(ws))
     if (mode === 'on-connect') send([ws])
-    else ws.on('message', () => send(wss.clients))
+    else ws.on('message', () => send([...wss.clients]))
   })
   const { port } = wss.address() as { port: number }
   return { url: `ws://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => { for (const c of wss.clients) c.terminate(); wss.close(() => resolve()) }) }

@@ -6,8 +6,6 @@
  * which also runs on park, closes the connections and revokes the tokens.
  */
 import { randomBytes } from 'node:crypto'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { JSONSchema7 } from '@ai-sdk/provider'
 import type { LocalTool } from './tools.ts'
 
@@ -49,6 +47,11 @@ export async function connectMcpServers(
 
 async function connectOne(name: string, server: McpServerWiring, session: { sessionId: string; profile: string }): Promise<McpConnection> {
   const token = server.mintToken ? await server.mintToken(session) : randomBytes(24).toString('base64url')
+  // Loaded on the first connection, not at start: the SDK (with its zod and ajv) was the largest
+  // single import of `gateway serve` in a start-up profile (issue 14), and most profiles wire no MCP.
+  const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ])
   const client = new Client({ name: 'agent-session-gateway', version: '1' })
   const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } })
   let listed
