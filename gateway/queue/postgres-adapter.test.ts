@@ -3,6 +3,7 @@ import pg from 'pg'
 import { startPostgresServer, type PostgresServer } from '../test/postgres-server.ts'
 import { describeQueueAdapterContract } from './adapter-contract.ts'
 import { createPostgresQueueAdapter, type PostgresQueueAdapter, type PostgresQueueOptions } from './postgres-adapter.ts'
+import { SCHEMA_VERSION } from '../postgres/migrations.ts'
 
 let server: PostgresServer
 const open: PostgresQueueAdapter[] = []
@@ -38,7 +39,7 @@ describe('PostgresQueueAdapter across processes', () => {
     await client.connect()
     const { rows } = await client.query('SELECT version FROM gateway_schema_version')
     await client.end()
-    expect(rows).toEqual([{ version: 1 }])
+    expect(rows).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => ({ version: i + 1 })))
   })
 
   it('never hands one job to two workers and counts maxRunning over all of them', async () => {
@@ -89,6 +90,19 @@ describe('PostgresQueueAdapter across processes', () => {
     await busy.add(job('new'))
     await woke
     expect((await idle.claimNext(Date.now()))?.info.id).toBe('new')
+  })
+
+  it('wakes a worker refused for want of a fleet-wide slot when another process frees one', async () => {
+    const url = await server.createDatabase()
+    const [waiting, running] = await Promise.all([adapter({}, url), adapter({}, url)])
+    await running.add(job('a'))
+    await running.add(job('b'))
+    expect((await running.claimNext(Date.now(), { maxRunning: 1 }))?.info.id).toBe('a')
+    expect(await waiting.claimNext(Date.now(), { maxRunning: 1 })).toBeUndefined() // full: waits for a release
+    const woke = new Promise<void>((resolve) => waiting.onWork!(resolve))
+    await running.update('a', { status: 'succeeded', finishedAt: 1 })
+    await woke
+    expect((await waiting.claimNext(Date.now(), { maxRunning: 1 }))?.info.id).toBe('b')
   })
 
   it('records every transition in the history table', async () => {
