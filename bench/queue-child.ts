@@ -1,7 +1,9 @@
 /**
  * One worker process of the queue claim-rate bench: `ours` claims through PostgresQueueAdapter
  * (with the fleet-wide limit, as the JobQueue claims) and completes each job at once; `graphile`
- * runs graphile-worker with a no-op task. Both one job at a time per process. Prints `ready`,
+ * runs graphile-worker (its defaults: prepared statements, no local queue, no batched completion,
+ * so each job is its own get_job and complete_job) with a no-op task. Both one job at a time per
+ * process, both with a pool of 2 connections, both connecting only after `go`. Prints `ready`,
  * starts on a `go` line on stdin; `ours` exits when the queue is empty.
  */
 import { createInterface } from 'node:readline'
@@ -12,9 +14,11 @@ const [kind, url] = process.argv.slice(2)
 const go = new Promise<void>((resolve) => createInterface({ input: process.stdin }).once('line', () => resolve()))
 
 if (kind === 'ours') {
-  const adapter = await createPostgresQueueAdapter({ url, poolSize: 2 })
+  // Connects after `go`, as graphile-worker's run() does: both sides' startup (pool, migration
+  // check, LISTEN) is inside the timed window.
   process.stdout.write('ready\n')
   await go
+  const adapter = await createPostgresQueueAdapter({ url, poolSize: 2 })
   for (;;) {
     const job = await adapter.claimNext(Date.now(), { maxRunning: 1_000_000 })
     if (!job) break

@@ -101,6 +101,12 @@ const MIGRATIONS: string[] = [
   DROP TRIGGER gateway_jobs_transition ON gateway_jobs;
   DROP FUNCTION gateway_jobs_transition();
 
+  -- Per history row, the foreign key's check (a locking read of the job, an RI trigger event)
+  -- cost as much as the insert itself: prune deletes a job's history with the job instead. The
+  -- identity seq needs no unique index of its own (claims read it through gateway_jobs_queued).
+  ALTER TABLE gateway_job_history DROP CONSTRAINT gateway_job_history_job_id_fkey;
+  ALTER TABLE gateway_jobs DROP CONSTRAINT gateway_jobs_seq_key;
+
   -- One row: set by a claim/resume refused because maxRunning jobs run fleet-wide (under the
   -- exclusive claim lock), cleared by the first release that sees it (under the shared lock), so
   -- a release either lands before the refusal's count (which then sees the slot free) or sees

@@ -114,11 +114,16 @@ describe('PostgresQueueAdapter across processes', () => {
     const client = new pg.Client({ connectionString: url })
     await client.connect()
     const { rows } = await client.query('SELECT from_status, to_status, worker FROM gateway_job_history ORDER BY id')
-    await client.end()
     expect(rows).toEqual([
       { from_status: null, to_status: 'queued', worker: null },
       { from_status: 'queued', to_status: 'running', worker: 'w1' },
       { from_status: 'running', to_status: 'succeeded', worker: 'w1' },
     ])
+    // A heartbeat or a non-status write adds no row; prune takes the job's history with it.
+    await a.update('h', { sdkSessionId: 's' })
+    expect((await client.query('SELECT count(*)::int AS n FROM gateway_job_history')).rows[0].n).toBe(3)
+    expect(await a.prune(0, 2)).toBe(1)
+    expect((await client.query('SELECT count(*)::int AS n FROM gateway_job_history')).rows[0].n).toBe(0)
+    await client.end()
   })
 })

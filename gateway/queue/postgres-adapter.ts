@@ -168,8 +168,12 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     },
 
     async prune(olderThanMs, now) {
-      const { rowCount } = await pool.query('DELETE FROM gateway_jobs WHERE status = ANY($1) AND coalesce(finished_at, 0) <= $2', [TERMINAL, now - olderThanMs])
-      return rowCount ?? 0
+      // The history goes with its job (no foreign key: migration 2), in the same statement.
+      const { rows } = await pool.query<{ n: number }>(`
+        WITH gone AS (DELETE FROM gateway_jobs WHERE status = ANY($1) AND coalesce(finished_at, 0) <= $2 RETURNING id),
+        history AS (DELETE FROM gateway_job_history WHERE job_id IN (SELECT id FROM gone))
+        SELECT count(*)::int AS n FROM gone`, [TERMINAL, now - olderThanMs])
+      return rows[0].n
     },
 
     async addDailyTokens(dayKey, tokens) {
