@@ -1,8 +1,10 @@
 /**
  * One worker process of the queue claim-rate bench: `ours` claims through PostgresQueueAdapter
  * (with the fleet-wide limit, as the JobQueue claims) and completes each job at once; `graphile`
- * runs graphile-worker with a no-op task. Both one job at a time per process. Prints `ready`,
- * starts on a `go` line on stdin; `ours` exits when the queue is empty.
+ * runs graphile-worker (its defaults: prepared statements, no local queue, no batched completion,
+ * so each job is its own get_job and complete_job) with a no-op task. Both one job at a time per
+ * process, both with a pool of 2 connections. Each connects and listens before it prints `ready`;
+ * both are woken by the NOTIFY of the jobs' COMMIT; `ours` exits when the queue is empty.
  */
 import { createInterface } from 'node:readline'
 import { run, Logger } from 'graphile-worker'
@@ -13,8 +15,10 @@ const go = new Promise<void>((resolve) => createInterface({ input: process.stdin
 
 if (kind === 'ours') {
   const adapter = await createPostgresQueueAdapter({ url, poolSize: 2 })
+  const work = new Promise<void>((resolve) => adapter.onWork!(resolve))
   process.stdout.write('ready\n')
   await go
+  await work // the jobs' COMMIT notifies, as it wakes an idle gateway process
   for (;;) {
     const job = await adapter.claimNext(Date.now(), { maxRunning: 1_000_000 })
     if (!job) break
@@ -23,12 +27,12 @@ if (kind === 'ours') {
   await adapter.close()
   process.exit(0)
 } else {
-  process.stdout.write('ready\n')
-  await go
   const runner = await run({
     connectionString: url, concurrency: 1, noHandleSignals: true, pollInterval: 100, maxPoolSize: 2,
     logger: new Logger(() => () => {}),
     taskList: { noop: async () => {} },
   })
+  process.stdout.write('ready\n') // started and listening for jobs:insert
+  await go
   await runner.promise
 }

@@ -3,6 +3,7 @@ import pg from 'pg'
 import { startPostgresServer, type PostgresServer } from '../test/postgres-server.ts'
 import { describeQueueAdapterContract } from './adapter-contract.ts'
 import { createPostgresQueueAdapter, type PostgresQueueAdapter, type PostgresQueueOptions } from './postgres-adapter.ts'
+import { SCHEMA_VERSION } from '../postgres/migrations.ts'
 
 let server: PostgresServer
 const open: PostgresQueueAdapter[] = []
@@ -38,7 +39,7 @@ describe('PostgresQueueAdapter across processes', () => {
     await client.connect()
     const { rows } = await client.query('SELECT version FROM gateway_schema_version')
     await client.end()
-    expect(rows).toEqual([{ version: 1 }])
+    expect(rows).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => ({ version: i + 1 })))
   })
 
   it('never hands one job to two workers and counts maxRunning over all of them', async () => {
@@ -91,6 +92,19 @@ describe('PostgresQueueAdapter across processes', () => {
     expect((await idle.claimNext(Date.now()))?.info.id).toBe('new')
   })
 
+  it('wakes a worker refused for want of a fleet-wide slot when another process frees one', async () => {
+    const url = await server.createDatabase()
+    const [waiting, running] = await Promise.all([adapter({}, url), adapter({}, url)])
+    await running.add(job('a'))
+    await running.add(job('b'))
+    expect((await running.claimNext(Date.now(), { maxRunning: 1 }))?.info.id).toBe('a')
+    expect(await waiting.claimNext(Date.now(), { maxRunning: 1 })).toBeUndefined() // full: waits for a release
+    const woke = new Promise<void>((resolve) => waiting.onWork!(resolve))
+    await running.update('a', { status: 'succeeded', finishedAt: 1 })
+    await woke
+    expect((await waiting.claimNext(Date.now(), { maxRunning: 1 }))?.info.id).toBe('b')
+  })
+
   it('records every transition in the history table', async () => {
     const url = await server.createDatabase()
     const a = await adapter({ workerId: 'w1' }, url)
@@ -100,11 +114,16 @@ describe('PostgresQueueAdapter across processes', () => {
     const client = new pg.Client({ connectionString: url })
     await client.connect()
     const { rows } = await client.query('SELECT from_status, to_status, worker FROM gateway_job_history ORDER BY id')
-    await client.end()
     expect(rows).toEqual([
       { from_status: null, to_status: 'queued', worker: null },
       { from_status: 'queued', to_status: 'running', worker: 'w1' },
       { from_status: 'running', to_status: 'succeeded', worker: 'w1' },
     ])
+    // A heartbeat or a non-status write adds no row; prune takes the job's history with it.
+    await a.update('h', { sdkSessionId: 's' })
+    expect((await client.query('SELECT count(*)::int AS n FROM gateway_job_history')).rows[0].n).toBe(3)
+    expect(await a.prune(0, 2)).toBe(1)
+    expect((await client.query('SELECT count(*)::int AS n FROM gateway_job_history')).rows[0].n).toBe(0)
+    await client.end()
   })
 })

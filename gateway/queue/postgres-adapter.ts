@@ -83,7 +83,7 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
   // process notices lapsed claims of a dead one even when no notification comes.
   const heartbeat = setInterval(() => {
     if (closed) return
-    pool.query(`UPDATE gateway_jobs SET lease_until = ${leaseSql} WHERE lease_owner = $1 AND status = 'running'`, [workerId])
+    pool.query({ name: 'gw_heartbeat', text: `UPDATE gateway_jobs SET lease_until = ${leaseSql} WHERE lease_owner = $1 AND status = 'running'`, values: [workerId] })
       .catch((err) => options.onError?.(err))
     wake()
   }, Math.max(10, Math.floor(leaseMs / 3)))
@@ -116,8 +116,8 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
 
     claimNext(now, limits?: ClaimLimits) {
       return serial(async () => {
-        if (!limits) return record((await pool.query<Row>(claimSql, [now, workerId])).rows[0])
-        const { rows } = await pool.query<Row>('SELECT info, request FROM gateway_claim($1, $2, $3, $4, $5)', [now, workerId, leaseMs, limits.maxRunning, LOCKS.claim])
+        if (!limits) return record((await pool.query<Row>({ name: 'gw_claim_unlimited', text: claimSql, values: [now, workerId] })).rows[0])
+        const { rows } = await pool.query<Row>({ name: 'gw_claim', text: 'SELECT info, request FROM gateway_claim($1, $2, $3, $4, $5)', values: [now, workerId, leaseMs, limits.maxRunning, LOCKS.claim] })
         return record(rows[0])
       })
     },
@@ -128,7 +128,10 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
         // Already resumed by this process (an earlier call whose answer was lost): still ours.
         if (rows[0]?.status === 'running' && rows[0].lease_owner === workerId) return 'resumed' as const
         if (rows[0]?.status !== 'parked') return 'taken' as const
-        if ((await runningCount(client)) >= limits.maxRunning) return 'full' as const
+        if ((await runningCount(client)) >= limits.maxRunning) {
+          await client.query('SELECT gateway_wait_for_slot()') // the next release notifies
+          return 'full' as const
+        }
         await client.query(`UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql} WHERE id = $1`, [id, workerId])
         return 'resumed' as const
       }))
@@ -150,7 +153,7 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     },
 
     async get(id) {
-      return record((await pool.query<Row>('SELECT info, request FROM gateway_jobs WHERE id = $1', [id])).rows[0])
+      return record((await pool.query<Row>({ name: 'gw_get', text: 'SELECT info, request FROM gateway_jobs WHERE id = $1', values: [id] })).rows[0])
     },
 
     async list() {
@@ -160,13 +163,17 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     async update(id, patch) {
       // One statement: merge the defined keys, drop the ones set to undefined (JSON has no undefined).
       const cleared = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] === undefined)
-      const { rows } = await pool.query<Row>(`UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE id = $1 ${RETURNING}`, [id, JSON.stringify(patch), cleared])
+      const { rows } = await pool.query<Row>({ name: 'gw_update', text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE id = $1 ${RETURNING}`, values: [id, JSON.stringify(patch), cleared] })
       return record(rows[0])
     },
 
     async prune(olderThanMs, now) {
-      const { rowCount } = await pool.query('DELETE FROM gateway_jobs WHERE status = ANY($1) AND coalesce(finished_at, 0) <= $2', [TERMINAL, now - olderThanMs])
-      return rowCount ?? 0
+      // The history goes with its job (no foreign key: migration 2), in the same statement.
+      const { rows } = await pool.query<{ n: number }>(`
+        WITH gone AS (DELETE FROM gateway_jobs WHERE status = ANY($1) AND coalesce(finished_at, 0) <= $2 RETURNING id),
+        history AS (DELETE FROM gateway_job_history WHERE job_id IN (SELECT id FROM gone))
+        SELECT count(*)::int AS n FROM gone`, [TERMINAL, now - olderThanMs])
+      return rows[0].n
     },
 
     async addDailyTokens(dayKey, tokens) {
