@@ -70,7 +70,12 @@ describe('JobQueue under random operations', () => {
           if (!runners.length) continue
           const r = runners[o.pick % runners.length]
           if (o.kind === 'park') {
-            if (await queue.onSessionParking(r.id, `e${++exec}`)) parkedSessions.set(r.id, r)
+            // As parking does: the queue's consent, the park saved, then the job parked.
+            const executionId = `e${++exec}`
+            if (await queue.onSessionParking(r.id, executionId)) {
+              await queue.onSessionParked(r.id, executionId)
+              parkedSessions.set(r.id, r)
+            }
           } else {
             r.core.emit({ type: 'assistant_message', message: { role: 'assistant', content: 'working' } })
             r.core.emit({ type: 'turn_result', subtype: o.kind === 'fail' ? 'error' : 'success', isError: o.kind === 'fail', durationMs: 1, numTurns: 1, totalCostUsd: 0 })

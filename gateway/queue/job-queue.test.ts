@@ -49,6 +49,7 @@ describe('JobQueue timers', () => {
     const job = await submit()
     await vi.advanceTimersByTimeAsync(60)
     expect(await queue.onSessionParking(runners[0].id, 'e1')).toBe(true)
+    await queue.onSessionParked(runners[0].id, 'e1')
     await vi.advanceTimersByTimeAsync(1000) // parked: the clock does not run
     expect(await status(job.id)).toBe('parked')
     await queue.onSessionResumed(runners[0].id, runners[0].runner())
@@ -64,6 +65,7 @@ describe('JobQueue timers', () => {
     const job = await submit()
     await vi.advanceTimersByTimeAsync(0)
     await queue.onSessionParking(runners[0].id, 'e1')
+    await queue.onSessionParked(runners[0].id, 'e1')
     await vi.advanceTimersByTimeAsync(499)
     expect(await status(job.id)).toBe('parked')
     await vi.advanceTimersByTimeAsync(2)
@@ -78,6 +80,7 @@ describe('JobQueue timers', () => {
     await vi.advanceTimersByTimeAsync(0)
     expect(await status(second.id)).toBe('queued')
     await queue.onSessionParking(runners[0].id, 'exec-1')
+    await queue.onSessionParked(runners[0].id, 'exec-1')
     await vi.advanceTimersByTimeAsync(0)
     expect(await status(second.id)).toBe('running')
     const resumed = queue.waitForResumeSlot(runners[0].id).then(() => queue.onSessionResumed(runners[0].id, runners[0].runner()))

@@ -351,13 +351,19 @@ export class JobQueue {
     run.parkedAt = now
     this.#running.delete(run.id)
     this.#parked.set(run.id, run)
-    const updated = await this.adapter.update(run.id, { status: 'parked', parkedAt: now, parkedExecutionId: executionId })
+    return true
+  }
+
+  /** The park is durable (parking saved it): the job is parked in the adapter, its slot freed (job-status.5). */
+  async onSessionParked(sessionId: string, executionId: string): Promise<void> {
+    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
+    if (!run) return
+    const updated = await this.adapter.update(run.id, { status: 'parked', parkedAt: run.parkedAt, parkedExecutionId: executionId })
     if (updated) run.record.info = updated.info
     this.#emit({ type: 'job_parked', executionId }, run.record.info, run)
     const cap = this.#options.maxParkedDurationMs
     if (cap !== undefined) run.parkTimer = setTimeout(() => void this.#parkedTooLong(run, cap), Math.max(0, cap - run.parkedMs))
     void this.pump()
-    return true
   }
 
   async #parkedTooLong(run: JobRun, cap: number): Promise<void> {

@@ -91,8 +91,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     registry,
     attachedCount: (id) => hub.count(id),
     rebuild: (record) => factory.rebuild(record),
-    // Mutant 'park-never' vetoes every park.
     onParking: (id, executionId) => (context.queue?.onSessionParking(id, executionId) ?? Promise.resolve(true)),
+    onParked: (id, executionId) => context.queue?.onSessionParked(id, executionId) ?? Promise.resolve(),
     beforeResume: (id) => context.queue?.waitForResumeSlot(id) ?? Promise.resolve(),
     onResumed: (id, runner) => void context.queue?.onSessionResumed(id, runner),
     onResumeFailed: (id, error) => void context.queue?.onResumeFailed(id, error),

@@ -34,6 +34,12 @@ export interface ParkingDeps {
   rebuild(record: StoredSession): Promise<Runner>
   /** The queue may veto a park, and must hand a resumed job its slot back. */
   onParking?(sessionId: string, executionId: string): Promise<boolean>
+  /**
+   * The park is in the store: only now may the queue record its job as parked, so a process that
+   * dies in between leaves a running job whose claim lapses (retried), never a parked job with no
+   * park to wake it (job-status.5, job-status.7).
+   */
+  onParked?(sessionId: string, executionId: string): Promise<void>
   /** Resolves when the session may resume; false: another process took its job first (shared store). */
   beforeResume?(sessionId: string): Promise<boolean | void>
   /** A parked session could not be rebuilt here (its job's attempt fails). */
@@ -352,7 +358,11 @@ export class ParkingManager {
     this.#ledger.forget(id)
     // Evict, not close: the row becomes the stored record and no session_closed is emitted.
     this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
-    await this.#serial(id, () => this.store.save(record)).catch((err) => this.#report(err, 'park'))
+    // One serial step, so a resume of this id (which loads under the same serial) sees the job parked.
+    await this.#serial(id, async () => {
+      await this.store.save(record).catch((err) => this.#report(err, 'park'))
+      await this.#deps.onParked?.(id, first)
+    }).catch((err) => this.#report(err, 'park'))
   }
 
   async #persistLive(runner: Runner): Promise<void> {
