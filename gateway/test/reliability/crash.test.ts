@@ -11,7 +11,8 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { TestSocket } from '../harness.ts'
 import { startChildGateway, type ChildGateway } from './child-gateway.ts'
-import { announce, prng, realisticInputs, scaled, SEED } from './scale.ts'
+import { seededRandom } from '../../../conformance/harness/random.ts'
+import { announce, realisticInputs, scaled, SEED } from './scale.ts'
 
 const KILLS = scaled(2, 30)
 const SESSIONS = scaled(3, 8)
@@ -71,7 +72,7 @@ function check(tracked: Tracked, replayed: Array<{ seq: number; type: string; ts
 describe('kill -9 under load with the file store and persistLive (issue 14)', () => {
   it(`loses no turn a client saw complete and never reuses a seq (${KILLS} kills)`, async () => {
     work = await mkdtemp(join(tmpdir(), 'gw-crash-'))
-    const random = prng(SEED)
+    const random = seededRandom(SEED)
     const inputs = realisticInputs(SEED)
     const tracked = new Map<string, Tracked>()
     const findings: string[] = []

@@ -16,18 +16,6 @@ export function announce(suite: string, figures: Record<string, unknown>): void 
   console.log(`[reliability] ${suite} seed=${SEED} scale=${FULL ? 'full' : 'small'} ${JSON.stringify(figures)}`)
 }
 
-/** mulberry32: a tiny seeded PRNG for timings (faker and fast-check seed their own). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 const LOCALES: Faker[] = [fakerEN, fakerDE, fakerJA, fakerAR, fakerRU, fakerZH_CN]
 
 /** Realistic generated inputs, seeded: titles, meta, file names, multilingual prompts. */
