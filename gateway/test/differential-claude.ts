@@ -24,44 +24,28 @@
  * 8. An assistant message's `stop_reason`/`stop_sequence`/`context_management`: API metadata the
  *    CLI copies through, absent or null on either side.
  */
+import { createNormaliser } from './differential.ts'
 
 const DROPPED_EVENTS = new Set(['capabilities', 'skills', 'tool_titles', 'context_usage', 'sdk_event'])
 const DROPPED_KEYS = new Set(['seq', 'ts', 'durationMs', 'totalCostUsd', 'usage', 'model', 'numTurns', 'stop_reason', 'stop_sequence', 'context_management', 'parentToolUseId'])
 const ID_KEYS = new Set(['sdkSessionId', 'id', 'tool_use_id', 'toolUseId', 'requestId', 'fileId', 'uuid'])
 
 export function normaliseClaudeEvents(events: Array<Record<string, unknown>>, cwd: string): unknown[] {
-  const ids = new Map<string, string>()
-  const idOf = (value: string) => {
-    if (!ids.has(value)) ids.set(value, `<id${ids.size}>`)
-    return ids.get(value)!
-  }
-  const walk = (value: unknown, key?: string): unknown => {
-    if (typeof value === 'string') {
-      if (key && ID_KEYS.has(key)) return idOf(value)
-      return value.split(cwd).join('<cwd>')
-    }
-    if (Array.isArray(value)) return value.map((v) => walk(v))
-    if (value && typeof value === 'object') {
-      const object = value as Record<string, unknown>
-      const out: Record<string, unknown> = {}
-      for (const [k, v] of Object.entries(object)) {
-        if (DROPPED_KEYS.has(k) || v === undefined) continue
-        // 6: a successful tool's own output.
-        if (k === 'content' && object.type === 'tool_result' && object.is_error !== true) {
-          out[k] = '<tool output>'
-          continue
-        }
-        out[k] = walk(v, k)
-      }
-      if (object.type === 'tool_result' && !('is_error' in object)) out.is_error = false
-      return out
-    }
-    return value
-  }
+  const walk = createNormaliser({ idKeys: ID_KEYS, dropKeys: DROPPED_KEYS, paths: { cwd }, replace: toolOutput, complete: toolErrorFlag })
   return events
     .filter((event) => !DROPPED_EVENTS.has(String(event.type)))
     .map((event) => {
       if (event.type === 'system_init') return walk({ type: event.type, apiKeySource: event.apiKeySource, cwd: event.cwd, permissionMode: event.permissionMode })
       return walk(event)
     })
+}
+
+/** 6: a successful tool's own output is engine wording. */
+function toolOutput(object: Record<string, unknown>, key: string): unknown {
+  return key === 'content' && object.type === 'tool_result' && object.is_error !== true ? '<tool output>' : undefined
+}
+
+/** A tool result without `is_error` is a success. */
+function toolErrorFlag(object: Record<string, unknown>, walked: Record<string, unknown>): void {
+  if (object.type === 'tool_result' && !('is_error' in object)) walked.is_error = false
 }

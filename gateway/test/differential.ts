@@ -25,22 +25,7 @@ const VOLATILE_KEYS = new Set(['seq', 'ts', 'durationMs', 'usage', 'totalCostUsd
 const ID_KEYS = new Set(['id', 'tool_use_id', 'toolUseId', 'requestId', 'sdkSessionId', 'fileId'])
 
 export function normaliseEvents(events: GatewayEvent[], paths: Record<string, string> = {}): unknown[] {
-  const ids = new Map<string, string>()
-  const placeholder = (value: string) => {
-    if (!ids.has(value)) ids.set(value, `<id${ids.size + 1}>`)
-    return ids.get(value)!
-  }
-  const replacePaths = (text: string) => Object.entries(paths).reduce((t, [name, dir]) => t.split(dir).join(`<${name}>`), text)
-  const walk = (value: unknown, key?: string): unknown => {
-    if (typeof value === 'string') return key && ID_KEYS.has(key) ? placeholder(value) : replacePaths(value)
-    if (Array.isArray(value)) return value.map((v) => walk(v))
-    if (value && typeof value === 'object') {
-      const out: Record<string, unknown> = {}
-      for (const [k, v] of Object.entries(value)) if (!VOLATILE_KEYS.has(k)) out[k] = walk(v, k)
-      return out
-    }
-    return value
-  }
+  const walk = createNormaliser({ idKeys: ID_KEYS, dropKeys: VOLATILE_KEYS, paths })
   const out: unknown[] = []
   let lastStatus: unknown
   for (const event of events) {
@@ -53,4 +38,48 @@ export function normaliseEvents(events: GatewayEvent[], paths: Record<string, st
     out.push(walk(event.type === 'system_init' ? withoutModel : event))
   }
   return out
+}
+
+export interface NormaliseRules {
+  /** Keys whose string values are ids: each distinct value becomes `<idN>` by first appearance, so links between events survive. */
+  idKeys: ReadonlySet<string>
+  /** Keys left out wherever they stand. */
+  dropKeys: ReadonlySet<string>
+  /** Directories replaced by `<name>` inside every string. */
+  paths: Record<string, string>
+  /** An engine's own placeholder for one key of an object (not walked); undefined: walk it as usual. */
+  replace?: (object: Record<string, unknown>, key: string) => unknown
+  /** An engine's own completion of an object's walked copy (a default the other engine leaves out). */
+  complete?: (object: Record<string, unknown>, walked: Record<string, unknown>) => void
+}
+
+/**
+ * The one walk both differential tests (codex and Claude Code) share: ids to placeholders, run
+ * directories to names, volatile keys and undefined values dropped. One id map per normaliser, so
+ * make one per run being compared.
+ */
+export function createNormaliser(rules: NormaliseRules): (value: unknown) => unknown {
+  const ids = new Map<string, string>()
+  const placeholder = (value: string) => {
+    if (!ids.has(value)) ids.set(value, `<id${ids.size + 1}>`)
+    return ids.get(value)!
+  }
+  const replacePaths = (text: string) => Object.entries(rules.paths).reduce((t, [name, dir]) => t.split(dir).join(`<${name}>`), text)
+  const walk = (value: unknown, key?: string): unknown => {
+    if (typeof value === 'string') return key && rules.idKeys.has(key) ? placeholder(value) : replacePaths(value)
+    if (Array.isArray(value)) return value.map((v) => walk(v))
+    if (value && typeof value === 'object') {
+      const original = value as Record<string, unknown>
+      const out: Record<string, unknown> = {}
+      for (const [k, v] of Object.entries(original)) {
+        if (rules.dropKeys.has(k) || v === undefined) continue
+        const replaced = rules.replace?.(original, k)
+        out[k] = replaced === undefined ? walk(v, k) : replaced
+      }
+      rules.complete?.(original, out)
+      return out
+    }
+    return value
+  }
+  return (value) => walk(value)
 }
