@@ -3,8 +3,14 @@
  * (event log, numbering, frames). Benchmarks of replay and fan-out use it so they measure the
  * gateway's own cost, not the speed of a model server or the AI SDK's stream parser.
  */
+import type { SessionEventBody } from '../gateway/protocol/index.ts'
 import type { EngineRunnerContext, Runner } from '../gateway/sessions/runner.ts'
 import { SessionCore } from '../gateway/sessions/session-core.ts'
+
+/** The i-th delta of a burst, as an engine hands it over; the raw live baseline builds the same. */
+export function firehoseDelta(i: number): SessionEventBody {
+  return { type: 'stream_delta', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `token-${i} ` } }, parentToolUseId: null, uuid: `delta-${i}` }
+}
 
 /** `user_message` text `burst:<n>` emits n `stream_delta` events then a turn result. */
 export function createFirehoseRunner(ctx: EngineRunnerContext): Runner {
@@ -24,7 +30,7 @@ export function createFirehoseRunner(ctx: EngineRunnerContext): Runner {
       const n = Number(/^burst:(\d+)$/.exec(text)?.[1] ?? 0)
       core.setStatus('running')
       setImmediate(() => {
-        for (let i = 0; i < n; i++) core.emit({ type: 'stream_delta', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `token-${i} ` } }, parentToolUseId: null, uuid: `delta-${i}` })
+        for (let i = 0; i < n; i++) core.emit(firehoseDelta(i))
         core.emit({ type: 'turn_result', subtype: 'success', isError: false, durationMs: 0, numTurns: 1, totalCostUsd: 0 })
         core.setStatus('idle')
       })

@@ -67,7 +67,7 @@ export async function benchList(gw: Gateway): Promise<BenchRow[]> {
   for (let i = 0; i < 1000; i++) id = await gw.createSession()
   return [
     await compareGet('GET /sessions with 1,000 sessions', `${gw.url}/sessions`, 200, 0.5),
-    await compareGet('GET /sessions/:id', `${gw.url}/sessions/${id}`, 2000, 0.9),
+    await compareGet('GET /sessions/:id', `${gw.url}/sessions/${id}`, 6000, 0.9),
   ]
 }
 

@@ -1,12 +1,13 @@
 /**
  * (a) replay on attach of a session holding 50,000 events, and (b) live fan-out of 50,000
- * stream_delta events to 1 and 10 clients. Each is measured against a raw `ws` server sending the
- * very same frame strings, so the ratio is the gateway's own overhead on the same wire work.
+ * stream_delta events to 1 and 10 clients. Each is measured against a raw `ws` server doing the
+ * same wire work at its limit (ws-client.ts), so the ratio is the gateway's own overhead.
  */
 import type WebSocket from 'ws'
 import type { startBenchGateway } from './rig.ts'
 import { pairedRow, type BenchRow } from './stats.ts'
-import { connect, receive, startBaselineServer } from './ws-client.ts'
+import { firehoseDelta } from './firehose-runner.ts'
+import { connect, liveFrames, receive, startBaselineServer } from './ws-client.ts'
 
 type Gateway = Awaited<ReturnType<typeof startBenchGateway>>
 const EVENTS = 50_000
@@ -56,7 +57,7 @@ export async function benchReplay(gw: Gateway): Promise<BenchRow> {
   const { id, frames } = await fillSession(gw)
   const captured: string[] = []
   await timeReplay(`${gw.wsUrl}/sessions/${id}/ws`, frames, captured) // the frames the baseline sends
-  const baseline = await startBaselineServer(captured, 'on-connect')
+  const baseline = await startBaselineServer(() => captured, 'on-connect')
   const t = await interleave(ROUNDS, () => timeReplay(`${gw.wsUrl}/sessions/${id}/ws`, frames), () => timeReplay(baseline.url, frames))
   await baseline.close()
   await gw.deleteSession(id)
@@ -84,17 +85,20 @@ async function gatewayLive(gw: Gateway, clientCount: number, frames: number, kee
 }
 
 export async function benchLive(gw: Gateway, clientCount: number): Promise<BenchRow> {
-  const liveFrames = 2 + EVENTS + 2 // user+running, deltas, result+idle
+  const frameCount = 2 + EVENTS + 2 // user+running, deltas, result+idle
   const captured: string[] = []
-  await gatewayLive(gw, clientCount, liveFrames, captured) // the frames the baseline sends
-  const baseline = await startBaselineServer(captured, 'on-message')
+  await gatewayLive(gw, clientCount, frameCount, captured)
+  // The baseline sends the burst's fixed first and last 2 frames as captured (user_message,
+  // running; result, idle) and produces the deltas in between, numbered from the same seq.
+  const firstSeq = (JSON.parse(captured[2]) as { event: { seq: number } }).event.seq
+  const baseline = await startBaselineServer(() => liveFrames(captured.slice(0, 2), firstSeq, EVENTS, captured.slice(-2), firehoseDelta), 'on-message')
   const rawLive = async () => {
     const clients = (await Promise.all(Array.from({ length: clientCount }, () => connect(baseline.url)))).map((o) => o.ws)
-    const elapsed = await timeLive(clients, clients[0], 'go', liveFrames)
+    const elapsed = await timeLive(clients, clients[0], 'go', frameCount)
     for (const ws of clients) ws.close()
     return elapsed
   }
-  const t = await interleave(ROUNDS, () => gatewayLive(gw, clientCount, liveFrames), rawLive)
+  const t = await interleave(ROUNDS, () => gatewayLive(gw, clientCount, frameCount), rawLive)
   await baseline.close()
   const name = `live 50k stream_delta to ${clientCount} client${clientCount > 1 ? 's' : ''}`
   return pairedRow(name, 'events/s', t.ours.map(rate(EVENTS)), t.raw.map(rate(EVENTS)), 'higher', 0.8)

@@ -31,19 +31,20 @@ export function receive(ws: WebSocket, count: number, keep?: string[]): Promise<
 }
 
 /**
- * A raw `ws` server that sends fixed frames: on connect (replay) or when a client speaks (live).
- * It is the limit for the same wire work: the frame strings are prebuilt, and every socket is
- * corked for the tick and uncorked on the next, so a burst leaves in one write per socket, which
- * is exactly what the gateway does (session-socket.ts `corkedBatch`), minus all of its own work.
+ * A raw `ws` server: the limit for the same wire work, doing what the gateway does to be fast and
+ * nothing of its own work. Every socket is corked for the tick and uncorked on the next, so a
+ * burst leaves in one write per socket, exactly as the gateway does (session-socket.ts
+ * `corkedBatch`). `frames` gives the frames to send, on connect (replay: the very strings the
+ * gateway replayed, since a replay sends stored frames) or each time a client speaks (live).
  */
-export async function startBaselineServer(frames: string[], mode: 'on-connect' | 'on-message') {
+export async function startBaselineServer(frames: () => Iterable<string>, mode: 'on-connect' | 'on-message') {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false })
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()))
   const sockets = new Map<WebSocket, Duplex>()
   const send = (targets: WebSocket[]) => {
     const corked = targets.map((client) => sockets.get(client)!)
     for (const socket of corked) socket.cork()
-    for (const frame of frames) for (const client of targets) client.send(frame)
+    for (const frame of frames()) for (const client of targets) client.send(frame)
     process.nextTick(() => { for (const socket of corked) socket.uncork() })
   }
   wss.on('connection', (ws, req) => {
@@ -54,4 +55,22 @@ export async function startBaselineServer(frames: string[], mode: 'on-connect' |
   })
   const { port } = wss.address() as { port: number }
   return { url: `ws://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => { for (const c of wss.clients) c.terminate(); wss.close(() => resolve()) }) }
+}
+
+/**
+ * The live frames a raw server must produce for a burst: live frames carry a seq and a time that
+ * exist only when the event does, so no server can send them prebuilt. Each delta is built as the
+ * engine hands it over, numbered, stamped and serialised once (the same JSON.stringify, once per
+ * event however many clients), between the burst's fixed first and last frames.
+ */
+export function* liveFrames(head: readonly string[], firstSeq: number, count: number, tail: readonly string[], delta: (i: number) => object): Generator<string> {
+  yield* head
+  let seq = firstSeq - 1
+  for (let i = 0; i < count; i++) {
+    const event = delta(i) as { seq: number; ts: number }
+    event.seq = ++seq
+    event.ts = Date.now()
+    yield `{"type":"event","event":${JSON.stringify(event)}}`
+  }
+  yield* tail
 }

@@ -17,6 +17,7 @@ import { QUEUE_DEFAULTS } from '../queue/options.ts'
 import { attachNotifier, NOTIFICATION_DEFAULTS } from '../sessions/notifications.ts'
 import { WebhookDeliverer } from '../sessions/webhooks.ts'
 import { SessionRegistry } from '../sessions/registry.ts'
+import { LIVE_ONLY } from '../sessions/runner.ts'
 import { ParkingManager } from '../sessions/parking.ts'
 import { PeerService } from '../sessions/peers.ts'
 import { AttachmentStore } from '../sessions/attachments.ts'
@@ -126,7 +127,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   registry.onRegister((runner) => {
     runner.subscribe((event) => {
       if (event.type === 'capabilities' && event.defaultModel) catalog.learnDefaultModel(runner.info().profile, event.defaultModel)
-    }, runner.info().lastSeq)
+    }, LIVE_ONLY)
   })
   // Kept so a graceful shutdown can give pending deliveries its grace.
   const deliverers: WebhookDeliverer[] = []

@@ -14,17 +14,35 @@ export interface FramedEvent {
   frame(): string
 }
 
-/** One logged event. A class, not a closure per event: the live path allocates per event. */
+/**
+ * One logged event. A class, not a closure per event: the live path allocates per event. Once its
+ * frame is built, the entry keeps only the frame (and the seq and type that replay filters on):
+ * the event object graph would otherwise stay alive beside its own serialisation, and on a
+ * stream every scavenge copied and promoted both (profile in bench/README, issue 14). Readers of
+ * an old entry's event get a copy parsed from the frame.
+ */
 class Entry implements FramedEvent {
+  readonly seq: number
+  readonly type: SessionEvent['type']
+  #event: SessionEvent | undefined
   #frame: string | undefined
-  readonly event: SessionEvent
 
   constructor(event: SessionEvent) {
-    this.event = event
+    this.seq = event.seq
+    this.type = event.type
+    this.#event = event
+  }
+
+  get event(): SessionEvent {
+    return this.#event ?? (JSON.parse(this.#frame!) as { event: SessionEvent }).event
   }
 
   frame(): string {
-    return (this.#frame ??= `{"type":"event","event":${JSON.stringify(this.event)}}`)
+    if (this.#frame === undefined) {
+      this.#frame = `{"type":"event","event":${JSON.stringify(this.#event)}}`
+      this.#event = undefined
+    }
+    return this.#frame
   }
 }
 
@@ -40,7 +58,7 @@ export class EventLog {
     for (const event of events) this.#entries.push(new Entry(event))
     this.#offset = events.length ? events[0].seq : nextSeqAfter + 1
     this.#seq = events.length ? Math.max(nextSeqAfter, events[events.length - 1].seq) : nextSeqAfter
-    for (const { event } of this.#entries) if (event.type === 'conversation_reset') this.#latestResetSeq = event.seq
+    for (const entry of this.#entries) if (entry.type === 'conversation_reset') this.#latestResetSeq = entry.seq
   }
 
   get lastSeq(): number {
@@ -77,9 +95,8 @@ export class EventLog {
     const reset = this.#latestResetSeq
     for (let i = start; i < this.#entries.length; i++) {
       const entry = this.#entries[i]
-      const { event } = entry
-      if (event.seq <= afterSeq) continue
-      if (event.seq < reset && isTranscriptContent(event)) continue
+      if (entry.seq <= afterSeq) continue
+      if (entry.seq < reset && isTranscriptContent(entry)) continue
       yield entry
     }
   }
@@ -97,8 +114,11 @@ export class EventLog {
     return () => this.#listeners.delete(listener)
   }
 
-  events(): SessionEvent[] {
-    return this.#entries.map((entry) => entry.event)
+  /** Every logged event, optionally leaving out some types (without parsing their frames). */
+  events(except?: ReadonlySet<SessionEvent['type']>): SessionEvent[] {
+    const out: SessionEvent[] = []
+    for (const entry of this.#entries) if (!except?.has(entry.type)) out.push(entry.event)
+    return out
   }
 
   clearListeners(): void {

@@ -6,6 +6,7 @@
  */
 import { NOTIFICATION_TYPES, type NotificationType, type SessionEvent, type SessionNotification } from '../protocol/index.ts'
 import type { SessionRegistry } from './registry.ts'
+import { LIVE_ONLY } from './runner.ts'
 import type { WebhookDeliverer } from './webhooks.ts'
 
 export interface NotificationOptions {
@@ -31,7 +32,7 @@ export function attachNotifier(registry: SessionRegistry, options: NotificationO
         try { options.onNotification?.(notification) } catch { /* an observer never breaks a session */ }
         if (options.webhook && events.has(notification.type)) deliverer.deliver(`session:${runner.id}`, options.webhook, notification)
       })
-    }, runner.info().lastSeq)
+    }, LIVE_ONLY)
   })
 }
 

@@ -9,7 +9,7 @@
 import type { SessionEvent, SessionInfo } from '../protocol/index.ts'
 import { ParkedSession } from './parked-session.ts'
 import type { SessionRegistry } from './registry.ts'
-import type { ExecutionOutcome, Runner, RunnerConfig } from './runner.ts'
+import { LIVE_ONLY, type ExecutionOutcome, type Runner, type RunnerConfig } from './runner.ts'
 import type { SessionStore, StoredExecution, StoredSession } from './session-store.ts'
 import { createMemorySessionStore } from './stores/memory-store.ts'
 import { SEQ_RESERVATION, WriteAheadLedger } from './write-ahead.ts'
@@ -91,7 +91,7 @@ export class ParkingManager {
     const id = runner.id
     this.#configs.set(id, config)
     this.#watchers.get(id)?.()
-    const unsubscribe = runner.subscribe((event) => this.#onEvent(runner, event), runner.info().lastSeq)
+    const unsubscribe = runner.subscribe((event) => this.#onEvent(runner, event), LIVE_ONLY)
     this.#watchers.set(id, unsubscribe)
     for (const e of open) this.#track(e.executionId, id, e.toolName, e.expiresAt)
   }

@@ -4,7 +4,7 @@
  * objects per request (DESIGN.md §7: serialise a list without re-deriving every row).
  */
 import type { SessionInfo } from '../protocol/index.ts'
-import type { Runner } from './runner.ts'
+import { LIVE_ONLY, type Runner } from './runner.ts'
 
 interface Row {
   runner: Runner
@@ -37,7 +37,7 @@ export class SessionRegistry {
     const row: Row = { runner, info, json, body: undefined, unsubscribe: () => {} }
     this.#rows.set(runner.id, row)
     this.#version++
-    row.unsubscribe = runner.subscribe(() => this.invalidate(runner.id), runner.info().lastSeq)
+    row.unsubscribe = runner.subscribe(() => this.invalidate(runner.id), LIVE_ONLY)
     for (const listener of this.#onRegister) listener(runner)
   }
 

@@ -31,6 +31,12 @@ export interface PermissionDecision {
   interrupt?: boolean
 }
 
+/**
+ * `afterSeq` for a subscriber that wants only what happens from now on (no event's seq is past
+ * it): cheaper than asking `info().lastSeq`, which builds a whole SessionInfo.
+ */
+export const LIVE_ONLY = Number.MAX_SAFE_INTEGER
+
 export interface Runner {
   readonly id: string
   /** Idempotent; resolves when the session has started (not when it ends). */

@@ -38,6 +38,8 @@ export interface AiSdkRunnerOptions extends ModelSource, ToolAssembly {
 }
 
 const DEFAULT_MAX_LEGS = 25
+/** stream_delta rows are superseded by the messages and count zero rows (engine-facts §4). */
+const SUPERSEDED_ON_SNAPSHOT: ReadonlySet<'stream_delta'> = new Set(['stream_delta'])
 
 /**
  * Builds a provider runner. Synchronous unless MCP servers must connect first: a server that
@@ -238,8 +240,7 @@ class ProviderRunner implements Runner {
       ? turn.calls.filter((c) => !c.output && c.kind === 'deferred').map((c) => ({ executionId: c.executionId, toolName: c.toolName, expiresAt: c.expiresAt ?? 0 }))
       : []
     return {
-      // stream_delta rows are superseded by the messages and count zero rows (engine-facts §4).
-      events: this.#core.log.events().filter((e) => e.type !== 'stream_delta'),
+      events: this.#core.log.events(SUPERSEDED_ON_SNAPSHOT),
       seq: this.#core.log.lastSeq,
       createdAt: this.info().createdAt,
       engineState: structuredClone(this.#state),
