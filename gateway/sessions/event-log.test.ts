@@ -40,16 +40,6 @@ describe('EventLog', () => {
     expect(JSON.parse(first.frame())).toEqual({ type: 'event', event: first.event })
   })
 
-  it('keeps only the frame once it is built, and still gives the event (parsed from the frame)', () => {
-    const log = new EventLog()
-    const live = log.append(text('kept'), 1000)
-    const [entry] = [...log.replay(0)]
-    expect(entry.event).toBe(live) // before any frame: the object itself
-    entry.frame()
-    expect(entry.event).not.toBe(live)
-    expect(entry.event).toEqual({ type: 'assistant_message', message: { role: 'assistant', content: 'kept' }, seq: 1, ts: 1000 })
-  })
-
   it('lists events leaving out the given types', () => {
     const log = new EventLog()
     log.append({ type: 'stream_delta', event: { type: 'x' }, parentToolUseId: null } as never)

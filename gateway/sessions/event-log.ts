@@ -14,35 +14,17 @@ export interface FramedEvent {
   frame(): string
 }
 
-/**
- * One logged event. A class, not a closure per event: the live path allocates per event. Once its
- * frame is built, the entry keeps only the frame (and the seq and type that replay filters on):
- * the event object graph would otherwise stay alive beside its own serialisation, and on a
- * stream every scavenge copied and promoted both (profile in bench/README, issue 14). Readers of
- * an old entry's event get a copy parsed from the frame.
- */
+/** One logged event. A class, not a closure per event: the live path allocates per event. */
 class Entry implements FramedEvent {
-  readonly seq: number
-  readonly type: SessionEvent['type']
-  #event: SessionEvent | undefined
   #frame: string | undefined
+  readonly event: SessionEvent
 
   constructor(event: SessionEvent) {
-    this.seq = event.seq
-    this.type = event.type
-    this.#event = event
-  }
-
-  get event(): SessionEvent {
-    return this.#event ?? (JSON.parse(this.#frame!) as { event: SessionEvent }).event
+    this.event = event
   }
 
   frame(): string {
-    if (this.#frame === undefined) {
-      this.#frame = `{"type":"event","event":${JSON.stringify(this.#event)}}`
-      this.#event = undefined
-    }
-    return this.#frame
+    return (this.#frame ??= `{"type":"event","event":${JSON.stringify(this.event)}}`)
   }
 }
 
@@ -58,7 +40,7 @@ export class EventLog {
     for (const event of events) this.#entries.push(new Entry(event))
     this.#offset = events.length ? events[0].seq : nextSeqAfter + 1
     this.#seq = events.length ? Math.max(nextSeqAfter, events[events.length - 1].seq) : nextSeqAfter
-    for (const entry of this.#entries) if (entry.type === 'conversation_reset') this.#latestResetSeq = entry.seq
+    for (const { event } of this.#entries) if (event.type === 'conversation_reset') this.#latestResetSeq = event.seq
   }
 
   get lastSeq(): number {
@@ -95,8 +77,9 @@ export class EventLog {
     const reset = this.#latestResetSeq
     for (let i = start; i < this.#entries.length; i++) {
       const entry = this.#entries[i]
-      if (entry.seq <= afterSeq) continue
-      if (entry.seq < reset && isTranscriptContent(entry)) continue
+      const { event } = entry
+      if (event.seq <= afterSeq) continue
+      if (event.seq < reset && isTranscriptContent(event)) continue
       yield entry
     }
   }
@@ -114,10 +97,10 @@ export class EventLog {
     return () => this.#listeners.delete(listener)
   }
 
-  /** Every logged event, optionally leaving out some types (without parsing their frames). */
+  /** Every logged event, optionally leaving out some types. */
   events(except?: ReadonlySet<SessionEvent['type']>): SessionEvent[] {
     const out: SessionEvent[] = []
-    for (const entry of this.#entries) if (!except?.has(entry.type)) out.push(entry.event)
+    for (const { event } of this.#entries) if (!except?.has(event.type)) out.push(event)
     return out
   }
 
