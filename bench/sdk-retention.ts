@@ -1,7 +1,7 @@
 /**
  * `node --import tsx bench/sdk-retention.ts [ai|fetch] [calls] [-- V8 flags…]`: runs
- * sdk-retention-child.ts in its own process (the fake model server stays here), so the AI SDK's
- * per-call retention under an ordinary gc can be seen without the gateway, with V8 flags to try.
+ * sdk-retention-child.ts in its own process (the fake model server stays here), so what the AI
+ * SDK's calls leave behind (heap, resident pages) after an ordinary gc is seen without the gateway.
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
