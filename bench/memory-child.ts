@@ -1,36 +1,34 @@
 /**
- * (e) resident memory per idle session, in a child process started with --expose-gc: N real
- * provider-engine sessions (AI SDK runner, fake model server), created over HTTP and left idle.
+ * (e) the gateway side of both memory steps: a gateway (provider engine on the model server whose
+ * URL is argv[2]) in its own process started with --expose-gc, so its resident memory is the
+ * gateway's alone; the client and the model server live in the parent (memory-gateway.ts). On the
+ * IPC message 'measure' it collects garbage as an idle process would; on 'measure-pressure' with a
+ * last-resort collection, which is what V8 runs under memory pressure and which also hands the
+ * heap pages V8 keeps pooled back to the system. It answers its memory usage.
  */
-import { startFakeModelServer } from '../fake-engines/provider-model/server.ts'
 import { createAiSdkRunner } from '../gateway/engines/provider/index.ts'
 import { createGatewayServer } from '../gateway/server/create-server.ts'
 
-const count = Number(process.argv[2] ?? 1000)
-const gc = (globalThis as { gc?: () => void }).gc
-if (!gc) throw new Error('run with --expose-gc')
-const collect = () => { gc(); gc() }
+const gc = (globalThis as { gc?: (options?: object) => void }).gc
+if (!gc || !process.send) throw new Error('run with --expose-gc, forked with IPC')
+const baseURL = process.argv[2]
 
-const model = await startFakeModelServer()
 const gateway = createGatewayServer({
   allowUnauthenticated: true,
   profiles: [{ name: 'default', engine: 'provider', provider: { id: 'fake', model: 'fake-small' } }],
-  createEngineRunner: (ctx) => createAiSdkRunner(ctx, { baseURL: model.baseURL }),
+  createEngineRunner: (ctx) => createAiSdkRunner(ctx, { baseURL }),
 })
 const { url } = await gateway.listen(0, '127.0.0.1')
-const create = () => fetch(`${url}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.arrayBuffer())
-for (let i = 0; i < 50; i++) await create() // warm every code path before the baseline reading
-await new Promise((r) => setTimeout(r, 100))
-collect()
-const before = process.memoryUsage()
-for (let i = 0; i < count; i++) await create()
-await new Promise((r) => setTimeout(r, 200))
-await fetch(`${url}/sessions`).then((r) => r.arrayBuffer()) // the list caches each row's JSON too
-collect()
-const after = process.memoryUsage()
-const per = (key: keyof NodeJS.MemoryUsage) => (after[key] - before[key]) / count
-// heapTotal and external say what of the resident growth V8 holds (committed pages, buffers);
-// the rest is native: malloc arenas, code, thread stacks.
-process.stdout.write(JSON.stringify({ heap: per('heapUsed'), rss: per('rss'), heapTotal: per('heapTotal'), external: per('external') }))
-await gateway.close()
-await model.close()
+process.on('message', async (message) => {
+  if (message !== 'measure' && message !== 'measure-pressure') return
+  // Always an options object: `gc(undefined)` is not `gc()`, it runs only a young-generation
+  // collection, which left every deleted session's old-space garbage in the ordinary reading.
+  const options = { type: 'major', execution: 'sync', flavor: message === 'measure-pressure' ? 'last-resort' : 'regular' }
+  for (let i = 0; i < 4; i++) {
+    await new Promise((r) => setTimeout(r, 50))
+    gc(options)
+  }
+  const usage = process.memoryUsage()
+  process.send!({ rss: usage.rss, heap: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, sessions: gateway.context.registry.size })
+})
+process.send({ url })

@@ -35,9 +35,10 @@ async function createSession(ctx: GatewayContext, req: IncomingMessage, res: Ser
   if (isRefusal(valid)) return sendRefusal(res, valid)
   const runner = await ctx.factory.create(valid)
   if (isRefusal(runner)) return sendRefusal(res, runner)
-  // The registry's cached body: the row was serialised once, on registration.
-  const created = ctx.registry.singleBody(runner.id)
-  if (created) return sendRawJson(res, 201, created)
+  // The row's JSON the registry cached on registration. Not its encoded single body: that is
+  // built on the first GET, so a session nobody reads keeps no Buffer (issue 14, idle memory).
+  const created = ctx.registry.json(runner.id)
+  if (created !== undefined) return sendRawJson(res, 201, `{"session":${created}}`)
   sendJson(res, 201, { session: runner.info() })
 }
 

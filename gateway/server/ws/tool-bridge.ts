@@ -29,19 +29,43 @@ export class BridgeHub {
     return this.#sockets.get(id)?.length ?? 0
   }
 
+  /** One small object per session, its methods shared on the prototype (no closures per session). */
   bridgeFor(id: string): ToolBridge {
-    return {
-      attachedCount: () => this.count(id),
-      request: (call: BridgedCall) => {
-        const first = this.#sockets.get(id)?.[0]
-        if (!first || first.readyState !== first.OPEN) return false
-        first.send(JSON.stringify({ type: 'tool_call_request', ...call }))
-        return true
-      },
-      cancel: (executionId: string, reason: string) => {
-        const frame = JSON.stringify({ type: 'tool_call_canceled', executionId, reason })
-        for (const ws of this.#sockets.get(id) ?? []) if (ws.readyState === ws.OPEN) ws.send(frame)
-      },
-    }
+    return new SessionBridge(this, id)
+  }
+
+  /** Sends a `tool_call_request` to the first attached client; false when none is attached. */
+  request(id: string, call: BridgedCall): boolean {
+    const first = this.#sockets.get(id)?.[0]
+    if (!first || first.readyState !== first.OPEN) return false
+    first.send(JSON.stringify({ type: 'tool_call_request', ...call }))
+    return true
+  }
+
+  cancel(id: string, executionId: string, reason: string): void {
+    const frame = JSON.stringify({ type: 'tool_call_canceled', executionId, reason })
+    for (const ws of this.#sockets.get(id) ?? []) if (ws.readyState === ws.OPEN) ws.send(frame)
+  }
+}
+
+class SessionBridge implements ToolBridge {
+  readonly #hub: BridgeHub
+  readonly #id: string
+
+  constructor(hub: BridgeHub, id: string) {
+    this.#hub = hub
+    this.#id = id
+  }
+
+  attachedCount(): number {
+    return this.#hub.count(this.#id)
+  }
+
+  request(call: BridgedCall): boolean {
+    return this.#hub.request(this.#id, call)
+  }
+
+  cancel(executionId: string, reason: string): void {
+    this.#hub.cancel(this.#id, executionId, reason)
   }
 }
