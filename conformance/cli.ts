@@ -9,16 +9,9 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadBaseline, writeBaseline } from './baseline.ts'
-import { loadManifest, ManifestError, urlManifest } from './manifest.ts'
-import { preflight } from './preflight.ts'
-import { describeRequirement } from './runner.ts'
-import { exitCodeOf, runSuite, selectCases } from './run-suite.ts'
 import { WebhookReceiver } from './harness/webhook-receiver.ts'
 import { MissingGatewayError, startSelfTarget, type SelfTarget } from './target/self.ts'
 import type { Report, TargetManifest } from './types.ts'
-import { createProgress, printSummary } from '../reports/console.ts'
-import { compareReports, renderCompareHtml, renderCompareText } from '../reports/compare.ts'
-import { writeReports } from '../reports/write.ts'
 
 const USAGE = `usage: gateway-conformance [--target manifest.json | --url <baseUrl> --token <operator token> [--profile <provider profile>]]
          [--filter <substring|clause id|section>]... [--reports <dir>] [--concurrency N] [--timeout-ms N] [--seed N]
@@ -60,6 +53,7 @@ async function compare(args: string[]): Promise<void> {
   const { values, positionals } = parsed
   if (positionals.length !== 2) fail(`compare needs two report.json files\n${USAGE}`, 2)
   const [a, b] = await Promise.all(positionals.map(readReport))
+  const { compareReports, renderCompareHtml, renderCompareText } = await import('../reports/compare.ts')
   const diffs = compareReports(a, b)
   process.stdout.write(renderCompareText(a, b, diffs))
   const out = values.out ?? 'reports/out/compare.html'
@@ -99,9 +93,29 @@ async function main(): Promise<void> {
     fail(`${(err as Error).message}\n${USAGE}`, 2)
   }
   if (values.help) return void console.log(USAGE)
+  if (values.target && values.url) fail(`--target and --url are exclusive\n${USAGE}`, 2)
+  const seed = int(values.seed, 'seed', Math.floor(Math.random() * 2 ** 31))
+  const concurrency = int(values.concurrency, 'concurrency', 4, 1)
+  const timeoutMs = int(values['timeout-ms'], 'timeout-ms', 15_000, 100)
+  const repeat = int(values.repeat, 'repeat', 1, 1)
+  const baseline = values.baseline ? await loadBaseline(values.baseline).catch((err) => fail(err.message, 2)) : undefined
+  // The self target starts first and the kit loads its cases, client and reports while the
+  // gateway starts: two processes' start-up overlap instead of adding up (issue 14, the kit run).
+  let selfStarting: Promise<SelfTarget> | undefined
+  if (!values.list && !values.target && !values.url) {
+    console.log('starting the self target (our gateway with the fake engines)…')
+    selfStarting = startSelfTarget()
+    selfStarting.catch(() => {}) // awaited below; a failure is reported there
+  }
+  const [{ exitCodeOf, runSuite, selectCases }, { describeRequirement }, { loadManifest, ManifestError, urlManifest }, { preflight }] = await Promise.all([
+    import('./run-suite.ts'), import('./runner.ts'), import('./manifest.ts'), import('./preflight.ts'),
+  ])
   const filters = values.filter ?? []
   const selected = selectCases(filters)
-  if (!selected.length) fail(`--filter ${filters.map((f) => JSON.stringify(f)).join(' --filter ')} matches no case (try --list)`, 2)
+  if (!selected.length) {
+    await selfStarting?.then((self) => self.close(), () => {})
+    fail(`--filter ${filters.map((f) => JSON.stringify(f)).join(' --filter ')} matches no case (try --list)`, 2)
+  }
   if (values.list) {
     for (const c of selected) {
       const offers = c.requires.length ? c.requires.map(describeRequirement).join('; ') : 'nothing beyond an operator token'
@@ -109,20 +123,13 @@ async function main(): Promise<void> {
     }
     return
   }
-  if (values.target && values.url) fail(`--target and --url are exclusive\n${USAGE}`, 2)
-  const seed = int(values.seed, 'seed', Math.floor(Math.random() * 2 ** 31))
-  const concurrency = int(values.concurrency, 'concurrency', 4, 1)
-  const timeoutMs = int(values['timeout-ms'], 'timeout-ms', 15_000, 100)
-  const repeat = int(values.repeat, 'repeat', 1, 1)
-  const baseline = values.baseline ? await loadBaseline(values.baseline).catch((err) => fail(err.message, 2)) : undefined
   let manifest: TargetManifest
   let self: SelfTarget | undefined
   try {
     if (values.target) manifest = await loadManifest(values.target)
     else if (values.url) manifest = urlManifest(values.url, values.token, values.profile)
     else {
-      console.log('starting the self target (our gateway with the fake engines)…')
-      self = await startSelfTarget()
+      self = await selfStarting!
       manifest = self.manifest
     }
   } catch (err) {
@@ -139,6 +146,7 @@ async function main(): Promise<void> {
       return
     }
     console.log(`running ${selected.length} cases against ${manifest.baseUrl} (seed ${seed}; --seed ${seed} reproduces its inputs)`)
+    const [{ createProgress, printSummary }, { writeReports }] = await Promise.all([import('../reports/console.ts'), import('../reports/write.ts')])
     const progress = createProgress(selected.length)
     const report = await runSuite({
       manifest, filters, seed, baseline, receiver, restart: self?.restart,

@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { WebhookReceiver } from '../harness/webhook-receiver.ts'
-import { checkManifest } from '../manifest.ts'
 import type { TargetManifest } from '../types.ts'
 
 /** The gateway's working directory: in the repository its root, whose tsconfig.json tsx reads. */
@@ -126,6 +125,8 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
 }
 
 async function waitForManifest(path: string, exited: Promise<number | null>, output: () => string): Promise<TargetManifest> {
+  // Loaded here, after the gateway was spawned: the manifest schema (zod) loads while it starts.
+  const { checkManifest } = await import('../manifest.ts')
   let exitCode: number | null | undefined
   void exited.then((code) => { exitCode = code })
   const deadline = Date.now() + STARTUP_MS

@@ -1,7 +1,7 @@
 /**
  * Where the fake Claude Code CLI is, for an adapter's `pathToClaudeCodeExecutable`. Its script is
  * the sibling `main` module with this module's own extension: `.ts` in the repository (run
- * through the tsx loader), `.js` when installed from the conformance kit (plain Node).
+ * by Node's own type stripping, or the tsx loader), `.js` when installed from the conformance kit (plain Node).
  */
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -11,5 +11,10 @@ const OWN_EXTENSION = extname(fileURLToPath(import.meta.url))
 /** The script the SDK spawns. */
 export const FAKE_CLAUDE_CLI_PATH = fileURLToPath(new URL(`./main${OWN_EXTENSION}`, import.meta.url))
 
-/** Node arguments that run it: the tsx loader for the TypeScript source, none for compiled JS. */
-export const FAKE_CLAUDE_CLI_NODE_ARGS: string[] = OWN_EXTENSION === '.ts' ? ['--import', fileURLToPath(import.meta.resolve('tsx'))] : []
+/**
+ * Node arguments that run it: none for compiled JS; none for the TypeScript source either on a Node
+ * that strips types itself (22.18 and later: the fakes use only erasable syntax and relative `.ts`
+ * imports), which starts each fake process in about half the CPU time of the tsx loader (issue 14,
+ * the kit run spawns dozens); the tsx loader on an older Node.
+ */
+export const FAKE_CLAUDE_CLI_NODE_ARGS: string[] = OWN_EXTENSION === '.ts' && !process.features.typescript ? ['--import', fileURLToPath(import.meta.resolve('tsx'))] : []

@@ -91,7 +91,6 @@ function sdkOwnBinary(): string {
 }
 
 async function provider(config: GatewayConfig, backends: ToolBackends | undefined): Promise<CreateEngineRunner> {
-  const { createAiSdkRunner } = await import('../engines/provider/index.ts')
   const settings = config.engines?.provider ?? {}
   const mcpServers = Object.fromEntries(Object.entries(settings.mcpServers ?? {}).map(([name, server]) => [name, {
     url: server.url,
@@ -106,5 +105,11 @@ async function provider(config: GatewayConfig, backends: ToolBackends | undefine
     evalLimits: settings.evalLimits,
     mcpServers,
   }
-  return (ctx) => createAiSdkRunner(ctx, options)
+  // The engine (the AI SDK, its provider packages, QuickJS: most of the modules `serve` would load)
+  // is imported with the first provider session, not before listening: nothing at start needs it.
+  let engine: Promise<typeof import('../engines/provider/index.ts')> | undefined
+  return async (ctx) => {
+    engine ??= import('../engines/provider/index.ts')
+    return (await engine).createAiSdkRunner(ctx, options)
+  }
 }

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve } from 'node:path'
-import { parse as parseYaml } from 'yaml'
+import { CORE_SCHEMA, load as parseYaml } from 'js-yaml'
 import type { z } from 'zod'
 import { missingEnvWarnings } from './env.ts'
 import { configSchema, type GatewayConfig } from './schema.ts'
@@ -32,8 +32,9 @@ export async function loadConfigFile(file: string): Promise<LoadedConfig> {
   }
   let raw: unknown
   try {
-    // YAML is a superset of JSON, so one parser reads both.
-    raw = parseYaml(text, { prettyErrors: true })
+    // YAML is a superset of JSON, so one parser reads both. The core schema is YAML 1.2's: no
+    // timestamps turned into Dates, no merge keys, just what JSON has plus YAML's own syntax.
+    raw = parseYaml(text, { schema: CORE_SCHEMA, filename: file })
   } catch (err) {
     return { problems: [`${file}: not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`], warnings: [], baseDir }
   }

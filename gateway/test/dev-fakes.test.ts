@@ -3,6 +3,7 @@
  * never compiles them in (gateway/dev-fakes.ts). These are the same modules the kit exports as
  * `gateway-conformance/fakes/*`: they must have the shape dev-fakes.ts relies on.
  */
+import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import * as claudeCli from '../../fake-engines/claude-cli/index.ts'
@@ -16,16 +17,21 @@ describe('the kit fakes gateway dev loads', () => {
   // The annotation is the type check (tsc --noEmit); the body checks what types cannot.
   const fakes: KitFakes = { ...providerModel, ...mcpServer, ...claudeCli, ...codexAppServer, ...anthropicMessages }
 
-  it('name the fake Claude CLI script that exists, run by Node with the tsx loader from the sources', () => {
+  // From the sources: Node's own type stripping where it has it (22.18+), else the tsx loader.
+  const expectedArgs = process.features.typescript ? [] : ['--import', expect.stringMatching(/tsx/)]
+
+  it('name the fake Claude CLI script that exists, run by Node from the sources', () => {
     expect(fakes.FAKE_CLAUDE_CLI_PATH).toMatch(/fake-engines\/claude-cli\/main\.ts$/)
     expect(existsSync(fakes.FAKE_CLAUDE_CLI_PATH)).toBe(true)
-    expect(fakes.FAKE_CLAUDE_CLI_NODE_ARGS[0]).toBe('--import')
+    expect(fakes.FAKE_CLAUDE_CLI_NODE_ARGS).toEqual(expectedArgs)
   })
 
-  it('name the fake codex app-server script that exists, run the same way', () => {
+  it('name the fake codex app-server script that exists, run the same way, and it runs with those arguments', () => {
     expect(fakes.FAKE_CODEX_APP_SERVER_PATH).toMatch(/fake-engines\/codex-app-server\/main\.ts$/)
     expect(existsSync(fakes.FAKE_CODEX_APP_SERVER_PATH)).toBe(true)
-    expect(fakes.FAKE_CODEX_APP_SERVER_NODE_ARGS[0]).toBe('--import')
+    expect(fakes.FAKE_CODEX_APP_SERVER_NODE_ARGS).toEqual(expectedArgs)
+    const version = execFileSync(process.execPath, [...fakes.FAKE_CODEX_APP_SERVER_NODE_ARGS, fakes.FAKE_CODEX_APP_SERVER_PATH, '--version'], { encoding: 'utf8' })
+    expect(version).toMatch(/^codex-cli \S+ \(fake\)/)
   })
 
   it('start and stop the fake model server and the fake MCP server', async () => {
