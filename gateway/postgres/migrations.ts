@@ -174,6 +174,35 @@ const MIGRATIONS: string[] = [
       ) RETURNING j.info, j.request;
   END $$;
   `,
+
+  // 3: a finished job's final write and the next claim in one round trip (issue 14 bench h).
+  `
+  -- What a worker slot does when its job ends and it would claim again: the completion (the same
+  -- merge as an update, so the history trigger records it and releases the slot as before) and a
+  -- claim under the fleet-wide limit, in one transaction. The claim lock is taken first: the
+  -- release in the history trigger takes it shared, and two transactions each holding it shared
+  -- and then asking for it exclusively would deadlock.
+  CREATE FUNCTION gateway_complete_and_claim(p_id text, p_patch jsonb, p_cleared text[], p_now bigint, p_worker text,
+    p_lease_ms double precision, p_max_running integer, p_lock bigint)
+  RETURNS TABLE (done_info jsonb, done_request jsonb, next_info jsonb, next_request jsonb) LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_advisory_xact_lock(p_lock);
+    UPDATE gateway_jobs j SET info = (j.info || p_patch) - p_cleared WHERE j.id = p_id RETURNING j.info, j.request INTO done_info, done_request;
+    -- A fresh snapshot per statement: the count sees this completion and every claim committed before the lock.
+    IF (SELECT count(*) FROM (SELECT 1 FROM gateway_jobs j WHERE j.status = 'running' LIMIT p_max_running) r) >= p_max_running THEN
+      PERFORM gateway_wait_for_slot();
+    ELSE
+      UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"'), lease_owner = p_worker,
+        lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000)
+      WHERE j.id = (
+        SELECT q.id FROM gateway_jobs q
+        WHERE q.status = 'queued' AND (q.next_run_at IS NULL OR q.next_run_at <= p_now)
+        ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT 1
+      ) RETURNING j.info, j.request INTO next_info, next_request;
+    END IF;
+    RETURN NEXT;
+  END $$;
+  `,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -127,3 +127,47 @@ describe('PostgresQueueAdapter across processes', () => {
     await client.end()
   })
 })
+
+describe('PostgresQueueAdapter completeAndClaim', () => {
+  it('ends a job and claims the next in one step, each recorded as its own transition', async () => {
+    const url = await server.createDatabase()
+    const a = await adapter({ workerId: 'w1' }, url)
+    await a.add(job('first'))
+    await a.add(job('second'))
+    await a.claimNext(Date.now(), { maxRunning: 1 })
+    const { completed, claimed } = await a.completeAndClaim('first', { status: 'succeeded', finishedAt: 5, nextRunAt: undefined }, Date.now(), { maxRunning: 1 })
+    expect(completed?.info).toMatchObject({ id: 'first', status: 'succeeded', finishedAt: 5 })
+    expect(claimed?.info).toMatchObject({ id: 'second', status: 'running' })
+    expect((await a.get('first'))?.info.status).toBe('succeeded') // the job's record stays readable after it ends
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    const { rows } = await client.query('SELECT job_id, from_status, to_status, worker FROM gateway_job_history WHERE from_status IS NOT NULL ORDER BY id')
+    await client.end()
+    expect(rows).toEqual([
+      { job_id: 'first', from_status: 'queued', to_status: 'running', worker: 'w1' },
+      { job_id: 'first', from_status: 'running', to_status: 'succeeded', worker: 'w1' },
+      { job_id: 'second', from_status: 'queued', to_status: 'running', worker: 'w1' },
+    ])
+    // Nothing left to claim: the completion alone.
+    const last = await a.completeAndClaim('second', { status: 'failed', finishedAt: 6 }, Date.now(), { maxRunning: 1 })
+    expect(last.completed?.info.status).toBe('failed')
+    expect(last.claimed).toBeUndefined()
+  })
+
+  it('claims nothing while the fleet is full, and a release elsewhere then wakes the refused process', async () => {
+    const url = await server.createDatabase()
+    const [mine, other] = await Promise.all([adapter({}, url), adapter({}, url)])
+    for (const id of ['a', 'b', 'c', 'd']) await mine.add(job(id))
+    await mine.claimNext(Date.now(), { maxRunning: 2 })
+    await other.claimNext(Date.now(), { maxRunning: 2 })
+    // A fleet limit lowered to 1 while two run: mine's job ends, the other still runs, so no claim.
+    const refused = await mine.completeAndClaim('a', { status: 'succeeded', finishedAt: 1 }, Date.now(), { maxRunning: 1 })
+    expect(refused.completed?.info.status).toBe('succeeded')
+    expect(refused.claimed).toBeUndefined()
+    expect((await mine.get('c'))?.info.status).toBe('queued')
+    const woke = new Promise<void>((resolve) => mine.onWork!(resolve))
+    const handed = await other.completeAndClaim('b', { status: 'succeeded', finishedAt: 2 }, Date.now(), { maxRunning: 1 })
+    expect(handed.claimed?.info.id).toBe('c') // the freed slot went to the next job
+    await woke // and the refused process was told a slot freed
+  })
+})
