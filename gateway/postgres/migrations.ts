@@ -177,17 +177,48 @@ const MIGRATIONS: string[] = [
 
   // 3: a finished job's final write and the next claim in one round trip (issue 14 bench h).
   `
+  -- A release (a running job's status moves on) wakes slot waiters under the claim lock held
+  -- shared. Inside gateway_complete_and_claim the trigger leaves that to the function, which does
+  -- it once it holds the lock exclusively for its claim: the completion itself then runs outside
+  -- the lock, so processes completing at once do not queue behind each other's completions, and
+  -- no transaction holds the lock shared while it asks for it exclusively (a deadlock).
+  CREATE OR REPLACE FUNCTION gateway_jobs_history() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO gateway_job_history (job_id, from_status, to_status, worker)
+      VALUES (NEW.id, CASE WHEN TG_OP = 'INSERT' THEN NULL ELSE OLD.status END, NEW.status, NEW.lease_owner);
+    IF TG_OP = 'UPDATE' THEN
+      IF NEW.status = 'queued' THEN
+        PERFORM pg_notify('${WORK_CHANNEL}', ''); -- a retry requeued: work for anyone
+      ELSIF OLD.status = 'running' AND NEW.status <> 'running' THEN
+        IF current_setting('gateway.claim_follows', true) = 'on' THEN
+          PERFORM set_config('gateway.claim_follows', 'released', true);
+        ELSE
+          PERFORM pg_advisory_xact_lock_shared(${LOCKS.claim});
+          UPDATE gateway_queue_state SET slot_waiters = false WHERE slot_waiters;
+          IF FOUND THEN PERFORM pg_notify('${WORK_CHANNEL}', ''); END IF;
+        END IF;
+      END IF;
+    END IF;
+    RETURN NULL;
+  END $$;
+
   -- What a worker slot does when its job ends and it would claim again: the completion (the same
-  -- merge as an update, so the history trigger records it and releases the slot as before) and a
-  -- claim under the fleet-wide limit, in one transaction. The claim lock is taken first: the
-  -- release in the history trigger takes it shared, and two transactions each holding it shared
-  -- and then asking for it exclusively would deadlock.
+  -- merge as an update, recorded by the same trigger) and a claim under the fleet-wide limit, in
+  -- one transaction.
   CREATE FUNCTION gateway_complete_and_claim(p_id text, p_patch jsonb, p_cleared text[], p_now bigint, p_worker text,
     p_lease_ms double precision, p_max_running integer, p_lock bigint)
-  RETURNS TABLE (done_info jsonb, done_request jsonb, next_info jsonb, next_request jsonb) LANGUAGE plpgsql AS $$
+  RETURNS TABLE (done_info jsonb, next_info jsonb, next_request jsonb) LANGUAGE plpgsql AS $$
+  DECLARE
+    v_release text;
   BEGIN
+    PERFORM set_config('gateway.claim_follows', 'on', true);
+    UPDATE gateway_jobs j SET info = (j.info || p_patch) - p_cleared WHERE j.id = p_id RETURNING j.info INTO done_info;
+    SELECT current_setting('gateway.claim_follows'), set_config('gateway.claim_follows', '', true) INTO v_release;
     PERFORM pg_advisory_xact_lock(p_lock);
-    UPDATE gateway_jobs j SET info = (j.info || p_patch) - p_cleared WHERE j.id = p_id RETURNING j.info, j.request INTO done_info, done_request;
+    IF v_release = 'released' THEN -- the completion freed a running slot: as the trigger would, now under the lock
+      UPDATE gateway_queue_state SET slot_waiters = false WHERE slot_waiters;
+      IF FOUND THEN PERFORM pg_notify('${WORK_CHANNEL}', ''); END IF;
+    END IF;
     -- A fresh snapshot per statement: the count sees this completion and every claim committed before the lock.
     IF (SELECT count(*) FROM (SELECT 1 FROM gateway_jobs j WHERE j.status = 'running' LIMIT p_max_running) r) >= p_max_running THEN
       PERFORM gateway_wait_for_slot();

@@ -136,7 +136,7 @@ describe('PostgresQueueAdapter completeAndClaim', () => {
     await a.add(job('second'))
     await a.claimNext(Date.now(), { maxRunning: 1 })
     const { completed, claimed } = await a.completeAndClaim('first', { status: 'succeeded', finishedAt: 5, nextRunAt: undefined }, Date.now(), { maxRunning: 1 })
-    expect(completed?.info).toMatchObject({ id: 'first', status: 'succeeded', finishedAt: 5 })
+    expect(completed).toMatchObject({ id: 'first', status: 'succeeded', finishedAt: 5 })
     expect(claimed?.info).toMatchObject({ id: 'second', status: 'running' })
     expect((await a.get('first'))?.info.status).toBe('succeeded') // the job's record stays readable after it ends
     const client = new pg.Client({ connectionString: url })
@@ -150,8 +150,22 @@ describe('PostgresQueueAdapter completeAndClaim', () => {
     ])
     // Nothing left to claim: the completion alone.
     const last = await a.completeAndClaim('second', { status: 'failed', finishedAt: 6 }, Date.now(), { maxRunning: 1 })
-    expect(last.completed?.info.status).toBe('failed')
+    expect(last.completed?.status).toBe('failed')
     expect(last.claimed).toBeUndefined()
+    // Ordinary writes after it are recorded by the trigger again (the function's setting was local to its transaction).
+    await a.add(job('third'))
+    await a.claimNext(Date.now())
+    await a.update('third', { status: 'canceled', finishedAt: 7 })
+    const after = new pg.Client({ connectionString: url })
+    await after.connect()
+    const tail = await after.query('SELECT job_id, from_status, to_status FROM gateway_job_history WHERE id > $1 ORDER BY id', [3 + 2]) // 3 above, 2 inserts
+    await after.end()
+    expect(tail.rows).toEqual([
+      { job_id: 'second', from_status: 'running', to_status: 'failed' },
+      { job_id: 'third', from_status: null, to_status: 'queued' },
+      { job_id: 'third', from_status: 'queued', to_status: 'running' },
+      { job_id: 'third', from_status: 'running', to_status: 'canceled' },
+    ])
   })
 
   it('claims nothing while the fleet is full, and a release elsewhere then wakes the refused process', async () => {
@@ -162,7 +176,7 @@ describe('PostgresQueueAdapter completeAndClaim', () => {
     await other.claimNext(Date.now(), { maxRunning: 2 })
     // A fleet limit lowered to 1 while two run: mine's job ends, the other still runs, so no claim.
     const refused = await mine.completeAndClaim('a', { status: 'succeeded', finishedAt: 1 }, Date.now(), { maxRunning: 1 })
-    expect(refused.completed?.info.status).toBe('succeeded')
+    expect(refused.completed?.status).toBe('succeeded')
     expect(refused.claimed).toBeUndefined()
     expect((await mine.get('c'))?.info.status).toBe('queued')
     const woke = new Promise<void>((resolve) => mine.onWork!(resolve))

@@ -174,16 +174,13 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     completeAndClaim(id, patch, now, limits) {
       // A claim: in call order with this process's other claims.
       return serial(async () => {
-        const { rows } = await pool.query<{ done_info: JobInfo | null; done_request: CreateJobRequest | null; next_info: JobInfo | null; next_request: CreateJobRequest | null }>({
+        const { rows } = await pool.query<{ done_info: JobInfo | null; next_info: JobInfo | null; next_request: CreateJobRequest | null }>({
           name: 'gw_complete_and_claim',
-          text: 'SELECT done_info, done_request, next_info, next_request FROM gateway_complete_and_claim($1, $2, $3, $4, $5, $6, $7, $8)',
+          text: 'SELECT done_info, next_info, next_request FROM gateway_complete_and_claim($1, $2, $3, $4, $5, $6, $7, $8)',
           values: [id, ...merge(patch), now, workerId, leaseMs, limits.maxRunning, LOCKS.claim],
         })
         const r = rows[0]
-        return {
-          completed: r?.done_info ? { info: r.done_info, request: r.done_request! } : undefined,
-          claimed: r?.next_info ? { info: r.next_info, request: r.next_request! } : undefined,
-        }
+        return { completed: r?.done_info ?? undefined, claimed: r?.next_info ? { info: r.next_info, request: r.next_request! } : undefined }
       })
     },
 
