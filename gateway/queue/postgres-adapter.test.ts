@@ -168,6 +168,20 @@ describe('PostgresQueueAdapter completeAndClaim', () => {
     ])
   })
 
+  it('far from the fleet-wide limit, hands distinct jobs to processes completing at the same moment', async () => {
+    const url = await server.createDatabase()
+    const workers = await Promise.all([1, 2, 3, 4].map(() => adapter({}, url)))
+    for (let i = 0; i < 12; i++) await workers[0].add(job(`j${i}`))
+    const limits = { maxRunning: 10_000 } // above the running count plus max_connections: claims run side by side
+    const first = await Promise.all(workers.map((w) => w.claimNext(Date.now(), limits)))
+    const next = await Promise.all(workers.map((w, i) => w.completeAndClaim(first[i]!.info.id, { status: 'succeeded', finishedAt: 1 }, Date.now(), limits)))
+    const again = await Promise.all(workers.map((w, i) => w.completeAndClaim(next[i].claimed!.info.id, { status: 'succeeded', finishedAt: 2 }, Date.now(), limits)))
+    const ids = [...first.map((c) => c!.info.id), ...next.map((r) => r.claimed!.info.id), ...again.map((r) => r.claimed!.info.id)]
+    expect(new Set(ids).size).toBe(12)
+    expect(next.every((r) => r.completed?.status === 'succeeded')).toBe(true)
+    expect((await workers[0].list()).filter((r) => r.info.status === 'running')).toHaveLength(4)
+  })
+
   it('claims nothing while the fleet is full, and a release elsewhere then wakes the refused process', async () => {
     const url = await server.createDatabase()
     const [mine, other] = await Promise.all([adapter({}, url), adapter({}, url)])
