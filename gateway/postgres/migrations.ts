@@ -206,51 +206,56 @@ const MIGRATIONS: string[] = [
   -- merge as an update, recorded by the same trigger) and a claim under the fleet-wide limit, in
   -- one transaction.
   --
-  -- Far from the limit the claim lock is taken shared, so such claims run side by side: when the
-  -- running count read under it, plus max_connections, is below the limit, the limit holds however
-  -- many of them commit meanwhile (at most one in flight per connection, and no exact claim runs
-  -- alongside, as those hold the lock exclusively). Near the limit, one exact claim at a time, as
-  -- gateway_claim does. A shared claim never asks for the lock exclusively (a deadlock with another
-  -- doing the same): if the fleet came near the limit between the two counts, it claims nothing and
-  -- notifies, and the woken pump claims through gateway_claim.
+  -- A limit above max_connections: the claim lock is taken shared, so such claims run side by
+  -- side. When the running count read under it, plus max_connections, is below the limit, the
+  -- limit holds however many of them commit meanwhile (at most one in flight per connection, and
+  -- no exact claim runs alongside, as those hold the lock exclusively). Otherwise this claims
+  -- nothing and notifies: the woken pump claims exactly, through gateway_claim (a transaction
+  -- holding the lock shared must never ask for it exclusively: two doing so deadlock).
+  --
+  -- Any other limit: one exact claim at a time under the lock held exclusively. The completion
+  -- runs before it (processes completing at once do not queue behind each other's completions),
+  -- and the history trigger leaves the wake-up of slot waiters to this function, which does it
+  -- under the lock (a shared lock taken by the trigger and then asked for exclusively would
+  -- deadlock against another process doing the same).
   CREATE FUNCTION gateway_complete_and_claim(p_id text, p_patch jsonb, p_cleared text[], p_now bigint, p_worker text,
     p_lease_ms double precision, p_max_running integer, p_lock bigint)
   RETURNS TABLE (done_info jsonb, next_info jsonb, next_request jsonb) LANGUAGE plpgsql AS $$
   DECLARE
-    v_release text;
     v_margin integer := current_setting('max_connections')::integer;
-    v_shared boolean;
-    v_claim boolean;
+    v_release text;
   BEGIN
-    PERFORM set_config('gateway.claim_follows', 'on', true);
-    UPDATE gateway_jobs j SET info = (j.info || p_patch) - p_cleared WHERE j.id = p_id RETURNING j.info INTO done_info;
-    SELECT current_setting('gateway.claim_follows'), set_config('gateway.claim_follows', '', true) INTO v_release;
-    v_shared := (SELECT count(*) FROM (SELECT 1 FROM gateway_jobs j WHERE j.status = 'running' LIMIT p_max_running) r) + v_margin < p_max_running;
-    IF v_shared THEN
+    IF p_max_running > v_margin THEN
+      UPDATE gateway_jobs j SET info = (j.info || p_patch) - p_cleared WHERE j.id = p_id RETURNING j.info INTO done_info;
       PERFORM pg_advisory_xact_lock_shared(p_lock);
+      -- A fresh snapshot per statement: the count sees every claim committed before the lock.
+      IF (SELECT count(*) FROM (SELECT 1 FROM gateway_jobs j WHERE j.status = 'running' LIMIT p_max_running) r) + v_margin >= p_max_running THEN
+        PERFORM pg_notify('${WORK_CHANNEL}', '');
+        RETURN NEXT;
+        RETURN;
+      END IF;
     ELSE
+      PERFORM set_config('gateway.claim_follows', 'on', true);
+      UPDATE gateway_jobs j SET info = (j.info || p_patch) - p_cleared WHERE j.id = p_id RETURNING j.info INTO done_info;
+      SELECT current_setting('gateway.claim_follows'), set_config('gateway.claim_follows', '', true) INTO v_release;
       PERFORM pg_advisory_xact_lock(p_lock);
+      IF v_release = 'released' THEN -- the completion freed a running slot: as the trigger would, now under the lock
+        UPDATE gateway_queue_state SET slot_waiters = false WHERE slot_waiters;
+        IF FOUND THEN PERFORM pg_notify('${WORK_CHANNEL}', ''); END IF;
+      END IF;
+      IF (SELECT count(*) FROM (SELECT 1 FROM gateway_jobs j WHERE j.status = 'running' LIMIT p_max_running) r) >= p_max_running THEN
+        PERFORM gateway_wait_for_slot();
+        RETURN NEXT;
+        RETURN;
+      END IF;
     END IF;
-    IF v_release = 'released' THEN -- the completion freed a running slot: as the trigger would, now under the lock
-      UPDATE gateway_queue_state SET slot_waiters = false WHERE slot_waiters;
-      IF FOUND THEN PERFORM pg_notify('${WORK_CHANNEL}', ''); END IF;
-    END IF;
-    -- A fresh snapshot per statement: the count sees this completion and every claim committed before the lock.
-    v_claim := (SELECT count(*) FROM (SELECT 1 FROM gateway_jobs j WHERE j.status = 'running' LIMIT p_max_running) r)
-      + CASE WHEN v_shared THEN v_margin ELSE 0 END < p_max_running;
-    IF v_claim THEN
-      UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"'), lease_owner = p_worker,
-        lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000)
-      WHERE j.id = (
-        SELECT q.id FROM gateway_jobs q
-        WHERE q.status = 'queued' AND (q.next_run_at IS NULL OR q.next_run_at <= p_now)
-        ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT 1
-      ) RETURNING j.info, j.request INTO next_info, next_request;
-    ELSIF v_shared THEN
-      PERFORM pg_notify('${WORK_CHANNEL}', '');
-    ELSE
-      PERFORM gateway_wait_for_slot();
-    END IF;
+    UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"'), lease_owner = p_worker,
+      lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000)
+    WHERE j.id = (
+      SELECT q.id FROM gateway_jobs q
+      WHERE q.status = 'queued' AND (q.next_run_at IS NULL OR q.next_run_at <= p_now)
+      ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT 1
+    ) RETURNING j.info, j.request INTO next_info, next_request;
     RETURN NEXT;
   END $$;
   `,

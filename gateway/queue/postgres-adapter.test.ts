@@ -182,6 +182,25 @@ describe('PostgresQueueAdapter completeAndClaim', () => {
     expect((await workers[0].list()).filter((r) => r.info.status === 'running')).toHaveLength(4)
   })
 
+  it('near a limit above max_connections, claims nothing and wakes the pump, whose exact claim takes the job', async () => {
+    const url = await server.createDatabase()
+    const a = await adapter({}, url)
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    const maxConnections = Number((await client.query('SHOW max_connections')).rows[0].max_connections)
+    await client.end()
+    for (const id of ['a', 'b', 'c']) await a.add(job(id))
+    const limits = { maxRunning: maxConnections + 1 } // shared claims only while running + max_connections < the limit
+    await a.claimNext(Date.now(), limits)
+    await a.claimNext(Date.now(), limits)
+    const woke = new Promise<void>((resolve) => a.onWork!(resolve))
+    const r = await a.completeAndClaim('a', { status: 'succeeded', finishedAt: 1 }, Date.now(), limits) // 1 running + max_connections: too near
+    expect(r.completed?.status).toBe('succeeded')
+    expect(r.claimed).toBeUndefined()
+    await woke
+    expect((await a.claimNext(Date.now(), limits))?.info.id).toBe('c')
+  })
+
   it('claims nothing while the fleet is full, and a release elsewhere then wakes the refused process', async () => {
     const url = await server.createDatabase()
     const [mine, other] = await Promise.all([adapter({}, url), adapter({}, url)])
