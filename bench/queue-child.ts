@@ -1,6 +1,7 @@
 /**
  * One worker process of the queue claim-rate bench: `ours` claims through PostgresQueueAdapter
- * (with the fleet-wide limit, as the JobQueue claims) and completes each job at once; `graphile`
+ * (with the fleet-wide limit) as a JobQueue slot does: one claim, then each job's completion
+ * together with the next claim (`completeAndClaim`, one round trip); `graphile`
  * runs graphile-worker (its defaults: prepared statements, no local queue, no batched completion,
  * so each job is its own get_job and complete_job) with a no-op task. Both one job at a time per
  * process, both with a pool of 2 connections. Each connects and listens before it prints `ready`;
@@ -19,10 +20,17 @@ if (kind === 'ours') {
   process.stdout.write('ready\n')
   await go
   await work // the jobs' COMMIT notifies, as it wakes an idle gateway process
-  for (;;) {
-    const job = await adapter.claimNext(Date.now(), { maxRunning: 1_000_000 })
-    if (!job) break
-    await adapter.update(job.info.id, { status: 'succeeded', finishedAt: Date.now() })
+  // As the JobQueue's slot does: claim once, then each finished job's final write (the patch
+  // JobQueue writes for a succeeded no-op turn) together with the next claim.
+  const limits = { maxRunning: 1_000_000 }
+  const usage = { tokens: 0, totalCostUsd: 0, numTurns: 1 }
+  let job = await adapter.claimNext(Date.now(), limits)
+  while (job) {
+    const final = {
+      result: { subtype: 'success', isError: false, durationMs: 0 }, status: 'succeeded' as const, usage,
+      nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: Date.now(),
+    }
+    job = (await adapter.completeAndClaim(job.info.id, final, Date.now(), limits)).claimed
   }
   await adapter.close()
   process.exit(0)

@@ -44,6 +44,12 @@ export interface QueueAdapter {
    * claimed by this process, which applies the retry rules to it exactly once.
    */
   reclaimExpired?(now: number): Promise<JobRecord[]>
+  /**
+   * A worker slot's job ended and the slot would claim again: `update(id, patch)` and then
+   * `claimNext(now, limits)`, in one atomic step (one round trip for a database): the updated
+   * job's info and the claimed job, each undefined as theirs would be.
+   */
+  completeAndClaim?(id: string, patch: Partial<JobInfo>, now: number, limits: ClaimLimits): Promise<{ completed?: JobInfo; claimed?: JobRecord }>
   /** The job whose current session is `sessionId` (any status), wherever it runs or was parked. */
   findJobBySession?(sessionId: string): Promise<JobRecord | undefined>
 }

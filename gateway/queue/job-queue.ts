@@ -325,16 +325,45 @@ export class JobQueue {
       const delay = (record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * 2 ** (current.attempt - 1)
       const now = this.#now()
       const nextRunAt = now + delay
-      const updated = await this.adapter.update(id, {
+      await this.#complete(id, {
         status: 'queued', attempt: current.attempt + 1, nextRunAt, error: patch.error, usage: total,
         sessionId: undefined, sdkSessionId: undefined, startedAt: undefined, result: undefined, parkedAt: undefined, parkedExecutionId: undefined,
+      }, (updated) => {
+        if (updated) this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated, run, record.request, now)
+        this.#wakeAt(nextRunAt)
       })
-      if (updated) this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated.info, run, record.request, now)
-      this.#wakeAt(nextRunAt)
     } else {
-      const updated = await this.adapter.update(id, { ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() })
-      if (updated) this.#emit({ type: 'job_completed' }, updated.info, run, record.request)
+      await this.#complete(id, { ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() }, (updated) => {
+        if (updated) this.#emit({ type: 'job_completed' }, updated, run, record.request)
+      })
       await this.#sweep()
+    }
+  }
+
+  /**
+   * An attempt's final write (`done` sees its result before anything else happens). When the
+   * freed slot would claim next anyway (no pump running, no parked job waiting to resume first,
+   * a free slot, the daily budget allows), an adapter with `completeAndClaim` does the write and
+   * the claim in one step, one round trip for a database, and the claimed job starts here as the
+   * pump would start it; the pump that follows the attempt's end claims for any other free slot.
+   */
+  async #complete(id: string, patch: Partial<JobInfo>, done: (updated: JobInfo | undefined) => void): Promise<void> {
+    const adapter = this.adapter
+    if (!adapter.completeAndClaim || this.#pumping || this.#closed || this.#resumeWaiters.length > 0 || this.#running.size + this.#reserved.size >= this.maxConcurrency) {
+      done((await adapter.update(id, patch))?.info)
+      return
+    }
+    this.#pumping = true // a claim, so single-flight with the pump's
+    try {
+      if (await this.#budgetExhausted()) {
+        done((await adapter.update(id, patch))?.info)
+        return
+      }
+      const { completed, claimed } = await adapter.completeAndClaim(id, patch, this.#now(), { maxRunning: this.maxConcurrency })
+      done(completed)
+      if (claimed) await this.#start(claimed)
+    } finally {
+      this.#pumping = false
     }
   }
 

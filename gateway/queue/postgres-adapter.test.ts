@@ -127,3 +127,94 @@ describe('PostgresQueueAdapter across processes', () => {
     await client.end()
   })
 })
+
+describe('PostgresQueueAdapter completeAndClaim', () => {
+  it('ends a job and claims the next in one step, each recorded as its own transition', async () => {
+    const url = await server.createDatabase()
+    const a = await adapter({ workerId: 'w1' }, url)
+    await a.add(job('first'))
+    await a.add(job('second'))
+    await a.claimNext(Date.now(), { maxRunning: 1 })
+    const { completed, claimed } = await a.completeAndClaim('first', { status: 'succeeded', finishedAt: 5, nextRunAt: undefined }, Date.now(), { maxRunning: 1 })
+    expect(completed).toMatchObject({ id: 'first', status: 'succeeded', finishedAt: 5 })
+    expect(claimed?.info).toMatchObject({ id: 'second', status: 'running' })
+    expect((await a.get('first'))?.info.status).toBe('succeeded') // the job's record stays readable after it ends
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    const { rows } = await client.query('SELECT job_id, from_status, to_status, worker FROM gateway_job_history WHERE from_status IS NOT NULL ORDER BY id')
+    await client.end()
+    expect(rows).toEqual([
+      { job_id: 'first', from_status: 'queued', to_status: 'running', worker: 'w1' },
+      { job_id: 'first', from_status: 'running', to_status: 'succeeded', worker: 'w1' },
+      { job_id: 'second', from_status: 'queued', to_status: 'running', worker: 'w1' },
+    ])
+    // Nothing left to claim: the completion alone.
+    const last = await a.completeAndClaim('second', { status: 'failed', finishedAt: 6 }, Date.now(), { maxRunning: 1 })
+    expect(last.completed?.status).toBe('failed')
+    expect(last.claimed).toBeUndefined()
+    // Ordinary writes after it are recorded by the trigger again (the function's setting was local to its transaction).
+    await a.add(job('third'))
+    await a.claimNext(Date.now())
+    await a.update('third', { status: 'canceled', finishedAt: 7 })
+    const after = new pg.Client({ connectionString: url })
+    await after.connect()
+    const tail = await after.query('SELECT job_id, from_status, to_status FROM gateway_job_history WHERE id > $1 ORDER BY id', [3 + 2]) // 3 above, 2 inserts
+    await after.end()
+    expect(tail.rows).toEqual([
+      { job_id: 'second', from_status: 'running', to_status: 'failed' },
+      { job_id: 'third', from_status: null, to_status: 'queued' },
+      { job_id: 'third', from_status: 'queued', to_status: 'running' },
+      { job_id: 'third', from_status: 'running', to_status: 'canceled' },
+    ])
+  })
+
+  it('far from the fleet-wide limit, hands distinct jobs to processes completing at the same moment', async () => {
+    const url = await server.createDatabase()
+    const workers = await Promise.all([1, 2, 3, 4].map(() => adapter({}, url)))
+    for (let i = 0; i < 12; i++) await workers[0].add(job(`j${i}`))
+    const limits = { maxRunning: 10_000 } // above the running count plus max_connections: claims run side by side
+    const first = await Promise.all(workers.map((w) => w.claimNext(Date.now(), limits)))
+    const next = await Promise.all(workers.map((w, i) => w.completeAndClaim(first[i]!.info.id, { status: 'succeeded', finishedAt: 1 }, Date.now(), limits)))
+    const again = await Promise.all(workers.map((w, i) => w.completeAndClaim(next[i].claimed!.info.id, { status: 'succeeded', finishedAt: 2 }, Date.now(), limits)))
+    const ids = [...first.map((c) => c!.info.id), ...next.map((r) => r.claimed!.info.id), ...again.map((r) => r.claimed!.info.id)]
+    expect(new Set(ids).size).toBe(12)
+    expect(next.every((r) => r.completed?.status === 'succeeded')).toBe(true)
+    expect((await workers[0].list()).filter((r) => r.info.status === 'running')).toHaveLength(4)
+  })
+
+  it('near a limit above max_connections, claims nothing and wakes the pump, whose exact claim takes the job', async () => {
+    const url = await server.createDatabase()
+    const a = await adapter({}, url)
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    const maxConnections = Number((await client.query('SHOW max_connections')).rows[0].max_connections)
+    await client.end()
+    for (const id of ['a', 'b', 'c']) await a.add(job(id))
+    const limits = { maxRunning: maxConnections + 1 } // shared claims only while running + max_connections < the limit
+    await a.claimNext(Date.now(), limits)
+    await a.claimNext(Date.now(), limits)
+    const woke = new Promise<void>((resolve) => a.onWork!(resolve))
+    const r = await a.completeAndClaim('a', { status: 'succeeded', finishedAt: 1 }, Date.now(), limits) // 1 running + max_connections: too near
+    expect(r.completed?.status).toBe('succeeded')
+    expect(r.claimed).toBeUndefined()
+    await woke
+    expect((await a.claimNext(Date.now(), limits))?.info.id).toBe('c')
+  })
+
+  it('claims nothing while the fleet is full, and a release elsewhere then wakes the refused process', async () => {
+    const url = await server.createDatabase()
+    const [mine, other] = await Promise.all([adapter({}, url), adapter({}, url)])
+    for (const id of ['a', 'b', 'c', 'd']) await mine.add(job(id))
+    await mine.claimNext(Date.now(), { maxRunning: 2 })
+    await other.claimNext(Date.now(), { maxRunning: 2 })
+    // A fleet limit lowered to 1 while two run: mine's job ends, the other still runs, so no claim.
+    const refused = await mine.completeAndClaim('a', { status: 'succeeded', finishedAt: 1 }, Date.now(), { maxRunning: 1 })
+    expect(refused.completed?.status).toBe('succeeded')
+    expect(refused.claimed).toBeUndefined()
+    expect((await mine.get('c'))?.info.status).toBe('queued')
+    const woke = new Promise<void>((resolve) => mine.onWork!(resolve))
+    const handed = await other.completeAndClaim('b', { status: 'succeeded', finishedAt: 2 }, Date.now(), { maxRunning: 1 })
+    expect(handed.claimed?.info.id).toBe('c') // the freed slot went to the next job
+    await woke // and the refused process was told a slot freed
+  })
+})

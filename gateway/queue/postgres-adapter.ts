@@ -22,6 +22,7 @@ export interface PostgresQueueOptions extends PostgresConnectionOptions {
 
 export interface PostgresQueueAdapter extends QueueAdapter {
   readonly workerId: string
+  completeAndClaim: NonNullable<QueueAdapter['completeAndClaim']>
   /** Stops heartbeats and listening and ends the pool. Claims held lapse after leaseMs. */
   close(): Promise<void>
 }
@@ -31,6 +32,11 @@ export const POSTGRES_QUEUE_DEFAULTS = { leaseMs: 30_000 } as const
 type Row = { info: JobInfo; request: CreateJobRequest }
 const RETURNING = 'RETURNING info, request'
 const TERMINAL = [...TERMINAL_JOB_STATUSES]
+
+/** An update's patch as SQL values: the defined keys to merge, the keys set to undefined to drop (JSON has no undefined). */
+function merge(patch: Partial<JobInfo>): [string, string[]] {
+  return [JSON.stringify(patch), Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] === undefined)]
+}
 
 export async function createPostgresQueueAdapter(options: PostgresQueueOptions): Promise<PostgresQueueAdapter> {
   const pool = await openPool(options)
@@ -161,10 +167,21 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     },
 
     async update(id, patch) {
-      // One statement: merge the defined keys, drop the ones set to undefined (JSON has no undefined).
-      const cleared = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] === undefined)
-      const { rows } = await pool.query<Row>({ name: 'gw_update', text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE id = $1 ${RETURNING}`, values: [id, JSON.stringify(patch), cleared] })
+      const { rows } = await pool.query<Row>({ name: 'gw_update', text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE id = $1 ${RETURNING}`, values: [id, ...merge(patch)] })
       return record(rows[0])
+    },
+
+    completeAndClaim(id, patch, now, limits) {
+      // A claim: in call order with this process's other claims.
+      return serial(async () => {
+        const { rows } = await pool.query<{ done_info: JobInfo | null; next_info: JobInfo | null; next_request: CreateJobRequest | null }>({
+          name: 'gw_complete_and_claim',
+          text: 'SELECT done_info, next_info, next_request FROM gateway_complete_and_claim($1, $2, $3, $4, $5, $6, $7, $8)',
+          values: [id, ...merge(patch), now, workerId, leaseMs, limits.maxRunning, LOCKS.claim],
+        })
+        const r = rows[0]
+        return { completed: r?.done_info ?? undefined, claimed: r?.next_info ? { info: r.next_info, request: r.next_request! } : undefined }
+      })
     },
 
     async prune(olderThanMs, now) {

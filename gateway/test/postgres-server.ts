@@ -75,7 +75,12 @@ function run(cmd: string, args: string[], asUser: object): Promise<string> {
   })
 }
 
-export async function startPostgresServer(): Promise<PostgresServer> {
+/** Extra server settings (`-c name=value`), e.g. `{ shared_preload_libraries: 'pg_stat_statements' }` for a profile. */
+export interface PostgresServerOptions {
+  settings?: Record<string, string>
+}
+
+export async function startPostgresServer(options: PostgresServerOptions = {}): Promise<PostgresServer> {
   const { bin, root } = await binaries()
   await hydrateSymlinks(root)
   const isRoot = process.getuid?.() === 0
@@ -98,6 +103,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     '-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', base,
     // A test server: durability off, enough connections for a fleet of gateway processes.
     '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200',
+    ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
   ], { ...asUser, stdio: ['ignore', 'pipe', 'pipe'] })
   let log = ''
   child.stdout!.on('data', (b) => (log += b))
