@@ -12,7 +12,7 @@ import { connect, liveFrames, receive, startBaselineServer } from './ws-client.t
 type Gateway = Awaited<ReturnType<typeof startBenchGateway>>
 const EVENTS = 50_000
 /** Interleaved rounds per row (after one warm-up of each side): enough for a stable median ratio. */
-const ROUNDS = 9
+const ROUNDS = 15
 
 async function fillSession(gw: Gateway): Promise<{ id: string; frames: number }> {
   const id = await gw.createSession()

@@ -24,7 +24,7 @@ const COMMANDS: Record<string, { usage: string; run: () => Promise<Run> }> = {
   serve: { usage: SERVE_USAGE, run: async () => (await import('./commands/config-commands.ts')).serveCommand },
   check: { usage: CHECK_USAGE, run: async () => (await import('./commands/config-commands.ts')).checkCommand },
   token: { usage: TOKEN_USAGE, run: async () => (await import('./commands/config-commands.ts')).tokenCommand },
-  schema: { usage: SCHEMA_USAGE, run: async () => (await import('./commands/config-commands.ts')).schemaCommand },
+  schema: { usage: SCHEMA_USAGE, run: async () => (await import('./commands/schema-command.ts')).schemaCommand },
   dev: { usage: DEV_USAGE, run: async () => (await import('./commands/dev.ts')).devCommand },
 }
 

@@ -1,6 +1,5 @@
 /** `gateway serve --config`, `gateway check --config`, `gateway token create`, `gateway schema`. */
 import { parseArgs } from 'node:util'
-import { configJsonSchema } from '../config/json-schema.ts'
 import { loadConfigFile } from '../config/load.ts'
 import { createToken } from '../config/principals.ts'
 import { exitOnSignals, serveConfigFile } from '../config/serve.ts'
@@ -55,8 +54,4 @@ export async function tokenCommand(args: string[]): Promise<void> {
   // The only time this token is ever shown; the file keeps its hash.
   console.log(token)
   console.error(`principal '${values.id}' added to ${values.principals}; the token above is not stored anywhere`)
-}
-
-export function schemaCommand(): void {
-  console.log(JSON.stringify(configJsonSchema(), null, 2))
 }

@@ -7,7 +7,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { realpathSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { WebSocketServer } from 'ws'
 import { ProfileAvailability } from '../host/availability.ts'
 import { HostFiles } from '../host/host-files.ts'
 import { detectProfiles, ProfileCatalog, validateProfiles, type ResolvedProfile } from '../host/profiles.ts'
@@ -45,6 +44,7 @@ import { MAX_FRAME_BYTES } from './ws/command-parser.ts'
 import { attachQueueClient } from './ws/queue-socket.ts'
 import { attachClient } from './ws/session-socket.ts'
 import { BridgeHub } from './ws/tool-bridge.ts'
+import { LazyWebSocketServer } from './ws/web-socket-server.ts'
 
 export interface GatewayServer {
   readonly server: Server
@@ -159,7 +159,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     })
   }
   const principalOf = createAuthenticator(options.authenticate, onError)
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES })
+  const webSockets = new LazyWebSocketServer(MAX_FRAME_BYTES)
   const { basePath } = resolved
   let draining = false
   const handleHealth = options.health ? createHealthRoutes(options.health, {
@@ -230,6 +230,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     if (!runner) return abortHandshake(socket, NOT_FOUND)
     const query = target.indexOf('?')
     const afterSeq = parseAfterSeq(query === -1 ? null : new URLSearchParams(target.slice(query + 1).split('#')[0]).get('afterSeq'))
+    const wss = await webSockets.get()
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = runner.id
       hub.attach(id, ws)
@@ -263,6 +264,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     const principal = await principalOf(req)
     if (principal === AUTH_HOOK_FAILED || !principal) return abortHandshake(socket, authRefusal(principal) ?? UNAUTHORIZED)
     if (!context.visibility.isOperator(principal)) return abortHandshake(socket, NOT_FOUND) // authentication.4
+    const wss = await webSockets.get()
     wss.handleUpgrade(req, socket, head, (ws) => void attachQueueClient(ws, queue))
   }
 
@@ -290,8 +292,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     // Parking before the registry: shutdown closes must not discard what a restart should adopt.
     const flushed = parking.close()
     registry.closeAll()
-    for (const client of wss.clients) client.terminate()
-    await new Promise<void>((done) => wss.close(() => done()))
+    await webSockets.close()
     await new Promise<void>((done) => {
       server.close(() => done())
       server.closeAllConnections()
@@ -321,7 +322,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     async shutdown({ graceMs = 10_000 } = {}) {
       draining = true
       // 1001 "going away": clients know to reconnect elsewhere or later, not that they erred.
-      for (const client of wss.clients) client.close(1001, 'server shutting down')
+      for (const client of webSockets.clients) client.close(1001, 'server shutting down')
       const deadline = Date.now() + graceMs
       while (Date.now() < deadline && [...registry.ids()].some((id) => BUSY.has(registry.info(id)?.status ?? ''))) {
         await new Promise((done) => setTimeout(done, Math.min(100, Math.max(1, deadline - Date.now()))))

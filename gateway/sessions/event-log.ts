@@ -73,20 +73,20 @@ export class EventLog {
 
   /** Events with seq > afterSeq, skipping transcript content strictly below the latest reset. */
   *replay(afterSeq = 0): Generator<FramedEvent> {
-    const start = Math.max(0, afterSeq + 1 - this.#offset)
-    const reset = this.#latestResetSeq
-    for (let i = start; i < this.#entries.length; i++) {
-      const entry = this.#entries[i]
-      const { event } = entry
-      if (event.seq <= afterSeq) continue
-      if (event.seq < reset && isTranscriptContent(event)) continue
-      yield entry
+    for (let i = this.#replayStart(afterSeq); i < this.#entries.length; i++) {
+      if (this.#replays(this.#entries[i].event, afterSeq)) yield this.#entries[i]
     }
   }
 
-  /** Replays synchronously, then joins the live set, so no event is lost or doubled in between. */
+  /**
+   * Replays synchronously, then joins the live set, so no event is lost or doubled in between.
+   * A plain loop rather than `replay()`: a generator step per event showed in the replay profile.
+   */
   subscribe(listener: EventListener, afterSeq = 0): () => void {
-    for (const entry of this.replay(afterSeq)) {
+    const entries = this.#entries
+    for (let i = this.#replayStart(afterSeq); i < entries.length; i++) {
+      const entry = entries[i]
+      if (!this.#replays(entry.event, afterSeq)) continue
       try {
         listener(entry.event, entry)
       } catch {
@@ -95,6 +95,14 @@ export class EventLog {
     }
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
+  }
+
+  #replayStart(afterSeq: number): number {
+    return Math.max(0, afterSeq + 1 - this.#offset)
+  }
+
+  #replays(event: SessionEvent, afterSeq: number): boolean {
+    return event.seq > afterSeq && !(event.seq < this.#latestResetSeq && isTranscriptContent(event))
   }
 
   /** Every logged event, optionally leaving out some types. */
