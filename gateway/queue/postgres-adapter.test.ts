@@ -126,6 +126,24 @@ describe('PostgresQueueAdapter across processes', () => {
     expect((await client.query('SELECT count(*)::int AS n FROM gateway_job_history')).rows[0].n).toBe(0)
     await client.end()
   })
+
+  it('keeps the columns read from info (status, next run, finish, session) in step with every write of it', async () => {
+    const url = await server.createDatabase()
+    const a = await adapter({ workerId: 'w1' }, url)
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    const columns = async () => (await client.query('SELECT status, next_run_at::float8 AS next, finished_at::float8 AS finished, session_id FROM gateway_jobs WHERE id = $1', ['c'])).rows[0]
+    await a.add({ ...job('c'), info: { ...job('c').info, nextRunAt: 1.6 } })
+    expect(await columns()).toEqual({ status: 'queued', next: 2, finished: null, session_id: null })
+    await a.claimNext(10)
+    await a.update('c', { sessionId: 's1', startedAt: 5 })
+    expect(await columns()).toEqual({ status: 'running', next: 2, finished: null, session_id: 's1' })
+    await client.query(`UPDATE gateway_jobs SET lease_until = now() WHERE id = 'c'`) // a heartbeat: info unchanged
+    expect(await columns()).toEqual({ status: 'running', next: 2, finished: null, session_id: 's1' })
+    await a.completeAndClaim('c', { status: 'succeeded', nextRunAt: undefined, sessionId: undefined, finishedAt: 7.4 }, 10, { maxRunning: 1 })
+    expect(await columns()).toEqual({ status: 'succeeded', next: null, finished: 7, session_id: null })
+    await client.end()
+  })
 })
 
 describe('PostgresQueueAdapter completeAndClaim', () => {
