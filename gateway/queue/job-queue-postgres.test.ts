@@ -4,13 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import type { CreateSessionRequest, JobEvent } from '../protocol/index.ts'
-import type { WebhookDeliverer } from '../sessions/webhooks.ts'
 import { startPostgresServer, type PostgresServer } from '../test/postgres-server.ts'
 import type { QueueAdapter } from './adapter.ts'
-import { JobQueue } from './job-queue.ts'
 import { createPostgresQueueAdapter, type PostgresQueueAdapter } from './postgres-adapter.ts'
-import { ScriptedRunner } from './testing/scripted-runner.ts'
+import { scriptedJobQueue } from './testing/scripted-runner.ts'
 
 let server: PostgresServer
 const open: PostgresQueueAdapter[] = []
@@ -41,18 +38,7 @@ async function rig(maxConcurrency: number) {
       return (...args: unknown[]) => { calls.push(String(key)); return value.apply(target, args) }
     },
   }) as QueueAdapter
-  const runners: ScriptedRunner[] = []
-  const events: JobEvent[] = []
-  let n = 0
-  const queue = new JobQueue({ maxConcurrency, adapter }, {
-    deliverer: { deliver: () => {} } as unknown as WebhookDeliverer,
-    async startSession(request: CreateSessionRequest) {
-      const r = new ScriptedRunner(`s${++n}`, String(request.meta?.jobId))
-      runners.push(r)
-      return r.runner()
-    },
-  })
-  queue.subscribe((e) => events.push(e))
+  const { queue, runners, events } = scriptedJobQueue({ maxConcurrency, adapter })
   const history = async () => {
     const client = new pg.Client({ connectionString: url })
     await client.connect()

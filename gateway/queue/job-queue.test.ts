@@ -1,27 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { CreateSessionRequest, JobEvent } from '../protocol/index.ts'
-import type { WebhookDeliverer } from '../sessions/webhooks.ts'
-import { JobQueue } from './job-queue.ts'
 import type { QueueOptions } from './options.ts'
-import { ScriptedRunner } from './testing/scripted-runner.ts'
+import { scriptedJobQueue } from './testing/scripted-runner.ts'
 
 beforeEach(() => { vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] }) })
 afterEach(() => { vi.useRealTimers() })
 
 function rig(options: QueueOptions, now?: () => number) {
-  const runners: ScriptedRunner[] = []
-  const events: JobEvent[] = []
-  let n = 0
-  const queue = new JobQueue(options, {
-    now,
-    deliverer: { deliver: () => {} } as unknown as WebhookDeliverer,
-    async startSession(request: CreateSessionRequest) {
-      const r = new ScriptedRunner(`s${++n}`, String(request.meta?.jobId))
-      runners.push(r)
-      return r.runner()
-    },
-  })
-  queue.subscribe((e) => events.push(e))
+  const { queue, runners, events } = scriptedJobQueue(options, now)
   const submit = () => queue.submit({ session: { cwd: '', prompt: 'p' } }, undefined)
   const status = async (id: string) => (await queue.get(id))?.info.status
   return { queue, runners, events, submit, status }

@@ -1,6 +1,10 @@
 /** A runner the queue's tests drive by hand, on the real SessionCore (numbering, status, log). */
+import type { CreateSessionRequest, JobEvent } from '../../protocol/index.ts'
 import type { Runner } from '../../sessions/runner.ts'
 import { SessionCore } from '../../sessions/session-core.ts'
+import type { WebhookDeliverer } from '../../sessions/webhooks.ts'
+import { JobQueue } from '../job-queue.ts'
+import type { QueueOptions } from '../options.ts'
 
 export class ScriptedRunner {
   core: SessionCore
@@ -26,4 +30,25 @@ export class ScriptedRunner {
       close: (reason = 'client') => { if (!core.closed) { core.emit({ type: 'session_closed', reason }); core.setStatus('closed') } },
     }
   }
+}
+
+/**
+ * A JobQueue whose every job session is a ScriptedRunner (in `runners`, in start order) and whose
+ * events are recorded in `events`; webhooks go nowhere.
+ */
+export function scriptedJobQueue(options: QueueOptions, now?: () => number) {
+  const runners: ScriptedRunner[] = []
+  const events: JobEvent[] = []
+  let n = 0
+  const queue = new JobQueue(options, {
+    now,
+    deliverer: { deliver: () => {} } as unknown as WebhookDeliverer,
+    async startSession(request: CreateSessionRequest) {
+      const r = new ScriptedRunner(`s${++n}`, String(request.meta?.jobId))
+      runners.push(r)
+      return r.runner()
+    },
+  })
+  queue.subscribe((e) => events.push(e))
+  return { queue, runners, events }
 }
