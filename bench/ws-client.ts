@@ -1,6 +1,8 @@
 /** WebSocket clients that count frames, the same way for the gateway and for the raw baseline. */
 import type { Duplex } from 'node:stream'
 import WebSocket, { WebSocketServer } from 'ws'
+import type { SessionEvent, SessionEventBody } from '../gateway/protocol/index.ts'
+import { eventFrame } from '../gateway/sessions/event-log.ts'
 
 /**
  * Opens a socket and starts counting at once: the server's first frames can arrive in the same
@@ -63,14 +65,14 @@ export async function startBaselineServer(frames: () => Iterable<string>, mode: 
  * engine hands it over, numbered, stamped and serialised once (the same JSON.stringify, once per
  * event however many clients), between the burst's fixed first and last frames.
  */
-export function* liveFrames(head: readonly string[], firstSeq: number, count: number, tail: readonly string[], delta: (i: number) => object): Generator<string> {
+export function* liveFrames(head: readonly string[], firstSeq: number, count: number, tail: readonly string[], delta: (i: number) => SessionEventBody): Generator<string> {
   yield* head
   let seq = firstSeq - 1
   for (let i = 0; i < count; i++) {
-    const event = delta(i) as { seq: number; ts: number }
+    const event = delta(i) as SessionEvent
     event.seq = ++seq
     event.ts = Date.now()
-    yield `{"type":"event","event":${JSON.stringify(event)}}`
+    yield eventFrame(event)
   }
   yield* tail
 }

@@ -14,6 +14,11 @@ export interface FramedEvent {
   frame(): string
 }
 
+/** An event's wire frame (websocket-framing: `{type: 'event', event}`), serialised in one step. */
+export function eventFrame(event: SessionEvent): string {
+  return `{"type":"event","event":${JSON.stringify(event)}}`
+}
+
 /** One logged event. A class, not a closure per event: the live path allocates per event. */
 class Entry implements FramedEvent {
   #frame: string | undefined
@@ -24,7 +29,7 @@ class Entry implements FramedEvent {
   }
 
   frame(): string {
-    return (this.#frame ??= `{"type":"event","event":${JSON.stringify(this.event)}}`)
+    return (this.#frame ??= eventFrame(this.event))
   }
 }
 
