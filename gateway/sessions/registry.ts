@@ -78,8 +78,14 @@ export class SessionRegistry {
     const row = this.#rows.get(id)
     if (!row) return undefined
     if (row.body) return row.body
+    const text = this.singleText(id)
+    return text === undefined ? undefined : (row.body = Buffer.from(text))
+  }
+
+  /** The same `{session}` body as text, not kept: for answers given once per change (create, rename). */
+  singleText(id: string): string | undefined {
     const json = this.json(id)
-    return json === undefined ? undefined : (row.body = Buffer.from(`{"session":${json}}`))
+    return json === undefined ? undefined : `{"session":${json}}`
   }
 
   /**

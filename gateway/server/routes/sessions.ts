@@ -37,8 +37,8 @@ async function createSession(ctx: GatewayContext, req: IncomingMessage, res: Ser
   if (isRefusal(runner)) return sendRefusal(res, runner)
   // The row's JSON the registry cached on registration. Not its encoded single body: that is
   // built on the first GET, so a session nobody reads keeps no Buffer (issue 14, idle memory).
-  const created = ctx.registry.json(runner.id)
-  if (created !== undefined) return sendRawJson(res, 201, `{"session":${created}}`)
+  const created = ctx.registry.singleText(runner.id)
+  if (created !== undefined) return sendRawJson(res, 201, created)
   sendJson(res, 201, { session: runner.info() })
 }
 
@@ -67,8 +67,8 @@ export async function handleSession(ctx: GatewayContext, req: IncomingMessage, r
         runner.setTitle(typeof title === 'string' && title.trim() ? title.trim() : undefined)
         ctx.registry.invalidate(id)
       }
-      const json = ctx.registry.json(id)
-      return json === undefined ? sendRefusal(res, refuse('internal_error', 'internal error')) : sendRawJson(res, 200, `{"session":${json}}`)
+      const renamed = ctx.registry.singleText(id)
+      return renamed === undefined ? sendRefusal(res, refuse('internal_error', 'internal error')) : sendRawJson(res, 200, renamed)
     }
     case 'DELETE': {
       ctx.registry.remove(id)
