@@ -84,6 +84,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     engines: options.engines ?? {},
     bridgeFor: (id) => hub.bridgeFor(id),
     peersFor: (id) => (peers.enabled ? peers.portFor(id) : undefined),
+    // Parking is built next; the claim is only ever made by a running session.
+    claimExecutionId: (id, toolCallId) => parking.claimExecutionId(id, toolCallId),
     approvalTimeoutMs: options.approvalTimeoutMs,
     requireApiKey: options.requireApiKey === true,
     onError,

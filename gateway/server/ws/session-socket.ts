@@ -135,9 +135,11 @@ function dispatch(ctx: GatewayContext, runner: Runner, command: SessionCommand):
       runner.resolveToolCall?.(command.executionId, { ok: true, value: command.output.value, output: command.output, ...(command.logs ? { logs: command.logs } : {}) })
       return undefined
     case 'tool_call_error':
-      // Fed back as tool output the way a failed deferred result is: `<reason>: <error>` (events.14).
+      // Fed back as tool output the way a failed deferred result is: `<reason>: <error>` (events.14);
+      // execution_failed carries the bare error, as protocol 7's does.
       runner.resolveToolCall?.(command.executionId, {
-        ok: false, reason: command.reason ?? 'client_error', error: command.reason ? `${command.reason}: ${command.error}` : command.error,
+        ok: false, reason: command.reason ?? 'client_error', error: command.error,
+        ...(command.reason ? { modelText: `${command.reason}: ${command.error}` } : {}),
         ...(command.logs ? { logs: command.logs } : {}),
       })
       return undefined
