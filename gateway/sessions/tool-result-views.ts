@@ -6,7 +6,7 @@
  * `total_chars`. The stored log is never changed: a view is a copy of the events it touches, and
  * `GET /sessions/:id/events/:seq/result` serves the whole block (or one image's bytes) from the log.
  */
-import type { ContentBlock, SessionEvent } from '../protocol/index.ts'
+import type { ContentBlock, ImageRefPart, SessionEvent } from '../protocol/index.ts'
 
 /** The head a truncated replay keeps of one tool_result block. */
 export const TOOL_RESULT_HEAD_CHARS = 8000
@@ -58,7 +58,9 @@ export function contentWithImageRefs(content: unknown): unknown {
   if (!Array.isArray(content) || !content.some((p) => base64ImageOf(p))) return content
   return content.map((part, index) => {
     const image = base64ImageOf(part)
-    return image ? { type: 'image_ref', mediaType: image.mediaType, bytes: Buffer.byteLength(image.data, 'base64'), index } : part
+    if (!image) return part
+    const ref: ImageRefPart = { type: 'image_ref', mediaType: image.mediaType, bytes: Buffer.byteLength(image.data, 'base64'), index }
+    return ref
   })
 }
 

@@ -6,7 +6,7 @@
  * call's result.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { SessionEvent } from '../../protocol/index.ts'
+import type { SessionEvent, StoredToolResult } from '../../protocol/index.ts'
 import type { Runner } from '../../sessions/runner.ts'
 import { base64ImageOf, contentWithImageRefs, toolResultIn } from '../../sessions/tool-result-views.ts'
 import { sendJson, sendRefusal, writeDownloadHead } from '../http.ts'
@@ -35,7 +35,8 @@ export function serveToolResult(req: IncomingMessage, res: ServerResponse, runne
     return void res.end(bytes)
   }
   const content = query.get('imageRefs') === '1' ? contentWithImageRefs(block.content) : block.content
-  sendJson(res, 200, { seq, toolUseId, content, isError: block.is_error === true })
+  const body: StoredToolResult = { seq, toolUseId, content, isError: block.is_error === true }
+  sendJson(res, 200, body)
 }
 
 /**
