@@ -60,7 +60,6 @@ const ELSEWHERE: Record<string, Pointer> = {
   'Queue WS': { file: 'gateway/test/queue.test.ts', test: 'streams queue_attached, job events and refreshed stats on /queue/ws to operators only' },
   '`SessionNotification`': { kit: 'notifications-turn-and-close' },
   'Preflight': { kit: 'auth-cors-preflight-before-auth' },
-  'Create checks order': { unobservable: 'protocol 7 runs scope, bypass, profile, cwd, engine checks in that order (reference §1.2); ours shows as which refusal wins, checked by the kit\'s create-request cases one pair at a time, not here' },
   'Settled execution ids after a restart': { kit: 'parking-survives-restart' },
   'Bridged tool with nobody attached, or a client that never answers': { file: 'gateway/test/parking.test.ts', test: 'cancels a bridged call the client never answers, and the turn goes on with the timeout as tool output' },
   'Resume of an engine session whose transcript is gone': { unobservable: 'needs a real engine-side transcript store; the fake CLI keeps none to delete' },
@@ -315,6 +314,14 @@ const HERE: Record<string, () => Promise<void>> = {
     for (const key of ['name', 'engine', 'provider', 'capabilities', 'models', 'defaultModel', 'managed']) expect(profile, key).toHaveProperty(key)
     expect(profile).not.toHaveProperty('available') // no credential check configured, so no verdict
     expect(Object.keys(profile.provider).sort()).toEqual(['id', 'model', 'models'])
+  },
+  'Create checks order': async () => {
+    // Each request breaks two neighbouring checks; the earlier one's refusal wins.
+    const create = (body: unknown, who: 'operator' | 'tenantA' = 'operator') => g.request('POST', '/sessions', { who, body }).then((r) => r.body.code)
+    expect(await create({ scope: { tenant: 'b' }, profile: 'nope' }, 'tenantA')).toBe('scope_mismatch')
+    expect(await create({ profile: 'nope', cwd: '/' })).toBe('unknown_profile')
+    expect(await create({ profile: 'primary', cwd: '/', permissionMode: 'plan', maxTurns: 1, mcpServers: {} })).toBe('cwd_outside_roots')
+    expect(await create({ profile: 'default', maxTurns: 1 })).toBe('field_not_supported') // the engine record, last
   },
   'Scoped principal on `/fs/*`, `/sdk-sessions`, `/queue`, `/queue/ws`': async () => {
     for (const path of ['/fs/roots', '/sdk-sessions', '/queue']) expect((await g.request('GET', path, { who: 'tenantA' })).status, path).toBe(404)
