@@ -106,7 +106,7 @@ const HERE: Record<string, () => Promise<void>> = {
     expect((await bridgedTurn({ output: { type: 'json', value: 42 } })).result.result).toBe('The client answered: 42')
     expect((await bridgedTurn({ output: { type: 'text', value: 'forty-two' } })).result.result).toBe('The client answered: "forty-two"')
   },
-  'What the model receives for a failure (`tool_call_error`, a failed result, a deadline)': async () => {
+  'What the model receives for a failure (`tool_call_error`, a failed result, a deferred deadline)': async () => {
     expect((await bridgedTurn({ reason: 'unsupported', error: 'no sandbox' })).result.result).toBe('The client answered: unsupported: no sandbox')
     const { ws } = await attached()
     ws.send({ type: 'user_message', text: 'scenario:deferred-short' })
