@@ -49,10 +49,13 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
         ...(claim ? { claimExecutionId: (toolCallId: string) => claim(config.id, toolCallId) } : {}),
       })
     } else {
-      if (restore) throw new Error(`engine ${profile.engine} cannot restore a parked session`)
+      // A CLI engine keeps its own store: a dormant record names only the conversation to resume.
+      if (restore && restore.resumeId === undefined) throw new Error(`engine ${profile.engine} cannot restore a parked session`)
       const adapter = deps.engines[profile.engine]
       if (!adapter) throw new EngineUnavailable(profile.engine)
-      runner = await adapter.createRunner(final, profile, peers ? { peers } : {})
+      runner = await adapter.createRunner(final, profile, {
+        ...(peers ? { peers } : {}), ...(restore ? { restore: { events: [], seq: restore.seq, createdAt: restore.createdAt } } : {}),
+      })
     }
     const info = runner.info()
     if (runner.id !== config.id || !sameScope(info.scope, config.scope)) {
@@ -80,7 +83,8 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
     async rebuild(record: StoredSession): Promise<Runner> {
       const profile = deps.catalog.get(record.config.profile)
       if (!profile) throw new Error(`profile ${record.config.profile} of session ${record.id} no longer exists`)
-      const runner = await buildRunner(record.config, profile, record.snapshot)
+      const config = record.snapshot.resumeId === undefined ? record.config : wakeConfig(record)
+      const runner = await buildRunner(config, profile, record.snapshot)
       if (runner.id !== record.id) {
         // A runner that ignored the restore (a new id) must fail loudly, never wake as a stranger.
         try { runner.close('error') } catch { /* already unusable */ }
@@ -147,4 +151,16 @@ function sameScope(a: Record<string, string> | undefined, b: Record<string, stri
   const ak = Object.keys(a ?? {})
   const bk = Object.keys(b ?? {})
   return ak.length === bk.length && ak.every((k) => a?.[k] === b?.[k])
+}
+
+/**
+ * A dormant CLI session wakes as a resume of its own conversation (embedding-rules.14): the
+ * opening prompt is cleared (it ran once already; the runner would send it again on top of the
+ * resumed thread), a fork is not repeated, and the model and mode are the ones the session had
+ * when its record was written. The title comes back with the replayed first message.
+ */
+function wakeConfig(record: StoredSession): RunnerConfig {
+  const { prompt: _prompt, forkSession: _fork, ...rest } = record.config
+  const { model, permissionMode } = record.info
+  return { ...rest, resume: record.snapshot.resumeId, ...(model ? { model } : {}), permissionMode } as RunnerConfig
 }

@@ -118,20 +118,30 @@ export class ParkingManager {
           queueMicrotask(() => { if (this.#turnEnded.delete(runner)) void this.#persistLive(runner) })
         }
         break
+      case 'system_init':
+      case 'conversation_reset':
+        // A CLI engine's resume id became known or changed (a new conversation after /clear): its
+        // dormant record must name it before a crash can happen (embedding-rules.14). A provider
+        // session's system_init starts no conversation worth a record.
+        if (this.#configs.get(id)?.engine !== 'provider') this.#schedulePersist(runner)
+        break
       case 'model_changed':
       case 'permission_mode_changed':
-        // After a microtask: the turn_result is emitted inside the turn, which is still "in flight".
-        if (this.#options.persistLive && !this.#persistPending.has(runner)) {
-          this.#persistPending.add(runner)
-          setImmediate(() => {
-            if (this.#persistPending.delete(runner)) void this.#persistLive(runner)
-          })
-        }
+        this.#schedulePersist(runner)
         break
       case 'session_closed':
         if (!this.#closed) this.discard(id)
         break
     }
+  }
+
+  /** After a microtask: the turn_result is emitted inside the turn, which is still "in flight". */
+  #schedulePersist(runner: Runner): void {
+    if (!this.#options.persistLive || this.#persistPending.has(runner)) return
+    this.#persistPending.add(runner)
+    setImmediate(() => {
+      if (this.#persistPending.delete(runner)) void this.#persistLive(runner)
+    })
   }
 
   /**
@@ -391,7 +401,9 @@ export class ParkingManager {
     const snapshot = runner.snapshot?.()
     if (!snapshot || snapshot.executions.length) return this.#ledger.release(id)
     const reserved = Math.max(snapshot.seq + SEQ_RESERVATION, this.#lastLive.get(id)?.seqReserved ?? 0)
-    const record: StoredSession = { kind: 'live', id, config: this.#configs.get(id)!, info: runner.info(), snapshot, savedAt: Date.now(), seqReserved: reserved }
+    // A CLI session's dormant record reads as idle: whatever it was doing, a rebuild starts it idle.
+    const info = snapshot.resumeId === undefined ? runner.info() : { ...runner.info(), status: 'idle' as const }
+    const record: StoredSession = { kind: 'live', id, config: this.#configs.get(id)!, info, snapshot, savedAt: Date.now(), seqReserved: reserved }
     try {
       await this.#serial(id, () => this.store.save(record))
     } catch (err) {

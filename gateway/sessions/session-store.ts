@@ -27,6 +27,12 @@ export interface RunnerSnapshot {
   files: Record<string, string>
   /** Deferred executions still open (empty for a live record). */
   executions: StoredExecution[]
+  /**
+   * A CLI engine's dormant record (embedding-rules.14): the conversation lives in the engine's own
+   * store, and this is the id to resume it from (the Agent SDK session id, the codex thread id).
+   * `events` is then empty: a rebuild resumes the engine, which replays the history itself.
+   */
+  resumeId?: string
 }
 
 export interface StoredSession {

@@ -3,15 +3,14 @@
  * hook runs) and started again; parked and persisted-live sessions come back with their
  * transcripts and seq numbering, and the parked ones wake on their results.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import type { ChildProcess } from 'node:child_process'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { openSocket, until } from './harness.ts'
+import { until } from './harness.ts'
+import { startGateway as startRestartable } from './restartable-gateway.ts'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const children: ChildProcess[] = []
 let dir: string | undefined
 afterEach(async () => {
@@ -20,27 +19,7 @@ afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
 })
 
-async function startGateway(work: string, run: number) {
-  const manifestPath = join(work, `manifest-${run}.json`)
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'gateway/cli.ts'), '--port', '0', '--manifest', manifestPath,
-    '--store-dir', join(work, 'store'), '--tokens-file', join(work, 'tokens.json'), '--cwd-root', work, '--park-delay-ms', '20'], { cwd: ROOT, stdio: 'ignore' })
-  children.push(child)
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
-    try {
-      const manifest = JSON.parse(await readFile(manifestPath, 'utf8'))
-      const auth = { authorization: `Bearer ${manifest.tokens.operator}` }
-      const call = async (method: string, path: string, body?: unknown) => {
-        const res = await fetch(`${manifest.baseUrl}${path}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-        return { status: res.status, body: await res.json().catch(() => undefined) as any }
-      }
-      const attach = (id: string) => openSocket(`${manifest.baseUrl.replace(/^http/, 'ws')}/sessions/${id}/ws`, auth)
-      return { child, call, attach }
-    } catch {
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
-  throw new Error('the gateway did not start')
-}
+const startGateway = (work: string, run: number) => startRestartable(work, run, children)
 
 describe('restart with a file store (session-status-values.7-8, embedding-rules.14)', () => {
   it('brings back three parked and two live sessions after kill -9, transcripts and seq intact', async () => {

@@ -7,6 +7,7 @@ import { realpathSync } from 'node:fs'
 import type { Options } from '@anthropic-ai/claude-agent-sdk'
 import type { ResolvedProfile } from '../../host/profiles.ts'
 import type { RunnerConfig } from '../../sessions/runner.ts'
+import type { SessionCoreRestore } from '../../sessions/session-core.ts'
 import type { PeerPort } from '../../sessions/peers.ts'
 import { probeLogin } from './probe.ts'
 import { configuredEnv, transcriptSessions } from './transcripts.ts'
@@ -48,10 +49,11 @@ export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
     },
     /** Logged in when the CLI reports an API key or a subscription login (server-configuration.19). */
     probeCredentials: (profile: ResolvedProfile) => probeLogin(sdkOptionsFor(undefined, profile)),
-    createRunner(config: RunnerConfig, profile: ResolvedProfile, extras: { peers?: PeerPort } = {}) {
+    createRunner(config: RunnerConfig, profile: ResolvedProfile, extras: { peers?: PeerPort; restore?: SessionCoreRestore } = {}) {
       return new ClaudeRunner(config, {
         sdkOptions: sdkOptionsFor(config, profile),
         peers: extras.peers,
+        restore: extras.restore,
         questionBehavior: options.questionBehavior ?? 'ask',
         // One notice per server, not per session (server-configuration: requireApiKey).
         onNotice: (message) => {

@@ -10,7 +10,10 @@ import {
 } from '../../protocol/index.ts'
 import type { EventListener } from '../../sessions/event-log.ts'
 import type { PermissionDecision, ProducedFile, Runner, RunnerConfig } from '../../sessions/runner.ts'
-import { SessionCore } from '../../sessions/session-core.ts'
+import { SessionCore, type SessionCoreRestore } from '../../sessions/session-core.ts'
+import type { RunnerSnapshot } from '../../sessions/session-store.ts'
+import { dormantSnapshot } from '../dormancy.ts'
+import { INTERRUPTED_RESULT, isInterruptMarker } from '../interrupted.ts'
 import { Approvals, DEFAULT_DENY_MESSAGE } from './approvals.ts'
 import { InputQueue } from './input-queue.ts'
 import { ProducedFiles } from './produced.ts'
@@ -30,6 +33,8 @@ export interface CliRunnerSettings {
   onNotice(message: string): void
   /** This session's peer messaging, served to the CLI as an in-process MCP server. */
   peers?: PeerPort
+  /** A dormant session waking: numbering goes on after `restore.seq` (config.resume names the conversation). */
+  restore?: SessionCoreRestore
 }
 
 export class ClaudeRunner implements Runner {
@@ -45,6 +50,10 @@ export class ClaudeRunner implements Runner {
   /** The CLI announced this turn (system_init); before that it may not act on an interrupt. */
   #turnStarted = false
   #interruptPending = false
+  /** The client interrupted the running turn: its result is reported as an interrupt whatever the CLI says. */
+  #interrupted = false
+  /** The SDK session id to resume from: known at system_init, renewed by /clear (embedding-rules.14). */
+  #resumeId: string | undefined
   #produced: ProducedFiles
   #skills: string | undefined
   /** `/clear` waits for a running turn (session-status-values.9); its result is the reset, not a turn. */
@@ -60,7 +69,8 @@ export class ClaudeRunner implements Runner {
     this.id = config.id
     this.#config = config
     this.#settings = settings
-    this.#core = new SessionCore(config)
+    this.#core = new SessionCore(config, settings.restore)
+    if (typeof config.resume === 'string' && config.forkSession !== true) this.#resumeId = config.resume
     this.#produced = new ProducedFiles(config.cwd)
     this.#approvals = new Approvals((body) => this.#emit(body), config.approvalTimeoutMs as number | null | undefined)
   }
@@ -116,7 +126,7 @@ export class ClaudeRunner implements Runner {
     for (const m of messages) {
       const parent = m.parent_tool_use_id ?? null
       if (m.type === 'assistant') this.#emit({ type: 'assistant_message', message: m.message as never, parentToolUseId: parent, replay: true })
-      else if (m.type === 'user') this.#emit({ type: 'user_message', message: m.message as never, parentToolUseId: parent, replay: true, ...(isToolResult(m.message) ? { synthetic: true } : {}) })
+      else if (m.type === 'user') this.#emit({ type: 'user_message', message: m.message as never, parentToolUseId: parent, replay: true, ...(isToolResult(m.message) || isInterruptMarker(m.message) ? { synthetic: true } : {}) })
     }
   }
 
@@ -189,6 +199,7 @@ export class ClaudeRunner implements Runner {
       this.#interruptPending = false
       void this.#query?.interrupt().catch(() => undefined)
     }
+    if (typeof init.session_id === 'string') this.#resumeId = init.session_id
     const apiKeySource = String(init.apiKeySource ?? this.#apiKeySource)
     this.#apiKeySource = apiKeySource
     this.#emit({
@@ -220,6 +231,11 @@ export class ClaudeRunner implements Runner {
     }
   }
 
+  /** The dormant record's content: the SDK session id and the seq numbering (embedding-rules.14). */
+  snapshot(): RunnerSnapshot | undefined {
+    return dormantSnapshot(this.#core, this.#resumeId)
+  }
+
   producedFiles(): ProducedFile[] {
     return this.#produced.list()
   }
@@ -239,21 +255,26 @@ export class ClaudeRunner implements Runner {
   #onResult(r: Record<string, unknown>): void {
     if (this.#clearing) {
       this.#clearing = false
+      // The fresh conversation is the one to resume from now, before any next system_init (engine-facts §1).
+      if (typeof r.session_id === 'string') this.#resumeId = r.session_id
       this.#emit({ type: 'conversation_reset', sdkSessionId: String(r.session_id) })
       if (this.#approvals.size === 0) this.#core.setStatus('idle')
       return
     }
     this.#turnActive = false
     this.#interruptPending = false
+    const interrupted = this.#interrupted && (r.subtype !== 'success' || r.is_error === true)
+    this.#interrupted = false
     if (this.#clearQueued) {
       this.#clearQueued = false
       queueMicrotask(() => this.#startClear())
     }
     const usage = r.usage as Record<string, number> | undefined
+    const outcome = interrupted
+      ? { ...INTERRUPTED_RESULT, errors: [...INTERRUPTED_RESULT.errors] }
+      : { subtype: String(r.subtype), isError: r.is_error === true, ...(typeof r.result === 'string' ? { result: r.result } : {}), ...(Array.isArray(r.errors) ? { errors: r.errors as string[] } : {}) }
     this.#emit({
-      type: 'turn_result', subtype: String(r.subtype), isError: r.is_error === true, durationMs: Number(r.duration_ms ?? 0),
-      numTurns: Number(r.num_turns ?? 0), totalCostUsd: Number(r.total_cost_usd ?? 0),
-      ...(typeof r.result === 'string' ? { result: r.result } : {}), ...(Array.isArray(r.errors) ? { errors: r.errors as string[] } : {}),
+      type: 'turn_result', ...outcome, durationMs: Number(r.duration_ms ?? 0), numTurns: Number(r.num_turns ?? 0), totalCostUsd: Number(r.total_cost_usd ?? 0),
       ...(usage ? { usage } : {}),
     })
     // A turn that ends under a standing approval stays awaiting it; the approval's answer settles it to idle.
@@ -329,6 +350,7 @@ export class ClaudeRunner implements Runner {
       type: 'user_message', message: { role: 'user', content: text }, parentToolUseId: null,
       ...(attachments.length ? { attachments: attachments.map(metadataOf) } : {}), ...(origin ? { origin } : {}),
     })
+    if (!this.#turnActive) this.#interrupted = false
     this.#turnActive = true
     this.#turnStarted = false
     this.#hops = origin?.hops ?? 0
@@ -360,6 +382,7 @@ export class ClaudeRunner implements Runner {
     if (this.#core.closed) return
     // Sent now (the fake and an already-running turn act on it) and again at the turn's system_init.
     if (this.#turnActive && !this.#turnStarted) this.#interruptPending = true
+    if (this.#turnActive) this.#interrupted = true
     void this.#query?.interrupt().catch(() => undefined)
   }
 

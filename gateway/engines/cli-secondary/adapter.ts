@@ -3,6 +3,7 @@
  * `codexPath` at the real binary in production (or leave it out: an installed `@openai/codex`,
  * else `codex` on PATH) or at fake-engines/codex-app-server/main.ts in tests; nothing else differs.
  */
+import type { SessionCoreRestore } from '../../sessions/session-core.ts'
 import type { ResolvedProfile } from '../../host/profiles.ts'
 import type { RunnerConfig } from '../../sessions/runner.ts'
 import { resolveCodexPath } from './binary.ts'
@@ -44,8 +45,8 @@ export function createCliSecondaryAdapter(options: CliSecondaryOptions = {}) {
     },
     /** `codex login status` in the profile's CODEX_HOME (server-configuration: checkCredentials). */
     probeCredentials: (profile: ResolvedProfile) => probeLogin(launchFor(profile), timeoutMs),
-    createRunner(config: RunnerConfig, profile: ResolvedProfile) {
-      return new CodexRunner(config, { launch: launchFor(profile, config), requestTimeoutMs: timeoutMs, clientVersion: CLIENT_VERSION })
+    createRunner(config: RunnerConfig, profile: ResolvedProfile, extras: { restore?: SessionCoreRestore } = {}) {
+      return new CodexRunner(config, { launch: launchFor(profile, config), requestTimeoutMs: timeoutMs, clientVersion: CLIENT_VERSION, restore: extras.restore })
     },
   }
 }

@@ -14,7 +14,10 @@ import {
 } from '../../protocol/index.ts'
 import type { EventListener } from '../../sessions/event-log.ts'
 import type { PermissionDecision, ProducedFile, Runner, RunnerConfig } from '../../sessions/runner.ts'
-import { SessionCore } from '../../sessions/session-core.ts'
+import { SessionCore, type SessionCoreRestore } from '../../sessions/session-core.ts'
+import type { RunnerSnapshot } from '../../sessions/session-store.ts'
+import { dormantSnapshot } from '../dormancy.ts'
+import { INTERRUPTED_RESULT } from '../interrupted.ts'
 import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.ts'
 import { Approvals, type Settled } from '../cli-primary/approvals.ts'
 import { StreamEventWriter } from '../stream-events.ts'
@@ -28,6 +31,8 @@ export interface CodexRunnerSettings {
   /** How long codex may take to answer a handshake or thread request before the session fails. */
   requestTimeoutMs: number
   clientVersion: string
+  /** A dormant session waking: numbering goes on after `restore.seq` (config.resume names the thread). */
+  restore?: SessionCoreRestore
 }
 
 interface Queued {
@@ -82,7 +87,7 @@ export class CodexRunner implements Runner {
     this.id = config.id
     this.#config = config
     this.#settings = settings
-    this.#core = new SessionCore(config)
+    this.#core = new SessionCore(config, settings.restore)
     this.#mode = config.permissionMode
     this.#model = typeof config.model === 'string' ? config.model : undefined
     this.#produced = new ProducedFiles(config.cwd as string | undefined)
@@ -128,6 +133,11 @@ export class CodexRunner implements Runner {
     const prompt = this.#config.prompt
     if (typeof prompt === 'string' && prompt.trim()) this.sendMessage(prompt)
     else this.#pump()
+  }
+
+  /** The dormant record's content: the codex thread id and the seq numbering (embedding-rules.14). */
+  snapshot(): RunnerSnapshot | undefined {
+    return dormantSnapshot(this.#core, this.#threadId)
   }
 
   /** A resumed thread's turns as `replay` events (events.10), each turn with its own id nonce. */
@@ -292,11 +302,10 @@ export class CodexRunner implements Runner {
     // Anything still asked when the turn ends is denied (engine-facts §2: turn end sweeps approvals).
     this.#approvals.denyAll('the turn ended')
     const ok = status === 'completed'
-    const errors = ok ? undefined : status === 'interrupted' ? ['interrupted'] : [error ?? turn.lastError ?? `the turn ended with status ${status}`]
-    this.#emit({
-      type: 'turn_result', subtype: ok ? 'success' : 'error_during_execution', isError: !ok, durationMs: Date.now() - turn.started, numTurns: this.#turns,
-      totalCostUsd: 0, ...(ok && turn.lastText !== undefined ? { result: turn.lastText } : {}), ...(errors ? { errors } : {}), usage: turn.usage,
-    })
+    const outcome = ok ? { subtype: 'success', isError: false, ...(turn.lastText !== undefined ? { result: turn.lastText } : {}) }
+      : status === 'interrupted' ? { ...INTERRUPTED_RESULT, errors: [...INTERRUPTED_RESULT.errors] }
+        : { subtype: 'error_during_execution', isError: true, errors: [error ?? turn.lastError ?? `the turn ended with status ${status}`] }
+    this.#emit({ type: 'turn_result', ...outcome, durationMs: Date.now() - turn.started, numTurns: this.#turns, totalCostUsd: 0, usage: turn.usage })
     if (this.#lastContext) this.#emit({ type: 'context_usage', usage: this.#lastContext })
     if (this.#queue.length === 0 && this.#approvals.size === 0) this.#core.setStatus('idle')
     this.#pump()

@@ -5,6 +5,7 @@
  * lives in `#state`, not on an async stack, so a snapshot taken while waiting on deferred
  * executions can be rebuilt in another runner, even another process, and continued mid-turn.
  */
+import { INTERRUPTED_RESULT } from '../interrupted.ts'
 import { randomUUID } from 'node:crypto'
 import type { ToolSet } from 'ai'
 import {
@@ -467,8 +468,8 @@ class ProviderRunner implements Runner {
     this.#state.turn = undefined
     this.#state.numTurns++
     const base = { durationMs: Date.now() - turn.startedAt, numTurns: this.#state.numTurns, totalCostUsd: 0, usage: turn.usage }
-    // Protocol 7's subtype for an interrupted turn, with the cause in `errors`.
-    if (outcome === 'interrupted') core.emit({ type: 'turn_result', subtype: 'error_during_execution', isError: true, errors: ['interrupted'], ...base })
+    // Protocol 7's subtype for an interrupted turn, with the cause in `errors` (one shape for every engine).
+    if (outcome === 'interrupted') core.emit({ type: 'turn_result', ...INTERRUPTED_RESULT, errors: [...INTERRUPTED_RESULT.errors], ...base })
     else if (outcome === 'error') core.emit({ type: 'turn_result', subtype: 'error_during_execution', isError: true, errors: [error ?? 'error'], ...base })
     else core.emit({ type: 'turn_result', subtype: 'success', isError: false, result: turn.lastText, ...base })
     core.setStatus('idle')
