@@ -4,6 +4,7 @@
  * else `codex` on PATH) or at fake-engines/codex-app-server/main.ts in tests; nothing else differs.
  */
 import type { SessionCoreRestore } from '../../sessions/session-core.ts'
+import type { RespawnOptions } from '../respawn.ts'
 import type { ResolvedProfile } from '../../host/profiles.ts'
 import type { RunnerConfig } from '../../sessions/runner.ts'
 import { resolveCodexPath } from './binary.ts'
@@ -22,6 +23,8 @@ export interface CliSecondaryOptions {
   env?: Record<string, string>
   /** How long codex may take to answer the handshake, a thread request or `login status` (default 30 s). */
   requestTimeoutMs?: number
+  /** A codex child that dies is respawned on the same thread; a crash loop fails the session. */
+  respawn?: RespawnOptions
 }
 
 export const CODEX_HOME_ENV = 'CODEX_HOME'
@@ -46,7 +49,7 @@ export function createCliSecondaryAdapter(options: CliSecondaryOptions = {}) {
     /** `codex login status` in the profile's CODEX_HOME (server-configuration: checkCredentials). */
     probeCredentials: (profile: ResolvedProfile) => probeLogin(launchFor(profile), timeoutMs),
     createRunner(config: RunnerConfig, profile: ResolvedProfile, extras: { restore?: SessionCoreRestore } = {}) {
-      return new CodexRunner(config, { launch: launchFor(profile, config), requestTimeoutMs: timeoutMs, clientVersion: CLIENT_VERSION, restore: extras.restore })
+      return new CodexRunner(config, { launch: launchFor(profile, config), requestTimeoutMs: timeoutMs, clientVersion: CLIENT_VERSION, restore: extras.restore, respawn: options.respawn })
     },
   }
 }

@@ -18,6 +18,7 @@ import { SessionCore, type SessionCoreRestore } from '../../sessions/session-cor
 import type { RunnerSnapshot } from '../../sessions/session-store.ts'
 import { dormantSnapshot } from '../dormancy.ts'
 import { INTERRUPTED_RESULT } from '../interrupted.ts'
+import { RespawnPolicy, type RespawnOptions } from '../respawn.ts'
 import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.ts'
 import { Approvals, type Settled } from '../cli-primary/approvals.ts'
 import { StreamEventWriter } from '../stream-events.ts'
@@ -33,6 +34,8 @@ export interface CodexRunnerSettings {
   clientVersion: string
   /** A dormant session waking: numbering goes on after `restore.seq` (config.resume names the thread). */
   restore?: SessionCoreRestore
+  /** A dead codex child: respawn and resume the thread, failing the session only on a crash loop. */
+  respawn?: RespawnOptions
 }
 
 interface Queued {
@@ -82,6 +85,9 @@ export class CodexRunner implements Runner {
   #tempDirs: string[] = []
   /** Codex server request id → gateway request id, so `serverRequest/resolved` retires the card. */
   #asked = new Map<string, string>()
+  #respawn: RespawnPolicy
+  /** A respawn is under way (its backoff or handshake): messages queue behind it. */
+  #respawning = false
 
   constructor(config: RunnerConfig, settings: CodexRunnerSettings) {
     this.id = config.id
@@ -89,6 +95,7 @@ export class CodexRunner implements Runner {
     this.#settings = settings
     this.#core = new SessionCore(config, settings.restore)
     this.#mode = config.permissionMode
+    this.#respawn = new RespawnPolicy(settings.respawn)
     this.#model = typeof config.model === 'string' ? config.model : undefined
     this.#produced = new ProducedFiles(config.cwd as string | undefined)
     this.#approvals = new Approvals((body) => this.#emit(body), config.approvalTimeoutMs as number | null | undefined)
@@ -98,22 +105,32 @@ export class CodexRunner implements Runner {
     return (this.#started ??= this.#boot())
   }
 
-  async #boot(): Promise<void> {
-    const peer = new CodexPeer(this.#settings.launch, {
+  /** A child with the session's handlers; its death outside `close()` goes to `#onDeath`. */
+  #spawn(): CodexPeer {
+    const peer: CodexPeer = new CodexPeer(this.#settings.launch, {
       onNotification: (method, params) => this.#onNotification(method, params),
       onRequest: (method, params, id) => this.#onServerRequest(method, params, id),
-      // A dead child fails the session, not only the turn (spec: engine death → session_error, failed).
-      onExit: (summary) => this.fail(summary),
+      onExit: (summary) => this.#onDeath(peer, summary),
     })
     this.#peer = peer
+    return peer
+  }
+
+  /** initialize, then the thread: started, or resumed by id (a dormant wake, a respawn). */
+  async #handshake(peer: CodexPeer, resume: string | undefined): Promise<Json> {
     const timeout = this.#settings.requestTimeoutMs
+    await peer.request('initialize', { clientInfo: { name: 'agent-session-gateway', title: null, version: this.#settings.clientVersion }, capabilities: { experimentalApi: true } }, timeout)
+    peer.notify('initialized')
+    const common = { cwd: this.#config.cwd as string, ...threadSettings(this.#mode), ...(this.#model ? { model: this.#model } : {}) }
+    return resume ? await peer.request('thread/resume', { threadId: resume, ...common }, timeout) : await peer.request('thread/start', common, timeout)
+  }
+
+  async #boot(): Promise<void> {
+    const peer = this.#spawn()
     try {
-      await peer.request('initialize', { clientInfo: { name: 'agent-session-gateway', title: null, version: this.#settings.clientVersion }, capabilities: { experimentalApi: true } }, timeout)
-      peer.notify('initialized')
       const cwd = this.#config.cwd as string
-      const common = { cwd, ...threadSettings(this.#mode), ...(this.#model ? { model: this.#model } : {}) }
       const resume = typeof this.#config.resume === 'string' ? this.#config.resume : undefined
-      const result = resume ? await peer.request('thread/resume', { threadId: resume, ...common }, timeout) : await peer.request('thread/start', common, timeout)
+      const result = await this.#handshake(peer, resume)
       const thread = result.thread as { id: string; turns?: Array<{ id: string; items?: Item[] }> }
       this.#threadId = thread.id
       this.#defaultModel = typeof result.model === 'string' ? result.model : undefined
@@ -125,7 +142,7 @@ export class CodexRunner implements Runner {
       })
       this.#emit({ type: 'capabilities', models: this.#defaultModel ? [{ value: this.#defaultModel }] : [], commands: [], ...(this.#defaultModel ? { defaultModel: this.#defaultModel } : {}) })
     } catch (err) {
-      if (!this.#core.closed) this.fail(`codex could not start the thread: ${(err as Error).message}`)
+      if (!this.#core.closed && this.#peer === peer) this.fail(`codex could not start the thread: ${(err as Error).message}`)
       return
     }
     this.#ready = true
@@ -133,6 +150,48 @@ export class CodexRunner implements Runner {
     const prompt = this.#config.prompt
     if (typeof prompt === 'string' && prompt.trim()) this.sendMessage(prompt)
     else this.#pump()
+  }
+
+  /**
+   * The child died outside a shutdown (issue 24): the running turn ends with an error result, the
+   * session stays usable, and the next message respawns codex on the same thread. A crash loop
+   * (deaths with no completed turn between them) fails the session.
+   */
+  #onDeath(peer: CodexPeer, summary: string): void {
+    if (this.#core.closed || this.#peer !== peer) return
+    this.#peer = undefined
+    this.#ready = false
+    if (!this.#respawn.noteDeath()) return this.fail(`codex kept exiting (${summary})`)
+    // Before the thread existed there is nothing to resume: the start failed, and so does the session.
+    if (this.#threadId === undefined) return this.fail(summary)
+    this.#emit({ type: 'sdk_event', payload: { type: 'gateway_notice', message: `${summary}; the next message restarts codex on thread ${this.#threadId}` } })
+    const turn = this.#turn
+    if (turn) this.#finishTurn(turn, 'failed', summary)
+    else this.#approvals.denyAll('the codex process exited')
+  }
+
+  /** A new child resuming the thread, after the crash loop's backoff; the history is not replayed again. */
+  async #respawnPeer(): Promise<void> {
+    this.#respawning = true
+    try {
+      await new Promise((resolve) => setTimeout(resolve, this.#respawn.delayMs))
+      if (this.#core.closed) return
+      const peer = this.#spawn()
+      try {
+        await this.#handshake(peer, this.#threadId)
+      } catch (err) {
+        if (this.#core.closed || this.#peer !== peer) return
+        peer.close()
+        this.#peer = undefined
+        if (!this.#respawn.noteDeath()) return this.fail(`codex could not resume thread ${this.#threadId}: ${(err as Error).message}`)
+        return void queueMicrotask(() => this.#pump())
+      }
+      if (this.#core.closed || this.#peer !== peer) return
+      this.#ready = true
+    } finally {
+      this.#respawning = false
+    }
+    this.#pump()
   }
 
   /** The dormant record's content: the codex thread id and the seq numbering (embedding-rules.14). */
@@ -302,6 +361,7 @@ export class CodexRunner implements Runner {
     // Anything still asked when the turn ends is denied (engine-facts §2: turn end sweeps approvals).
     this.#approvals.denyAll('the turn ended')
     const ok = status === 'completed'
+    if (ok) this.#respawn.noteSuccess()
     const outcome = ok ? { subtype: 'success', isError: false, ...(turn.lastText !== undefined ? { result: turn.lastText } : {}) }
       : status === 'interrupted' ? { ...INTERRUPTED_RESULT, errors: [...INTERRUPTED_RESULT.errors] }
         : { subtype: 'error_during_execution', isError: true, errors: [error ?? turn.lastError ?? `the turn ended with status ${status}`] }
@@ -313,7 +373,12 @@ export class CodexRunner implements Runner {
 
   /** Starts the next queued message as a turn when none runs. */
   #pump(): void {
-    if (!this.#ready || this.#turn || this.#core.closed) return
+    if (this.#turn || this.#core.closed) return
+    if (!this.#ready) {
+      // A dead child is replaced only when there is a message for it (issue 24).
+      if (!this.#peer && !this.#respawning && this.#threadId !== undefined && this.#queue.length) void this.#respawnPeer()
+      return
+    }
     const next = this.#queue.shift()
     if (!next) return
     const turn: Turn = { nonce: nonceOf(), started: Date.now(), usage: zeroUsage(), interruptRequested: this.#interruptNext, active: false, items: new Map(), early: [] }
