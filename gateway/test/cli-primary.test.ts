@@ -94,14 +94,49 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     expect((await g.request('GET', `/sessions/${session.id}`)).body.session).toMatchObject({ status: 'idle', pendingPermissionCount: 0 })
   })
 
-  it('a CLI killed mid-turn gives session_error and failed, never a hang, and other sessions keep working', async () => {
-    const g = await start()
+  it('a CLI dying mid-turn ends the turn, not the session; the next message resumes the same conversation (issue 24)', async () => {
+    const g = await start({ respawn: { backoffMs: 10 } })
+    const { session, ws } = await primarySession(g, { prompt: 'remember me' })
+    const init = await ws.waitForEvent('system_init')
+    await ws.waitForEvent('turn_result')
+    ws.send({ type: 'user_message', text: 'scenario:crash' })
+    const failed = await ws.waitForEvent('turn_result', (e) => e.isError)
+    expect(failed).toMatchObject({ subtype: 'error_during_execution', errors: [expect.stringMatching(/Claude Code process/)] })
+    await ws.waitForEvent('status_changed', (e) => e.status === 'idle' && e.seq > failed.seq)
+    ws.send({ type: 'user_message', text: 'still here?' })
+    expect((await ws.waitForEvent('turn_result', (e) => e.seq > failed.seq && !e.isError)).result).toBe('echo: still here?')
+    // The respawned CLI resumed the conversation: the same SDK session id, no session_error.
+    const inits = ws.events().filter((e) => e.type === 'system_init').map((e) => e.sdkSessionId)
+    expect(new Set(inits)).toEqual(new Set([init.sdkSessionId]))
+    expect(ws.events().some((e) => e.type === 'session_error')).toBe(false)
+    expect((await g.request('GET', `/sessions/${session.id}`)).body.session.status).toBe('idle')
+  })
+
+  it('a SIGKILL of the CLI mid-turn is followed by a working next turn in the same conversation (issue 24)', async () => {
+    const pids: number[] = []
+    const g = await start({ respawn: { backoffMs: 10 }, onProcess: (e) => { if (e.type === 'spawn' && e.pid) pids.push(e.pid) } })
+    const { ws } = await primarySession(g)
+    ws.send({ type: 'user_message', text: 'scenario:hang' })
+    const init = await ws.waitForEvent('system_init')
+    process.kill(pids.at(-1)!, 'SIGKILL')
+    const failed = await ws.waitForEvent('turn_result')
+    expect(failed.isError).toBe(true)
+    ws.send({ type: 'user_message', text: 'after the kill' })
+    const next = await ws.waitForEvent('system_init', (e) => e.seq > failed.seq)
+    expect(next.sdkSessionId).toBe(init.sdkSessionId)
+    expect((await ws.waitForEvent('turn_result', (e) => e.seq > failed.seq)).result).toBe('echo: after the kill')
+    expect(pids.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('a crash loop backs off and then fails the session with session_error; other sessions keep working (issue 24)', async () => {
+    const g = await start({ respawn: { backoffMs: 10, maxDeaths: 2 } })
     const { session, ws } = await primarySession(g)
     ws.send({ type: 'user_message', text: 'scenario:crash' })
-    expect((await ws.waitForEvent('session_error')).message).toMatch(/Claude Code process/)
+    await ws.waitForEvent('turn_result', (e) => e.isError)
+    ws.send({ type: 'user_message', text: 'scenario:crash' })
+    expect((await ws.waitForEvent('session_error')).message).toMatch(/kept exiting/)
     await ws.waitForEvent('session_closed', (e) => e.reason === 'error')
     expect((await g.request('GET', `/sessions/${session.id}`)).body.session.status).toBe('closed')
-    expect(ws.events().some((e) => e.type === 'status_changed' && e.status === 'failed')).toBe(true)
     const other = await primarySession(g, { prompt: 'still here?' })
     expect((await other.ws.waitForEvent('turn_result')).result).toBe('echo: still here?')
   })

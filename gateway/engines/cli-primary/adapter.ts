@@ -8,6 +8,7 @@ import type { Options } from '@anthropic-ai/claude-agent-sdk'
 import type { ResolvedProfile } from '../../host/profiles.ts'
 import type { RunnerConfig } from '../../sessions/runner.ts'
 import type { SessionCoreRestore } from '../../sessions/session-core.ts'
+import type { RespawnOptions } from '../respawn.ts'
 import type { PeerPort } from '../../sessions/peers.ts'
 import { probeLogin } from './probe.ts'
 import { configuredEnv, transcriptSessions } from './transcripts.ts'
@@ -27,6 +28,8 @@ export interface CliPrimaryOptions {
   questionBehavior?: QuestionBehavior
   /** Observes every CLI process (spawn, exit code or signal), e.g. for lifecycle logs. */
   onProcess?: (event: EngineProcessEvent) => void
+  /** A CLI process that dies is respawned on the same conversation; a crash loop fails the session. */
+  respawn?: RespawnOptions
 }
 
 export const CONFIG_DIR_ENV = 'CLAUDE_CONFIG_DIR'
@@ -54,6 +57,7 @@ export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
         sdkOptions: sdkOptionsFor(config, profile),
         peers: extras.peers,
         restore: extras.restore,
+        respawn: options.respawn,
         questionBehavior: options.questionBehavior ?? 'ask',
         // One notice per server, not per session (server-configuration: requireApiKey).
         onNotice: (message) => {

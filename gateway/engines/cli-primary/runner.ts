@@ -14,6 +14,7 @@ import { SessionCore, type SessionCoreRestore } from '../../sessions/session-cor
 import type { RunnerSnapshot } from '../../sessions/session-store.ts'
 import { dormantSnapshot } from '../dormancy.ts'
 import { INTERRUPTED_RESULT, isInterruptMarker } from '../interrupted.ts'
+import { RespawnPolicy, type RespawnOptions } from '../respawn.ts'
 import { Approvals, DEFAULT_DENY_MESSAGE } from './approvals.ts'
 import { InputQueue } from './input-queue.ts'
 import { ProducedFiles } from './produced.ts'
@@ -35,6 +36,8 @@ export interface CliRunnerSettings {
   peers?: PeerPort
   /** A dormant session waking: numbering goes on after `restore.seq` (config.resume names the conversation). */
   restore?: SessionCoreRestore
+  /** A dead CLI process: respawn and resume the conversation, failing the session only on a crash loop. */
+  respawn?: RespawnOptions
 }
 
 export class ClaudeRunner implements Runner {
@@ -54,6 +57,10 @@ export class ClaudeRunner implements Runner {
   #interrupted = false
   /** The SDK session id to resume from: known at system_init, renewed by /clear (embedding-rules.14). */
   #resumeId: string | undefined
+  #sdk: ClaudeAgentSdk | undefined
+  #respawn: RespawnPolicy
+  /** A respawn is waiting out its backoff: input goes to the queue the new process will read. */
+  #respawning = false
   #produced: ProducedFiles
   #skills: string | undefined
   /** `/clear` waits for a running turn (session-status-values.9); its result is the reset, not a turn. */
@@ -70,6 +77,7 @@ export class ClaudeRunner implements Runner {
     this.#config = config
     this.#settings = settings
     this.#core = new SessionCore(config, settings.restore)
+    this.#respawn = new RespawnPolicy(settings.respawn)
     if (typeof config.resume === 'string' && config.forkSession !== true) this.#resumeId = config.resume
     this.#produced = new ProducedFiles(config.cwd)
     this.#approvals = new Approvals((body) => this.#emit(body), config.approvalTimeoutMs as number | null | undefined)
@@ -81,19 +89,31 @@ export class ClaudeRunner implements Runner {
 
   async #boot(): Promise<void> {
     const config = this.#config
-    const sdk = await loadClaudeAgentSdk()
+    const sdk = (this.#sdk = await loadClaudeAgentSdk())
     if (typeof config.resume === 'string') await this.#backfill(config.resume)
-    this.#query = sdk.query({
+    this.#query = this.#startQuery(sdk, typeof config.resume === 'string' ? config.resume : undefined, config.forkSession === true)
+    // Without a prompt the CLI says nothing until the first message: the session is idle now (engine-facts §1).
+    this.#core.setStatus('idle')
+    void this.#loadCapabilities(this.#query)
+    const prompt = config.prompt
+    if (typeof prompt === 'string' && prompt.trim()) this.sendMessage(prompt)
+  }
+
+  /** One CLI process reading `this.#input`; the session's current model and mode, resuming `resume` when given. */
+  #startQuery(sdk: ClaudeAgentSdk, resume: string | undefined, fork: boolean): Query {
+    const config = this.#config
+    const model = this.#core.model
+    const q = sdk.query({
       prompt: this.#input,
       options: {
         ...this.#settings.sdkOptions,
         cwd: config.cwd,
-        ...(config.model ? { model: config.model } : {}),
-        permissionMode: config.permissionMode,
+        ...(model ? { model } : {}),
+        permissionMode: this.#core.permissionMode,
         ...(config.canBypassPermissions ? { allowDangerouslySkipPermissions: true } : {}),
         includePartialMessages: config.includePartialMessages === true,
-        ...(typeof config.resume === 'string' ? { resume: config.resume } : {}),
-        ...(config.forkSession === true ? { forkSession: true } : {}),
+        ...(resume ? { resume } : {}),
+        ...(fork ? { forkSession: true } : {}),
         ...(typeof config.maxTurns === 'number' ? { maxTurns: config.maxTurns } : {}),
         ...(Array.isArray(config.allowedTools) ? { allowedTools: config.allowedTools as string[] } : {}),
         ...(Array.isArray(config.disallowedTools) ? { disallowedTools: config.disallowedTools as string[] } : {}),
@@ -101,12 +121,46 @@ export class ClaudeRunner implements Runner {
         canUseTool: this.#canUseTool,
       },
     })
-    void this.#consume(this.#query)
-    // Without a prompt the CLI says nothing until the first message: the session is idle now (engine-facts §1).
+    void this.#consume(q)
+    return q
+  }
+
+  /**
+   * The CLI process died outside a shutdown (issue 24): a running turn ends with an error result,
+   * the session stays usable, and the next input respawns the CLI on the same conversation. A
+   * crash loop (deaths with no successful turn between them) fails the session.
+   */
+  #onDeath(q: Query, summary: string): void {
+    if (this.#core.closed || this.#query !== q) return
+    this.#query = undefined
+    this.#input.end()
+    if (!this.#respawn.noteDeath()) return this.fail(`the Claude Code process kept exiting (${summary})`)
+    // Before the CLI named a conversation there is nothing to resume: the session fails as before.
+    if (this.#resumeId === undefined) return this.fail(summary)
+    this.#emit({ type: 'sdk_event', payload: { type: 'gateway_notice', message: `${summary}; the next message restarts the CLI on conversation ${this.#resumeId}` } })
+    this.#approvals.denyAll('the Claude Code process exited')
+    this.#clearing = false
+    this.#clearQueued = false
+    if (this.#turnActive) {
+      this.#turnActive = false
+      this.#interrupted = false
+      const info = this.#core.info()
+      this.#emit({ type: 'turn_result', subtype: 'error_during_execution', isError: true, errors: [summary], durationMs: 0, numTurns: info.numTurns, totalCostUsd: info.totalCostUsd })
+    }
     this.#core.setStatus('idle')
-    void this.#loadCapabilities(this.#query)
-    const prompt = config.prompt
-    if (typeof prompt === 'string' && prompt.trim()) this.sendMessage(prompt)
+  }
+
+  /** Input for a dead CLI: a fresh queue now, read by a process resumed after the crash loop's backoff. */
+  #ensureProcess(): void {
+    if (this.#query || this.#respawning || !this.#sdk || this.#core.closed) return
+    const sdk = this.#sdk
+    this.#input = new InputQueue()
+    this.#respawning = true
+    setTimeout(() => {
+      this.#respawning = false
+      if (this.#core.closed) return
+      this.#query = this.#startQuery(sdk, this.#resumeId, false)
+    }, this.#respawn.delayMs)
   }
 
   /**
@@ -158,9 +212,9 @@ export class ClaudeRunner implements Runner {
   async #consume(q: Query): Promise<void> {
     try {
       for await (const message of q) this.#onMessage(message)
-      if (!this.#core.closed) this.fail('the Claude Code process ended unexpectedly')
+      this.#onDeath(q, 'the Claude Code process ended unexpectedly')
     } catch (err) {
-      if (!this.#core.closed) this.fail(`the Claude Code process failed: ${(err as Error).message}`)
+      this.#onDeath(q, `the Claude Code process failed: ${(err as Error).message}`)
     }
   }
 
@@ -264,6 +318,7 @@ export class ClaudeRunner implements Runner {
     this.#turnActive = false
     this.#interruptPending = false
     const interrupted = this.#interrupted && (r.subtype !== 'success' || r.is_error === true)
+    if (r.subtype === 'success' && r.is_error !== true) this.#respawn.noteSuccess()
     this.#interrupted = false
     if (this.#clearQueued) {
       this.#clearQueued = false
@@ -355,6 +410,7 @@ export class ClaudeRunner implements Runner {
     this.#turnStarted = false
     this.#hops = origin?.hops ?? 0
     if (this.#approvals.size === 0) this.#core.setStatus('running')
+    this.#ensureProcess()
     this.#input.push(attachments.length ? [...attachments.map(blockOf), { type: 'text', text }] as never : text)
   }
 
@@ -367,6 +423,7 @@ export class ClaudeRunner implements Runner {
   #startClear(): void {
     if (this.#core.closed) return
     this.#clearing = true
+    this.#ensureProcess()
     this.#input.push('/clear')
   }
 
