@@ -1,0 +1,28 @@
+/**
+ * An engine process that dies mid-turn, for both CLI engines (events.21). The spec says nothing
+ * about an engine's death, so two outcomes are correct: the session fails (`session_error`, status
+ * `failed`, closed with reason `error`), or only the turn ends as an error and the session goes
+ * on, its next message respawning the engine on the same conversation (issue 24). Either way,
+ * other sessions keep working; a session that got no `session_error` must not be terminal.
+ */
+import type { CaseContext } from '../harness/context.ts'
+import type { WsClient } from '../harness/ws-client.ts'
+
+export async function engineDeath(ctx: CaseContext, open: (body?: Record<string, unknown>) => Promise<{ session: any; ws: WsClient }>): Promise<void> {
+  const { session, ws } = await open()
+  ws.send({ type: 'user_message', text: 'scenario:crash' })
+  const end: any = await ws.waitFor((f: any) => f.type === 'event' && (f.event.type === 'session_error' || (f.event.type === 'turn_result' && f.event.isError === true)), ctx.deadlineMs, 'session_error or an error turn_result')
+  if (end.event.type === 'session_error') {
+    await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'failed')
+    await ws.waitForEvent('session_closed', ctx.deadlineMs, (e) => e.reason === 'error')
+  } else {
+    // Only the turn ended: the session is not terminal, and its next message is answered.
+    ws.send({ type: 'user_message', text: 'after the crash' })
+    const next = await ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.seq > end.event.seq)
+    const info = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session
+    ctx.check('events.21', next.isError === false && info?.status !== 'failed' && info?.status !== 'closed', 'a session given no session_error is not terminal: its next turn completes', { next, status: info?.status })
+  }
+  const other = await open({ prompt: 'are you there?' })
+  const result = await other.ws.waitForEvent('turn_result', ctx.deadlineMs)
+  ctx.check('events.21', result.isError === false, 'another session still completes a turn', result)
+}
