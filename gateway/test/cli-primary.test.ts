@@ -115,11 +115,13 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
   it('a SIGKILL of the CLI mid-turn is followed by a working next turn in the same conversation (issue 24)', async () => {
     const pids: number[] = []
     const g = await start({ respawn: { backoffMs: 10 }, onProcess: (e) => { if (e.type === 'spawn' && e.pid) pids.push(e.pid) } })
-    const { ws } = await primarySession(g)
+    // A first turn stores the conversation (the real CLI keeps none of one killed in its first turn).
+    const { ws } = await primarySession(g, { prompt: 'remember me' })
+    await ws.waitForEvent('turn_result')
     ws.send({ type: 'user_message', text: 'scenario:hang' })
-    const init = await ws.waitForEvent('system_init')
+    const init = await ws.waitForEvent('system_init', (e) => e.seq > 1 && ws.events().some((x) => x.type === 'turn_result' && x.seq < e.seq))
     process.kill(pids.at(-1)!, 'SIGKILL')
-    const failed = await ws.waitForEvent('turn_result')
+    const failed = await ws.waitForEvent('turn_result', (e) => e.seq > init.seq)
     expect(failed.isError).toBe(true)
     ws.send({ type: 'user_message', text: 'after the kill' })
     const next = await ws.waitForEvent('system_init', (e) => e.seq > failed.seq)

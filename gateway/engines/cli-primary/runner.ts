@@ -57,6 +57,11 @@ export class ClaudeRunner implements Runner {
   #interrupted = false
   /** The SDK session id to resume from: known at system_init, renewed by /clear (embedding-rules.14). */
   #resumeId: string | undefined
+  /**
+   * The CLI has stored that conversation: a turn of it ended. The real CLI keeps nothing of a
+   * conversation killed in its first turn ("No conversation found with session ID" on resume).
+   */
+  #resumable = false
   #sdk: ClaudeAgentSdk | undefined
   #respawn: RespawnPolicy
   /** A respawn is waiting out its backoff: input goes to the queue the new process will read. */
@@ -78,7 +83,10 @@ export class ClaudeRunner implements Runner {
     this.#settings = settings
     this.#core = new SessionCore(config, settings.restore)
     this.#respawn = new RespawnPolicy(settings.respawn)
-    if (typeof config.resume === 'string' && config.forkSession !== true) this.#resumeId = config.resume
+    if (typeof config.resume === 'string' && config.forkSession !== true) {
+      this.#resumeId = config.resume
+      this.#resumable = true
+    }
     this.#produced = new ProducedFiles(config.cwd)
     this.#approvals = new Approvals((body) => this.#emit(body), config.approvalTimeoutMs as number | null | undefined)
   }
@@ -137,7 +145,8 @@ export class ClaudeRunner implements Runner {
     if (!this.#respawn.noteDeath()) return this.fail(`the Claude Code process kept exiting (${summary})`)
     // Before the CLI named a conversation there is nothing to resume: the session fails as before.
     if (this.#resumeId === undefined) return this.fail(summary)
-    this.#emit({ type: 'sdk_event', payload: { type: 'gateway_notice', message: `${summary}; the next message restarts the CLI on conversation ${this.#resumeId}` } })
+    const next = this.#resumable ? `restarts the CLI on conversation ${this.#resumeId}` : 'starts a new conversation (the CLI stored none of this one)'
+    this.#emit({ type: 'sdk_event', payload: { type: 'gateway_notice', message: `${summary}; the next message ${next}` } })
     this.#approvals.denyAll('the Claude Code process exited')
     this.#clearing = false
     this.#clearQueued = false
@@ -159,7 +168,7 @@ export class ClaudeRunner implements Runner {
     setTimeout(() => {
       this.#respawning = false
       if (this.#core.closed) return
-      this.#query = this.#startQuery(sdk, this.#resumeId, false)
+      this.#query = this.#startQuery(sdk, this.#resumable ? this.#resumeId : undefined, false)
     }, this.#respawn.delayMs)
   }
 
@@ -253,7 +262,10 @@ export class ClaudeRunner implements Runner {
       this.#interruptPending = false
       void this.#query?.interrupt().catch(() => undefined)
     }
-    if (typeof init.session_id === 'string') this.#resumeId = init.session_id
+    if (typeof init.session_id === 'string' && init.session_id !== this.#resumeId) {
+      this.#resumeId = init.session_id
+      this.#resumable = false
+    }
     const apiKeySource = String(init.apiKeySource ?? this.#apiKeySource)
     this.#apiKeySource = apiKeySource
     this.#emit({
@@ -287,7 +299,7 @@ export class ClaudeRunner implements Runner {
 
   /** The dormant record's content: the SDK session id and the seq numbering (embedding-rules.14). */
   snapshot(): RunnerSnapshot | undefined {
-    return dormantSnapshot(this.#core, this.#resumeId)
+    return dormantSnapshot(this.#core, this.#resumable ? this.#resumeId : undefined)
   }
 
   producedFiles(): ProducedFile[] {
@@ -311,12 +323,15 @@ export class ClaudeRunner implements Runner {
       this.#clearing = false
       // The fresh conversation is the one to resume from now, before any next system_init (engine-facts §1).
       if (typeof r.session_id === 'string') this.#resumeId = r.session_id
+      this.#resumable = true
       this.#emit({ type: 'conversation_reset', sdkSessionId: String(r.session_id) })
       if (this.#approvals.size === 0) this.#core.setStatus('idle')
       return
     }
     this.#turnActive = false
     this.#interruptPending = false
+    // A result after this turn's system_init: the CLI has written the conversation to its store.
+    if (this.#turnStarted) this.#resumable = true
     const interrupted = this.#interrupted && (r.subtype !== 'success' || r.is_error === true)
     if (r.subtype === 'success' && r.is_error !== true) this.#respawn.noteSuccess()
     this.#interrupted = false
