@@ -10,29 +10,19 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeResponsesServer, type FakeResponsesServer } from '../../fake-engines/model-apis/openai-responses/server.ts'
-import { findNpmCodex } from '../engines/cli-secondary/binary.ts'
 import { createCliSecondaryAdapter, type CliSecondaryOptions } from '../engines/cli-secondary/index.ts'
 import { normaliseEvents, type GatewayEvent } from './differential.ts'
 import { PROVIDER_PROFILE, startTestGateway, until, type TestGateway, type TestSocket } from './harness.ts'
-import { installPinned, isolatedDirs } from './real-binaries.ts'
+import { isolatedDirs } from './real-binaries.ts'
+import { codexConfigToml, installRealCodex, PINNED_CODEX } from './real-codex.ts'
 import { FAKE_CODEX } from './fake-codex.ts'
 
-const PINNED = { name: '@openai/codex', version: '0.169.0' }
-const installed = await installPinned(PINNED)
-const codexBin = installed.ok ? findNpmCodex(installed.dir) : undefined
-const skipReason = !installed.ok ? installed.reason : !codexBin ? `no native codex binary for ${process.platform}-${process.arch} in ${installed.dir}` : undefined
+const PINNED = PINNED_CODEX
+const { installed, codexBin, skipReason } = await installRealCodex()
 if (skipReason) console.warn(`codex-real: SKIPPED, ${PINNED.name}@${PINNED.version} is not usable: ${skipReason}`)
 else if (installed.ok) console.info(`codex-real: ${PINNED.name}@${PINNED.version} ${installed.cached ? 'cached' : 'installed'} (install ${installed.installMs} ms, ${(installed.sizeBytes / 1e6).toFixed(1)} MB)`)
 
-/** codex's config.toml: the loopback model provider, and no outbound plugin or update traffic (§13). */
-function configToml(baseURL: string): string {
-  return [
-    'model = "mock-model"', 'model_provider = "mock"', '',
-    '[model_providers.mock]', 'name = "mock"', `base_url = "${baseURL}"`, 'wire_api = "responses"', 'requires_openai_auth = false',
-    'supports_websockets = false', 'request_max_retries = 0', 'stream_max_retries = 0', '',
-    '[features]', 'plugins = false', 'remote_plugin = false', 'apps = false', 'in_app_updates = false', '',
-  ].join('\n')
-}
+const configToml = codexConfigToml
 
 interface Engine {
   g: TestGateway
