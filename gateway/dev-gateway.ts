@@ -12,6 +12,7 @@ import { createCliPrimaryAdapter, loadClaudeAgentSdk } from './engines/cli-prima
 import { createCliSecondaryAdapter } from './engines/cli-secondary/index.ts'
 import { loadKitFakes, type KitFakes } from './dev-fakes.ts'
 import { createGatewayServer } from './server/create-server.ts'
+import { bearerToken } from './server/bearer.ts'
 import { createFileSessionStore } from './sessions/stores/file-store.ts'
 import { createMemoryProfileStore } from './host/profile-store.ts'
 import type { SearchHit } from './engines/provider/tools.ts'
@@ -308,8 +309,7 @@ function token(): string {
 }
 
 function bearer(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization
-  return header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
+  return bearerToken(req.headers.authorization)
 }
 
 /** The host's own routes on the gateway's port: no auth, nothing proxied (embedding-rules.1-2). */

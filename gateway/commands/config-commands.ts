@@ -1,7 +1,7 @@
 /** `gateway serve --config`, `gateway check --config`, `gateway token create`, `gateway schema`. */
 import { parseArgs } from 'node:util'
 import { loadConfigFile } from '../config/load.ts'
-import { createToken } from '../config/principals.ts'
+import { createToken, DuplicatePrincipalError } from '../config/principals.ts'
 import { exitOnSignals, serveConfigFile } from '../config/serve.ts'
 import { CHECK_USAGE, SERVE_USAGE, TOKEN_USAGE, UsageError } from './usage.ts'
 
@@ -29,7 +29,7 @@ export async function checkCommand(args: string[]): Promise<number> {
   return 0
 }
 
-export async function tokenCommand(args: string[]): Promise<void> {
+export async function tokenCommand(args: string[]): Promise<number | void> {
   const [action, ...rest] = args
   if (action !== 'create') throw new UsageError(action ? `unknown token action '${action}'` : 'a token action is required', TOKEN_USAGE)
   const { values } = parseArgs({
@@ -37,6 +37,7 @@ export async function tokenCommand(args: string[]): Promise<void> {
     options: {
       principals: { type: 'string' }, id: { type: 'string' }, scope: { type: 'string', multiple: true },
       'allowed-profile': { type: 'string', multiple: true }, operator: { type: 'boolean' }, 'can-manage-profiles': { type: 'boolean' },
+      replace: { type: 'boolean' },
     },
   })
   if (!values.principals) throw new UsageError('--principals is required', TOKEN_USAGE)
@@ -47,11 +48,18 @@ export async function tokenCommand(args: string[]): Promise<void> {
     if (eq <= 0) throw new UsageError(`--scope '${pair}' must be key=value`, TOKEN_USAGE)
     scope = { ...(scope ?? {}), [pair.slice(0, eq)]: pair.slice(eq + 1) }
   }
-  const token = await createToken(values.principals, {
-    id: values.id, scope, allowedProfiles: values['allowed-profile'],
-    operator: values.operator, canManageProfiles: values['can-manage-profiles'],
-  })
+  let token
+  try {
+    token = await createToken(values.principals, {
+      id: values.id, scope, allowedProfiles: values['allowed-profile'],
+      operator: values.operator, canManageProfiles: values['can-manage-profiles'],
+    }, { replace: values.replace === true })
+  } catch (err) {
+    if (!(err instanceof DuplicatePrincipalError)) throw err
+    console.error(err.message)
+    return 2
+  }
   // The only time this token is ever shown; the file keeps its hash.
   console.log(token)
-  console.error(`principal '${values.id}' added to ${values.principals}; the token above is not stored anywhere`)
+  console.error(`principal '${values.id}' ${values.replace ? 'replaced in' : 'added to'} ${values.principals}; the token above is not stored anywhere`)
 }

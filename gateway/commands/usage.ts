@@ -6,8 +6,9 @@ export const CHECK_USAGE = `usage: gateway check --config <file>
 Validates a configuration file without starting; prints every problem with its path; exit 2 on any.`
 
 export const TOKEN_USAGE = `usage: gateway token create --principals <file> --id <name> [--scope key=value]... [--allowed-profile name]...
-                            [--operator] [--can-manage-profiles]
-Prints a new bearer token once and records only its SHA-256 in the principals file.`
+                            [--operator] [--can-manage-profiles] [--replace]
+Prints a new bearer token once and records only its SHA-256 in the principals file.
+An id already in the file is refused (exit 2); --replace revokes its token(s) and issues a new one.`
 
 export const SCHEMA_USAGE = `usage: gateway schema
 Prints the configuration file's JSON Schema (for editors).`

@@ -282,9 +282,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       socket.destroy()
     })
   })
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
-  })
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket))
 
   async function close(): Promise<void> {
     // The queue first, so runs ended by the shutdown fail without scheduling retries.
@@ -340,11 +338,25 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   }
 }
 
-/** Decoded path segments; undefined for a malformed percent-escape or an empty inner segment. */
 /** A missing or non-integer `afterSeq` replays from the start, as protocol 7 does. */
 function parseAfterSeq(value: string | null): number {
   if (value === null || !/^\d{1,15}$/.test(value)) return 0
   return Number(value)
+}
+
+/**
+ * A request Node's parser refused before any route saw it still gets the `{error, code}` body:
+ * headers over `maxHeaderSize` are 431 (RFC 6585), anything else malformed is 400 (issue 22: a
+ * 64 KiB Authorization header got an empty 400). The connection closes: the parser's state is lost.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy()
+  const refusal = err.code === 'HPE_HEADER_OVERFLOW'
+    ? refuse('headers_too_large', 'request headers are too large')
+    : refuse('invalid_request', 'malformed HTTP request')
+  const body = JSON.stringify({ error: refusal.error, code: refusal.code })
+  const reason = refusal.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'
+  socket.end(`HTTP/1.1 ${refusal.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
 }
 
 function canonicalRoot(root: string): string {
