@@ -43,6 +43,7 @@ async function cliPrimary(config: GatewayConfig, profiles: ProfileEntry[], obser
   const executable = settings.executable ?? sdkOwnBinary()
   const adapterFor = (env: Record<string, string>) => createCliPrimaryAdapter({
     pathToClaudeCodeExecutable: executable, env, questionBehavior: settings.questionBehavior ?? 'ask', onProcess: observers.onEngineProcess,
+    ...(settings.mcpServersDelivery ? { mcpServersDelivery: settings.mcpServersDelivery } : {}),
     ...(settings.interpreter ? { executable: settings.interpreter, executableArgs: settings.interpreterArgs ?? [] } : {}),
   })
   return perProfileEnv(adapterFor, profiles)
