@@ -1,6 +1,6 @@
 /** `gateway serve --config`, `gateway check --config`, `gateway token create`, `gateway schema`. */
 import { parseArgs } from 'node:util'
-import { loadConfigFile } from '../config/load.ts'
+import { preflight } from '../config/preflight.ts'
 import { createToken, DuplicatePrincipalError } from '../config/principals.ts'
 import { exitOnSignals, serveConfigFile } from '../config/serve.ts'
 import { CHECK_USAGE, SERVE_USAGE, TOKEN_USAGE, UsageError } from './usage.ts'
@@ -16,9 +16,10 @@ export async function serveCommand(args: string[]): Promise<void> {
 }
 
 export async function checkCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { config: { type: 'string' } } })
+  const { values } = parseArgs({ args, options: { config: { type: 'string' }, 'no-connect': { type: 'boolean' } } })
   if (!values.config) throw new UsageError('--config is required', CHECK_USAGE)
-  const loaded = await loadConfigFile(values.config)
+  // The very validation serve runs before it listens (config/preflight.ts), so the verdicts agree.
+  const loaded = await preflight(values.config, { connect: values['no-connect'] !== true })
   for (const problem of loaded.problems) console.error(problem)
   for (const warning of loaded.warnings) console.error(`warning: ${warning}`)
   if (loaded.problems.length) {

@@ -2,8 +2,11 @@
 export const SERVE_USAGE = `usage: gateway serve --config <file.yaml|file.json> [--port n] [--host h]
 Starts the gateway the configuration file describes (docs/operating.md).`
 
-export const CHECK_USAGE = `usage: gateway check --config <file>
-Validates a configuration file without starting; prints every problem with its path; exit 2 on any.`
+export const CHECK_USAGE = `usage: gateway check --config <file> [--no-connect]
+Runs every validation \`serve\` runs before listening (the file, the principals file, the hooks
+module, required environment variables, engine packages and executables, writable directories,
+each declared PostgreSQL database) and prints every problem with its path; exit 2 on any.
+--no-connect skips only the database round trip (CI without the database).`
 
 export const TOKEN_USAGE = `usage: gateway token create --principals <file> --id <name> [--scope key=value]... [--allowed-profile name]...
                             [--operator] [--can-manage-profiles] [--replace]

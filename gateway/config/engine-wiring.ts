@@ -38,7 +38,10 @@ export async function wireEngines(config: GatewayConfig, profiles: ProfileEntry[
 }
 
 async function cliPrimary(config: GatewayConfig, profiles: ProfileEntry[], observers: EngineObservers): Promise<EngineAdapter> {
-  const { createCliPrimaryAdapter } = await import('../engines/cli-primary/index.ts')
+  const { createCliPrimaryAdapter, loadClaudeAgentSdk } = await import('../engines/cli-primary/index.ts')
+  // The SDK is loaded now, not with the first session: a missing package stops startup with one
+  // line naming it (a MissingPackageError), instead of every cli_primary create failing after a 201.
+  await loadClaudeAgentSdk()
   const settings = config.engines?.cli_primary ?? {}
   const executable = settings.executable ?? sdkOwnBinary()
   const adapterFor = (env: Record<string, string>) => createCliPrimaryAdapter({
@@ -78,7 +81,7 @@ function perProfileEnv(adapterFor: (env: Record<string, string>) => EngineAdapte
 }
 
 /** The Agent SDK's own native CLI package for this platform, when it is installed. */
-function sdkOwnBinary(): string {
+export function sdkOwnBinary(): string {
   const name = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`
   try {
     const require = createRequire(import.meta.url)

@@ -10,7 +10,7 @@ import { attachAccessLog, recordingPrincipal } from './access-log.ts'
 import { EngineProcesses } from './engine-processes.ts'
 import { logQueueTransitions, logSessionLifecycle } from './lifecycle-log.ts'
 import { credentialValues } from './env.ts'
-import { loadConfigFile } from './load.ts'
+import { preflight } from './preflight.ts'
 import { createLogger } from './logger.ts'
 import { buildServerOptions, loadHooks } from './server-options.ts'
 import type { GatewayConfig } from './schema.ts'
@@ -20,6 +20,8 @@ export interface ServeOptions {
   port?: number
   host?: string
   logDestination?: NodeJS.WritableStream
+  /** The environment the file's variables are read from (process.env). */
+  env?: NodeJS.ProcessEnv
 }
 
 export interface RunningGateway {
@@ -40,8 +42,9 @@ export class ConfigProblems extends Error {
 }
 
 export async function serveConfigFile(file: string, overrides: ServeOptions = {}): Promise<RunningGateway> {
-  const loaded = await loadConfigFile(file)
-  if (!loaded.config) throw new ConfigProblems(loaded.problems)
+  // Every check `gateway check` runs, the same function: a file check passes is a file serve starts.
+  const loaded = await preflight(file, { env: overrides.env })
+  if (!loaded.config || loaded.problems.length) throw new ConfigProblems(loaded.problems)
   const config = loaded.config
   const logger = createLogger({
     level: config.logging?.level, redact: config.logging?.redact,
