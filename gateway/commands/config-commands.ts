@@ -11,8 +11,11 @@ export async function serveCommand(args: string[]): Promise<void> {
   if (!values.config) throw new UsageError('--config is required', SERVE_USAGE)
   const port = values.port === undefined ? undefined : Number(values.port)
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError('--port must be an integer from 0 to 65535', SERVE_USAGE)
-  const running = await serveConfigFile(values.config, { port, host: values.host })
+  // Signals are handled from the start: a SIGTERM just after "gateway listening" (a supervisor's
+  // quick restart) drains and exits 0 instead of killing the process by the default action.
+  const running = serveConfigFile(values.config, { port, host: values.host })
   exitOnSignals(running)
+  await running
 }
 
 export async function checkCommand(args: string[]): Promise<number> {

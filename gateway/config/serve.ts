@@ -100,20 +100,27 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   }
 }
 
-/** The command's process: first SIGTERM/SIGINT drains and exits 0; a second exits at once. */
-export function exitOnSignals(running: RunningGateway): void {
+/**
+ * The command's process: first SIGTERM/SIGINT drains and exits 0; a second exits at once. Given
+ * the starting gateway (a promise), a signal that arrives while it starts waits for it to listen,
+ * then drains; a start that fails exits through the command's own error path.
+ */
+export function exitOnSignals(starting: RunningGateway | Promise<RunningGateway>): void {
   let signalled = false
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {
-      running.logger.warn({ kind: 'lifecycle', signal }, 'second signal: exiting now')
-      process.exit(1)
+      void Promise.resolve(starting).then((running) => running.logger.warn({ kind: 'lifecycle', signal }, 'second signal: exiting now'), () => {})
+        .finally(() => process.exit(1))
+      return
     }
     signalled = true
-    running.logger.info({ kind: 'lifecycle', signal }, 'signal received')
-    running.shutdown().then(() => process.exit(0), (err) => {
-      running.logger.error({ kind: 'lifecycle', err }, 'shutdown failed')
-      process.exit(1)
-    })
+    Promise.resolve(starting).then((running) => {
+      running.logger.info({ kind: 'lifecycle', signal }, 'signal received')
+      running.shutdown().then(() => process.exit(0), (err) => {
+        running.logger.error({ kind: 'lifecycle', err }, 'shutdown failed')
+        process.exit(1)
+      })
+    }, () => {}) // a failed start is reported (and exits) where it is awaited
   }
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
