@@ -23,6 +23,7 @@ import { AttachmentStore } from '../sessions/attachments.ts'
 import type { GatewayContext } from './context.ts'
 import { applyCors } from './cors.ts'
 import { sendRefusal } from './http.ts'
+import { HttpDrain } from './http-drain.ts'
 import { resolveOptions, type GatewayServerOptions } from './options.ts'
 import { AUTH_HOOK_FAILED, createAuthenticator, createVisibility } from './principal.ts'
 import { isRefusal, NOT_FOUND, refuse, UNAUTHORIZED, type Refusal } from './refusal.ts'
@@ -269,6 +270,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   }
 
   const server = createServer((req, res) => {
+    if (!drain.admit(req, res)) return
     route(req, res).catch((err) => {
       onError(err, 'request')
       if (!res.headersSent) sendRefusal(res, refuse('internal_error', 'internal error'))
@@ -283,18 +285,24 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     })
   })
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket))
+  const drain = new HttpDrain(server)
 
-  async function close(): Promise<void> {
-    // The queue first, so runs ended by the shutdown fail without scheduling retries.
+  let closing: Promise<void> | undefined
+  function close(): Promise<void> {
+    return (closing ??= closeOnce())
+  }
+
+  async function closeOnce(): Promise<void> {
+    // HTTP first: the listener stops and every request in flight is answered (its result, or 503)
+    // while the sessions it may be reading still exist; nothing is reset (issue 22).
+    await drain.answerAll()
+    // Then the queue, so runs ended by the shutdown fail without scheduling retries.
     context.queue?.close()
     // Parking before the registry: shutdown closes must not discard what a restart should adopt.
     const flushed = parking.close()
     registry.closeAll()
     await webSockets.close()
-    await new Promise<void>((done) => {
-      server.close(() => done())
-      server.closeAllConnections()
-    })
+    await drain.finish()
     await flushed
   }
 
@@ -319,6 +327,9 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     close,
     async shutdown({ graceMs = 10_000 } = {}) {
       draining = true
+      // Keep listening through the grace (readyz answers 503, so a balancer drains the instance),
+      // but every response from now on closes its connection and idle keep-alive sockets close.
+      drain.drain()
       // 1001 "going away": clients know to reconnect elsewhere or later, not that they erred.
       for (const client of webSockets.clients) client.close(1001, 'server shutting down')
       const deadline = Date.now() + graceMs
