@@ -5,6 +5,7 @@
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { request } from 'node:http'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { IncomingMessage } from 'node:http'
@@ -73,5 +74,19 @@ describe('an oversized Authorization header', () => {
     expect(answer.type).toMatch(/^application\/json/)
     expect(JSON.parse(answer.body)).toEqual({ error: 'request headers are too large', code: 'headers_too_large' })
     expect((await gw.request('GET', '/profiles')).status).toBe(200)
+  })
+
+  it('answers a request line Node cannot parse with a JSON 400', async () => {
+    const url = new URL(gw.url)
+    const socket = connect(Number(url.port), url.hostname)
+    let raw = ''
+    socket.on('data', (chunk) => (raw += chunk))
+    await new Promise<void>((done) => socket.once('connect', () => done()))
+    socket.write('NOT A REQUEST\r\n\r\n')
+    await new Promise<void>((done) => socket.once('close', () => done()))
+    const [head, body] = raw.split('\r\n\r\n')
+    expect(head).toMatch(/^HTTP\/1\.1 400 /)
+    expect(head.toLowerCase()).toContain('content-type: application/json')
+    expect(JSON.parse(body)).toEqual({ error: 'malformed HTTP request', code: 'invalid_request' })
   })
 })
