@@ -11,6 +11,7 @@ import type { CreateEngineRunner } from '../sessions/runner.ts'
 import type { ToolBackends } from '../engines/provider/tools.ts'
 import type { EngineProcessEvent } from '../engines/cli-primary/index.ts'
 import type { GatewayConfig, ProfileEntry } from './schema.ts'
+import type { LivePrincipals } from './live-principals.ts'
 import { readEnv } from './env.ts'
 
 export interface EngineWiring {
@@ -25,6 +26,8 @@ export interface EngineObservers {
   onEngineProcess?: (event: EngineProcessEvent) => void
   /** Connections the options opened (a PostgreSQL pool), closed by the command after the gateway stops. */
   closers?: Array<() => Promise<void>>
+  /** The principals file's live set, for the command to reload on change and SIGHUP. */
+  onPrincipals?: (principals: LivePrincipals) => void
 }
 
 export async function wireEngines(config: GatewayConfig, profiles: ProfileEntry[], backends: ToolBackends | undefined, observers: EngineObservers = {}): Promise<EngineWiring> {

@@ -13,6 +13,7 @@ import { credentialValues } from './env.ts'
 import { preflight } from './preflight.ts'
 import { createLogger } from './logger.ts'
 import { buildServerOptions, loadHooks } from './server-options.ts'
+import type { LivePrincipals } from './live-principals.ts'
 import type { GatewayConfig } from './schema.ts'
 
 export interface ServeOptions {
@@ -31,6 +32,12 @@ export interface RunningGateway {
   logger: Logger
   config: GatewayConfig
   shutdown(): Promise<void>
+  /**
+   * Reads the principals file again (the command calls it on SIGHUP; a change to the file does
+   * too): a valid file replaces the principals at once and WebSockets of revoked principals are
+   * closed; an invalid one is logged and the previous principals stay in force.
+   */
+  reloadPrincipals(why: string): Promise<void>
 }
 
 export class ConfigProblems extends Error {
@@ -55,7 +62,8 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   const hooks = await loadHooks(config.hooks)
   const engineProcesses = new EngineProcesses(logger)
   const closers: Array<() => Promise<void>> = []
-  const options = await buildServerOptions(config, hooks, { onEngineProcess: engineProcesses.observe, closers })
+  let principals: LivePrincipals | undefined
+  const options = await buildServerOptions(config, hooks, { onEngineProcess: engineProcesses.observe, closers, onPrincipals: (p) => { principals = p } })
   options.authenticate = recordingPrincipal(options.authenticate)
   const hostOnError = options.onError
   options.onError = (err, where) => {
@@ -80,12 +88,37 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   logSessionLifecycle(gateway, logger)
   const { port, url } = await gateway.listen(overrides.port ?? config.listen.port, overrides.host ?? config.listen.host)
   logger.info({ kind: 'lifecycle', url, profiles: (config.profiles ?? []).map((p) => p.name) }, 'gateway listening')
+  // One reload at a time; a change while one runs is read by a second pass after it.
+  let reloading: Promise<void> | undefined
+  let again = false
+  const reloadPrincipals = async (why: string): Promise<void> => {
+    if (!principals) return
+    if (reloading) {
+      again = true
+      return reloading
+    }
+    reloading = (async () => {
+      do {
+        again = false
+        const result = await principals.reload()
+        if (!result.ok) {
+          logger.warn({ kind: 'auth', why, error: result.error }, 'principals file not reloaded; the previous principals stay in force')
+          continue
+        }
+        const closed = await gateway.reauthenticateSockets()
+        logger.info({ kind: 'auth', why, principals: result.count, socketsClosed: closed }, 'principals reloaded')
+      } while (again)
+    })().finally(() => { reloading = undefined })
+    return reloading
+  }
+  const stopWatching = principals?.watch(() => void reloadPrincipals('file changed'))
   const graceMs = config.shutdown?.graceMs ?? 10_000
   const killGraceMs = config.shutdown?.killGraceMs ?? 5000
   let stopping: Promise<void> | undefined
   return {
-    gateway, url, port, logger, config,
+    gateway, url, port, logger, config, reloadPrincipals,
     shutdown() {
+      stopWatching?.()
       stopping ??= (async () => {
         logger.info({ kind: 'lifecycle', graceMs }, 'shutting down')
         await gateway.shutdown({ graceMs })
@@ -124,4 +157,6 @@ export function exitOnSignals(starting: RunningGateway | Promise<RunningGateway>
   }
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
+  // SIGHUP: read the principals file again (revocation without a restart), never a stop.
+  process.on('SIGHUP', () => void Promise.resolve(starting).then((running) => running.reloadPrincipals('SIGHUP'), () => {}))
 }

@@ -22,7 +22,7 @@ import { PeerService } from '../sessions/peers.ts'
 import { AttachmentStore } from '../sessions/attachments.ts'
 import type { GatewayContext } from './context.ts'
 import { applyCors } from './cors.ts'
-import { sendRefusal } from './http.ts'
+import { answerClientError, sendRefusal } from './http.ts'
 import { HttpDrain } from './http-drain.ts'
 import { resolveOptions, type GatewayServerOptions } from './options.ts'
 import { AUTH_HOOK_FAILED, createAuthenticator, createVisibility } from './principal.ts'
@@ -45,6 +45,7 @@ import { MAX_FRAME_BYTES } from './ws/command-parser.ts'
 import { attachQueueClient } from './ws/queue-socket.ts'
 import { attachClient } from './ws/session-socket.ts'
 import { BridgeHub } from './ws/tool-bridge.ts'
+import { AttachedSockets } from './ws/attached-sockets.ts'
 import { LazyWebSocketServer } from './ws/web-socket-server.ts'
 
 export interface GatewayServer {
@@ -57,6 +58,12 @@ export interface GatewayServer {
    * let running turns finish for up to `graceMs`, then close (parks and snapshots are written).
    */
   shutdown(options?: { graceMs?: number }): Promise<void>
+  /**
+   * Asks `authenticate` again for every open WebSocket's upgrade request (after a principals
+   * reload): a socket now refused, or whose principal no longer sees its session, is closed with
+   * 1008. Resolves with how many were closed.
+   */
+  reauthenticateSockets(): Promise<number>
 }
 
 const MALFORMED_PATH = refuse('invalid_request', 'malformed URL path')
@@ -161,6 +168,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   }
   const principalOf = createAuthenticator(options.authenticate, onError)
   const webSockets = new LazyWebSocketServer(MAX_FRAME_BYTES)
+  const attached = new AttachedSockets()
   const { basePath } = resolved
   let draining = false
   const handleHealth = options.health ? createHealthRoutes(options.health, {
@@ -235,6 +243,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = runner.id
       hub.attach(id, ws)
+      attached.add(ws, req, id)
       ws.on('close', () => {
         if (hub.detach(id, ws) === 0) parking.onDetach(id)
       })
@@ -266,7 +275,10 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     if (principal === AUTH_HOOK_FAILED || !principal) return abortHandshake(socket, authRefusal(principal) ?? UNAUTHORIZED)
     if (!context.visibility.isOperator(principal)) return abortHandshake(socket, NOT_FOUND) // authentication.4
     const wss = await webSockets.get()
-    wss.handleUpgrade(req, socket, head, (ws) => void attachQueueClient(ws, queue))
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      attached.add(ws, req)
+      void attachQueueClient(ws, queue)
+    })
   }
 
   const server = createServer((req, res) => {
@@ -325,6 +337,13 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       })
     },
     close,
+    reauthenticateSockets: () => attached.recheck(async (req, sessionId) => {
+      const principal = await principalOf(req)
+      if (principal === AUTH_HOOK_FAILED || !principal) return false
+      if (sessionId === undefined) return context.visibility.isOperator(principal) // the queue socket
+      const info = registry.info(sessionId)
+      return !info || context.visibility.canSee(principal, info)
+    }),
     async shutdown({ graceMs = 10_000 } = {}) {
       draining = true
       // Keep listening through the grace (readyz answers 503, so a balancer drains the instance),
@@ -353,21 +372,6 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
 function parseAfterSeq(value: string | null): number {
   if (value === null || !/^\d{1,15}$/.test(value)) return 0
   return Number(value)
-}
-
-/**
- * A request Node's parser refused before any route saw it still gets the `{error, code}` body:
- * headers over `maxHeaderSize` are 431 (RFC 6585), a request too slow to arrive 408, anything else malformed is 400 (issue 22: a
- * 64 KiB Authorization header got an empty 400). The connection closes: the parser's state is lost.
- */
-function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy()
-  const refusal = err.code === 'HPE_HEADER_OVERFLOW' ? refuse('headers_too_large', 'request headers are too large')
-    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? refuse('request_timeout', 'the request did not arrive in time')
-    : refuse('invalid_request', 'malformed HTTP request')
-  const body = JSON.stringify({ error: refusal.error, code: refusal.code })
-  const reason = { 431: 'Request Header Fields Too Large', 408: 'Request Timeout' }[refusal.status as 431 | 408] ?? 'Bad Request'
-  socket.end(`HTTP/1.1 ${refusal.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
 }
 
 function canonicalRoot(root: string): string {
