@@ -86,7 +86,11 @@ function serverOptionProblems(config: GatewayConfig): string[] {
       checkCredentials: config.checkCredentials,
     })
   } catch (err) {
-    problems.push(`profiles: ${(err as Error).message.replace(/^createGatewayServer: /, '')}`)
+    // The server names the option at the start of its message; a profile's problem names the profile.
+    const message = (err as Error).message.replace(/^createGatewayServer: /, '')
+    const option = /^(\w+) /.exec(message)?.[1]
+    const path = message.startsWith('profile ') ? 'profiles' : option && option in config ? option : '(top level)'
+    problems.push(message.startsWith(`${path} `) ? message.replace(`${path} `, `${path}: `) : `${path}: ${message}`)
   }
   config.hostFiles?.roots?.forEach((root, i) => {
     if (!isDirectory(root)) problems.push(`hostFiles.roots[${i}]: ${root} does not exist or is not a directory`)

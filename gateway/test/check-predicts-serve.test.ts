@@ -77,6 +77,7 @@ const ROWS: Row[] = [
   { name: 'hooks module that throws on import', config: base({ hooks: 'throws.mjs' }), files: { 'throws.mjs': 'throw new Error("hooks exploded")\n' }, line: /^hooks: .*throws\.mjs cannot be loaded: hooks exploded$/ },
   { name: 'parking directory not creatable', config: base({ parking: { store: { kind: 'file', dir: 'afile/sessions' } } }), files: { afile: 'x' }, line: /^parking\.store\.dir: .*afile is not a directory$/ },
   { name: 'profile default mode outside the engine record', config: base({ profiles: [{ ...PROVIDER, defaults: { permissionMode: 'acceptEdits' } }] }), line: /^profiles: profile 'llm': default permissionMode 'acceptEdits' is not supported by engine provider$/ },
+  { name: 'requireAvailableProfile without checkCredentials', config: base({ requireAvailableProfile: true }), line: 'requireAvailableProfile: needs checkCredentials (nothing would ever report a profile unavailable)' },
   { name: 'hostFiles root missing', config: base({ hostFiles: { roots: ['./no-root'] } }), line: /^hostFiles\.roots\[0\]: .*no-root does not exist or is not a directory$/ },
 ]
 
