@@ -162,6 +162,7 @@ async function main(): Promise<void> {
     const dir = resolve(values.reports ?? join('reports/out', report.startedAt.replace(/[:.]/g, '-')))
     await writeReports(report, dir, values.reports === undefined)
     printSummary(report, dir)
+    for (const [engine, count] of Object.entries(modelApis.served())) console.log(`${engine}: the kit's fake model API answered ${count} model request(s) from the real CLI`)
     if (values['update-baseline']) console.log(`baseline written with ${await writeBaseline(values['update-baseline'], report.cases)} known failure(s)`)
     process.exitCode = exitCodeOf(report)
   } finally {

@@ -14,6 +14,8 @@ export interface ModelApis {
   problems: string[]
   /** One line per fake the kit started (`cli_primary: the fake … started at http://…`). */
   started: string[]
+  /** Model requests each fake the kit started has answered so far: 0 after a run means the CLI never reached it. */
+  served(): Partial<Record<RealEngine, number>>
   close(): Promise<void>
 }
 
@@ -23,6 +25,7 @@ export async function prepareModelApis(manifest: TargetManifest, timeoutMs = 200
   const problems: string[] = []
   const started: string[] = []
   const closers: Array<() => Promise<void>> = []
+  const counters: Partial<Record<RealEngine, () => number>> = {}
   const seen = new Map<string, RealEngine>()
   for (const [engine, entry] of Object.entries(manifest.realEngines ?? {}) as Array<[RealEngine, { modelApi: string } | undefined]>) {
     if (!entry) continue
@@ -45,8 +48,9 @@ export async function prepareModelApis(manifest: TargetManifest, timeoutMs = 200
       continue
     }
     try {
-      const close = await startFake(engine, url.hostname.replace(/^\[|\]$/g, ''), Number(url.port))
-      closers.push(close)
+      const fake = await startFake(engine, url.hostname.replace(/^\[|\]$/g, ''), Number(url.port))
+      closers.push(fake.close)
+      counters[engine] = fake.served
       started.push(`${engine}: ${api} started by the kit at ${url.origin}`)
     } catch (err) {
       problems.push(`${field}: could not start ${api} at ${url.origin}: ${(err as Error).message}`)
@@ -55,6 +59,7 @@ export async function prepareModelApis(manifest: TargetManifest, timeoutMs = 200
   return {
     problems,
     started,
+    served: () => Object.fromEntries(Object.entries(counters).map(([engine, count]) => [engine, count()])),
     async close() {
       for (const close of closers.splice(0)) await close()
     },
@@ -76,11 +81,13 @@ async function identify(origin: string, timeoutMs: number): Promise<Identity> {
 }
 
 /** The kit's own fakes, loaded only when a run needs one (they ship with the kit). */
-async function startFake(engine: RealEngine, host: string, port: number): Promise<() => Promise<void>> {
+async function startFake(engine: RealEngine, host: string, port: number): Promise<{ close(): Promise<void>; served(): number }> {
   if (engine === 'cli_primary') {
     const { startFakeAnthropicServer } = await import('../../fake-engines/model-apis/anthropic-messages/server.ts')
-    return (await startFakeAnthropicServer({ host, port })).close
+    const server = await startFakeAnthropicServer({ host, port })
+    return { close: server.close, served: () => server.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v1/messages')).length }
   }
   const { startFakeResponsesServer } = await import('../../fake-engines/model-apis/openai-responses/server.ts')
-  return (await startFakeResponsesServer({ host, port })).close
+  const server = await startFakeResponsesServer({ host, port })
+  return { close: server.close, served: () => server.requests.length }
 }

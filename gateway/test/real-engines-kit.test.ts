@@ -54,7 +54,7 @@ describe.skipIf(skipReason !== undefined)('the kit\'s cli_primary and cli_second
     report = await runSuite({ manifest, seed: 2020, filters: CASES, concurrency: 2 })
     ms = Date.now() - started
     const table = report.cases.map((c) => `  ${c.outcome.padEnd(11)} ${c.id.padEnd(40)} ${(c.durationMs / 1000).toFixed(1)} s${c.outcome === 'pass' ? '' : `  ${c.message ?? ''}`}`)
-    console.info(`the kit on real engines: ${report.cases.length} cases in ${(ms / 1000).toFixed(1)} s (target start included)\n${table.join('\n')}`)
+    console.info(`the kit on real engines: ${report.cases.length} cases in ${(ms / 1000).toFixed(1)} s (target start included); model requests served: ${JSON.stringify(apis.served())}\n${table.join('\n')}`)
   }, 600_000)
   afterAll(async () => {
     await apis?.close()
@@ -67,6 +67,12 @@ describe.skipIf(skipReason !== undefined)('the kit\'s cli_primary and cli_second
       expect.stringMatching(/^cli_primary: the fake Anthropic Messages API .* started by the kit at http:\/\/127\.0\.0\.1:\d+$/),
       expect.stringMatching(/^cli_secondary: the fake OpenAI Responses API .* started by the kit at http:\/\/127\.0\.0\.1:\d+$/),
     ])
+  })
+
+  it('the CLIs were real and reached the fake model APIs (the cases did not pass on fakes)', () => {
+    const served = apis.served()
+    expect(served.cli_primary).toBeGreaterThan(10)
+    expect(served.cli_secondary).toBeGreaterThan(5)
   })
 
   it('fails none, and every case it does not run names why', () => {
