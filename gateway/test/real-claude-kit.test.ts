@@ -34,7 +34,9 @@ describe.skipIf(!real.ok)('the kit\'s cli_primary cases against the real Claude 
   beforeAll(async () => {
     if (!real.ok) return
     target = await startSelfTarget({ claudeExecutable: real.binary })
-    report = await runSuite({ manifest: target.manifest, seed: 1234, receiver: target.receiver, filters: CASES })
+    // A real CLI is far slower than the fake on a loaded machine (one npm test run saw a Bash
+    // permission ask take over 15 s): each wait may take 45 s, as a manifest's timers.turnMs would allow.
+    report = await runSuite({ manifest: target.manifest, seed: 1234, receiver: target.receiver, filters: CASES, timeoutMs: 45_000 })
   }, 180_000)
   afterAll(async () => { await target?.close() })
 

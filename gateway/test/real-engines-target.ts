@@ -91,6 +91,9 @@ export async function startRealEnginesTarget(binaries: { claude: string; codex: 
       profiles: { cli_primary: 'claude', cli_secondary: 'codex' },
       cwdRoot: work,
       project: { cwd: projectCwd, name: 'Demo project' },
+      // A real CLI starts and decides far slower than the fake, and slower still on a loaded 2-core
+      // CI machine (one run saw a Bash permission ask take over 15 s): the wait a turn may take.
+      timers: { turnMs: 30_000 },
       realEngines: { cli_primary: { modelApi: anthropicUrl }, cli_secondary: { modelApi: responsesUrl } },
       features: ['cli_primary', 'cli_secondary', 'attachments', 'project'],
       absent: [],
