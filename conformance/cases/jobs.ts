@@ -149,8 +149,8 @@ export const jobCases: Case[] = [
       const order = await deliveries(ctx, hook.path, (t) => t.endsWith('C'))
       ctx.equal('job-status.7', order, 'SYSYSC', 'webhook sequence')
       // "doubled each retry" is exact: the waits are RETRY_BASE_MS then twice that. The JobEvent
-      // layout is not shown: with `nextRunAt` and `ts` on job_retrying (protocol 7's JobInfo and
-      // event fields) the target's own delays are read; otherwise each wait is measured from a
+      // layout is not shown: where job_retrying carries `nextRunAt` (a JobInfo field, other-shapes.5)
+      // and `ts`, the target's own delays are read; otherwise each wait is measured from a
       // job_retrying to the next job_started at the receiver (backoff.ts: differences of waits,
       // jitter tolerance half the base, no bound on the machine's speed).
       const got = ctx.receiver!.received(hook.path)
