@@ -172,7 +172,12 @@ export const parkingCases: Case[] = [
 
       const lapsed = await ctx.createSession({ prompt: 'scenario:deferred-short' })
       const after = await transcript(ctx, lapsed.id)
-      ctx.check('events.14', after.some((e) => e.type === 'execution_failed'), 'execution_failed when the deadline lapses', after.map((e) => e.type))
+      const failed = after.find((e) => e.type === 'execution_failed')
+      ctx.check('events.14', failed !== undefined, 'execution_failed when the deadline lapses', after.map((e) => e.type))
+      // Not before the deadline: `expiresAt` is the watchdog time (events.14) and `ts` the event's
+      // time, both on the target's clock, so the comparison is exact (a millisecond of rounding).
+      const shortDispatch = after.find((e) => e.type === 'execution_dispatched')
+      if (typeof shortDispatch?.expiresAt === 'number') ctx.check('events.14', failed.ts >= shortDispatch.expiresAt - 1, `execution_failed no sooner than the dispatch's expiresAt ${shortDispatch.expiresAt}`, failed.ts)
       const timeout = after.find((e) => e.type === 'turn_result')
       ctx.check('session-status-values.4', timeout?.isError === false && !after.some((e) => e.type === 'session_error'), 'the turn completes normally after the deadline', timeout)
     },
