@@ -67,6 +67,9 @@ export const cliPrimaryCases: Case[] = [
       ws.send({ type: 'user_message', text: 'scenario:permission' })
       const resolved = await ws.waitForEvent('permission_resolved', ctx.deadlineMs)
       ctx.equal('server-configuration.17', [resolved.behavior, resolved.resolvedBy], ['deny', 'timeout'], 'behavior and resolvedBy')
+      // Not before approvalTimeoutMs: both events' `ts` are on the target's clock (a millisecond of rounding).
+      const requested = ws.events().find((e) => e.type === 'permission_requested')
+      ctx.check('limits.7', resolved.ts - requested.ts >= 150 - 1, 'the denial no sooner than approvalTimeoutMs (150 ms) after the request', `${resolved.ts - requested.ts} ms`)
       await ws.waitForEvent('turn_result', ctx.deadlineMs)
       await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'idle' && e.seq > resolved.seq)
       ctx.equal('permission-request.1', (await ctx.http('GET', `/sessions/${session.id}`)).json?.session?.status, 'idle', 'status after the timed-out approval')

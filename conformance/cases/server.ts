@@ -2,13 +2,22 @@
 import { requireRunningQueue } from './jobs.ts'
 import { Unsupported, type Case } from '../types.ts'
 
+
+/** `value` as JSON of exactly `bytes` bytes, padded with `x` in the (empty) string field `key` (at any depth). */
+function jsonOfBytes(value: Record<string, unknown>, key: string, bytes: number): string {
+  const empty = JSON.stringify(value)
+  const marker = `"${key}":""`
+  if (!empty.includes(marker)) throw new Error(`jsonOfBytes: no empty "${key}" in ${empty}`)
+  return empty.replace(marker, `"${key}":"${'x'.repeat(Math.max(0, bytes - Buffer.byteLength(empty)))}"`)
+}
 export const serverCases: Case[] = [
   {
     id: 'limits-body-over-max-413', title: 'a JSON body over maxBodyBytes is refused (the status is open: 413 as the spec\'s size row, or 500 as protocol 7)', section: 'limits',
     clauses: ['limits.1', 'errors.7', 'server-configuration.15'], requires: [],
     async run(ctx) {
+      // One byte over the limit, exactly (limits.1: "maximum JSON body").
       const limit = ctx.manifest.limits?.maxBodyBytes ?? 1024 * 1024
-      const res = await ctx.http('POST', '/sessions', { body: { profile: ctx.manifest.profiles.provider, prompt: 'x'.repeat(limit + 1024) } })
+      const res = await ctx.http('POST', '/sessions', { raw: jsonOfBytes({ profile: ctx.manifest.profiles.provider, prompt: '' }, 'prompt', limit + 1), headers: { 'content-type': 'application/json' } })
       if (res.status >= 200 && res.status < 300) await ctx.http('DELETE', `/sessions/${res.json?.session?.id}`)
       ctx.check('limits.1', res.status >= 400, 'the oversized body refused', `HTTP ${res.status}`)
       // errors.7: "status for body overflow: not shown". Protocol 7 answers 500; 413 follows the
@@ -22,7 +31,8 @@ export const serverCases: Case[] = [
     async run(ctx) {
       const limit = ctx.manifest.limits?.maxBodyBytes
       if (!limit) throw new Unsupported('the manifest does not give limits.maxBodyBytes')
-      const res = await ctx.http('POST', '/sessions', { body: { profile: ctx.profile('provider'), meta: { pad: 'x'.repeat(Math.max(0, limit - 200)) } } })
+      // Exactly maxBodyBytes: the maximum itself is allowed (limits.1).
+      const res = await ctx.http('POST', '/sessions', { raw: jsonOfBytes({ profile: ctx.profile('provider'), meta: { pad: '' } }, 'pad', limit), headers: { 'content-type': 'application/json' } })
       ctx.status('limits.1', res, 201)
       await ctx.http('DELETE', `/sessions/${res.json.session.id}`)
     },
