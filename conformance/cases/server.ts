@@ -3,6 +3,9 @@ import { requireRunningQueue } from './jobs.ts'
 import { Unsupported, type Case } from '../types.ts'
 
 
+
+/** The permission-mode vocabulary (profile.10). */
+const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'dontAsk', 'auto']
 /** `value` as JSON of exactly `bytes` bytes, padded with `x` in the (empty) string field `key` (at any depth). */
 function jsonOfBytes(value: Record<string, unknown>, key: string, bytes: number): string {
   const empty = JSON.stringify(value)
@@ -66,8 +69,12 @@ export const serverCases: Case[] = [
       ctx.status('profiles.1', res, 200)
       ctx.check('profiles.1', Array.isArray(res.json?.profiles) && typeof res.json?.canManage === 'boolean', '{profiles, canManage}', res.text.slice(0, 200))
       for (const p of res.json.profiles) {
-        ctx.check('profile.9', typeof p.capabilities === 'object' && Array.isArray(p.models) && typeof p.managed === 'boolean', `ProfileInfo ${p.name} with capabilities, models, managed`, p)
-        ctx.check('engine-capability-record.1', Array.isArray(p.capabilities.permissionModes) && typeof p.capabilities.hostCwd === 'boolean', 'a capability record with permission modes', p.capabilities)
+        // `managed` is "true for store-backed": a declared profile may leave it out.
+        ctx.check('profile.9', typeof p.capabilities === 'object' && Array.isArray(p.models) && (p.managed === undefined || typeof p.managed === 'boolean'), `ProfileInfo ${p.name} with capabilities and models (managed a boolean when present)`, p)
+        // "The record also lists supported permission modes" without naming the key (protocol 7's
+        // client reads `permissionModes`): some list of permission modes, under any key.
+        const listsModes = Object.values(p.capabilities ?? {}).some((v) => Array.isArray(v) && v.length > 0 && v.every((m) => PERMISSION_MODES.includes(m as string)))
+        ctx.check('engine-capability-record.1', listsModes && typeof p.capabilities.hostCwd === 'boolean', 'a capability record with hostCwd and a list of permission modes', p.capabilities)
         ctx.check('profile.4', ['cli_primary', 'cli_secondary', 'provider'].includes(p.engine), 'engine one of cli_primary, cli_secondary, provider', p.engine)
         ctx.check('profile.6', p.description === undefined || typeof p.description === 'string', 'description a string when present', p.description)
       }
@@ -136,6 +143,9 @@ export const profileDefaultCases: Case[] = [
       if (!withDefault) throw new Unsupported('no provider profile declares defaults.permissionMode')
       const filled = await ctx.http('POST', '/sessions', { body: { profile: withDefault.name } })
       ctx.status('profile.7', filled, 201)
+      ctx.onCleanup(() => ctx.http('DELETE', `/sessions/${filled.json?.session?.id}`))
+      // SessionInfo.permissionMode is listed, not required (session.1): without it the fill cannot be seen.
+      if (!('permissionMode' in (filled.json?.session ?? {}))) throw new Unsupported('SessionInfo carries no permissionMode to observe the default by')
       ctx.equal('profile.7', filled.json.session.permissionMode, withDefault.defaults.permissionMode, 'permissionMode filled from the profile default')
       const explicit = await ctx.http('POST', '/sessions', { body: { profile: withDefault.name, permissionMode: 'default' } })
       ctx.status('profile.7', explicit, 201)
