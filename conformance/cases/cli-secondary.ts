@@ -30,11 +30,14 @@ export const cliSecondaryCases: Case[] = [
       const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
       ctx.check('profile.4', typeof init.sdkSessionId === 'string' && init.sdkSessionId !== session.id, 'the engine thread id as sdkSessionId', init)
       const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
-      ctx.check('events.12', result.isError === false && typeof result.usage?.input_tokens === 'number' && typeof result.usage?.output_tokens === 'number', 'a successful turn_result with per-turn usage', result)
+      // "per-turn usage" (events.12) without a shown layout: an object holding some count.
+      ctx.check('events.12', result.isError === false && typeof result.usage === 'object' && Object.values(result.usage ?? {}).some((v) => typeof v === 'number'), 'a successful turn_result with per-turn usage', result)
       const usage = await ws.waitForEvent('context_usage', ctx.deadlineMs)
-      ctx.check('events.7', typeof usage.usage === 'object' && usage.usage !== null, 'a ContextUsage snapshot after the turn', usage)
+      // ContextUsage's shape is not shown (other-shapes.6), nor where the event carries it: some content beyond the envelope.
+      ctx.check('events.7', Object.keys(usage).some((k) => !['type', 'seq', 'ts'].includes(k)), 'a ContextUsage snapshot after the turn', usage)
       const info = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session
-      ctx.equal('session.2', info?.title, 'hello codex', 'the title derived from the first prompt')
+      // "derived from the first prompt" (session.2), not equal to it: its opening words.
+      ctx.check('session.2', typeof info?.title === 'string' && info.title.length > 0 && 'hello codex'.startsWith(info.title.replace(/…$/, '').trim().slice(0, 5)), 'a title derived from the first prompt "hello codex"', info?.title)
       ctx.errorStatus('errors.9', await ctx.http('POST', `/sessions/${session.id}/mcp/any`, { body: { action: 'reconnect' } }), 501)
     },
   },
@@ -107,7 +110,8 @@ export const cliSecondaryCases: Case[] = [
       const profile = encodeURIComponent(ctx.profile('cli_secondary'))
       const listed = await ctx.http('GET', `/sdk-sessions?profile=${profile}&dir=${encodeURIComponent(ctx.manifest.cwdRoot!)}`)
       ctx.status('engine-session-stores-and-host-files.1', listed, 200)
-      ctx.check('engine-session-stores-and-host-files.1', listed.json?.sdkSessions?.some((s: any) => s.sessionId === init.sdkSessionId), 'the finished thread is listed', listed.text.slice(0, 300))
+      // SdkSessionSummary's shape is not shown (other-shapes.6): the listing names the thread somewhere.
+      ctx.check('engine-session-stores-and-host-files.1', listed.text.includes(init.sdkSessionId), 'the finished thread is listed', listed.text.slice(0, 300))
       ctx.errorStatus('server-configuration.4', await ctx.http('GET', `/sdk-sessions?profile=${profile}&dir=/`), 403)
       const resumed = await secondary(ctx, { resume: init.sdkSessionId })
       const replayed = await resumed.ws.waitForEvent('assistant_message', ctx.deadlineMs, (e) => e.replay === true)
