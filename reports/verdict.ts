@@ -9,14 +9,18 @@
  *    failed: not a conformance verdict (…)", never green. A run is not a conformance run when
  *    - it came from `--url` (a manifest holding only the operator), or
  *    - a `--filter` selected part of the suite, or
- *    - fewer than half of the suite's cases ran (more than half `unsupported`: the manifest is
- *      too thin to judge the gateway);
+ *    - fewer than half of the suite's cases were judged: a case is judged when it ran (any outcome
+ *      but `unsupported`) or when it is `unsupported` only for features the manifest lists under
+ *      `absent` (the target says it does not offer them, which the spec allows); the rest are
+ *      unsupported because the manifest is silent, i.e. too thin to judge the gateway;
  * 4. otherwise → `conformant`: "CONFORMANT: 132 of 135 cases ran, none failed (…)".
  *
  * "Ran" is every case whose outcome is not `unsupported`. The exit code stays 0 for a smoke run
  * without failures: it is a passing smoke test, and the verdict line says what it is not.
  */
-import type { Report } from '../conformance/types.ts'
+import { ALL_CASES } from '../conformance/cases/index.ts'
+import { missingRequirement } from '../conformance/runner.ts'
+import type { CaseResult, Report, TargetManifest } from '../conformance/types.ts'
 
 export type VerdictKind = 'conformant' | 'not-conformant' | 'smoke' | 'error'
 
@@ -36,17 +40,30 @@ export function verdictOf(report: Report): Verdict {
     const parts = [s.fail && `${s.fail} failed`, s.flaky && `${s.flaky} flaky`, report.staleBaseline.length && `${report.staleBaseline.length} stale baseline entr${report.staleBaseline.length === 1 ? 'y' : 'ies'}`].filter(Boolean)
     return { kind: 'not-conformant', line: `NOT CONFORMANT: ${parts.join(', ')} (${scope})` }
   }
-  const smoke = smokeReason(report, ran, suite)
-  const extra = [s.unsupported && `${s.unsupported} unsupported`, s.nonStrict && `${s.nonStrict} non-strict`, baselined(report) && `${baselined(report)} baselined`].filter(Boolean).join(', ')
+  const excused = report.cases.filter((c) => c.outcome === 'unsupported' && onlyForAbsent(c, report.manifest)).length
+  const smoke = smokeReason(report, ran + excused, suite)
+  const extra = [s.unsupported && `${s.unsupported} unsupported${excused ? `, ${excused} of them for features listed absent` : ''}`, s.nonStrict && `${s.nonStrict} non-strict`, baselined(report) && `${baselined(report)} baselined`].filter(Boolean).join(', ')
   if (smoke) return { kind: 'smoke', line: `SMOKE TEST: ${scope}, none failed: not a conformance verdict (${smoke})` }
   return { kind: 'conformant', line: `CONFORMANT: ${scope}, none failed${extra ? ` (${extra})` : ''}` }
 }
 
-function smokeReason(report: Report, ran: number, suite: number): string | undefined {
+function smokeReason(report: Report, judged: number, suite: number): string | undefined {
   if (report.run?.mode === 'url') return '--url runs only what a bare URL allows; a manifest describing your gateway is the conformance run'
   if (report.run?.filters?.length) return `--filter selected ${report.cases.length} of the suite's cases`
-  if (ran * 2 < suite) return `${suite - ran} cases unsupported: the manifest offers too little to judge the gateway`
+  if (judged * 2 < suite) return `${suite - judged} cases unsupported where the manifest is silent: it offers too little to judge the gateway`
   return undefined
+}
+
+/**
+ * Whether an unsupported case is excused: it needs a feature the manifest lists under `absent`,
+ * and nothing else the manifest lacks (with those features granted, it would have run).
+ */
+function onlyForAbsent(result: CaseResult, manifest: Report['manifest']): boolean {
+  const c = ALL_CASES.find((x) => x.id === result.id)
+  const absent: readonly string[] = manifest.absent ?? []
+  if (!c || !c.requires.some((need) => absent.includes(need))) return false
+  const granted = { ...manifest, features: [...manifest.features, ...absent] } as TargetManifest
+  return missingRequirement(c, granted, true, true) === undefined
 }
 
 function baselined(report: Report): number {

@@ -5,6 +5,7 @@
  */
 import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
+import { ALL_CASES } from '../../conformance/cases/index.ts'
 import type { CaseResult, Report } from '../../conformance/types.ts'
 import { printSummary } from '../console.ts'
 import { renderHtml } from '../html.ts'
@@ -31,9 +32,27 @@ describe('the verdict line', () => {
 
   it('labels a manifest run where most cases are unsupported a smoke test, and one where most ran conformant', () => {
     expect(verdictOf(report({ pass: 60, unsupported: 75 }, { mode: 'target', suiteCases: SUITE, filters: [] })).line)
-      .toBe('SMOKE TEST: 60 of 135 cases ran, none failed: not a conformance verdict (75 cases unsupported: the manifest offers too little to judge the gateway)')
+      .toBe('SMOKE TEST: 60 of 135 cases ran, none failed: not a conformance verdict (75 cases unsupported where the manifest is silent: it offers too little to judge the gateway)')
     const full = verdictOf(report({ pass: 130, 'non-strict': 1, unsupported: 4 }, { mode: 'target', suiteCases: SUITE, filters: [] }))
     expect(full).toEqual({ kind: 'conformant', line: 'CONFORMANT: 131 of 135 cases ran, none failed (4 unsupported, 1 non-strict)' })
+  })
+
+  it('counts a case unsupported only for a feature the manifest lists under absent as judged, not as a thin manifest', () => {
+    // Every case needing the queue, with the queue listed absent: the target says it lacks it, which the spec allows.
+    const queueCases = ALL_CASES.filter((c) => c.requires.includes('queue') && c.requires.every((r) => r === 'queue' || r === 'provider' || r === 'receiver'))
+    expect(queueCases.length).toBeGreaterThan(5)
+    const ran = Math.ceil(SUITE / 2) - queueCases.length
+    const cases: CaseResult[] = [
+      ...queueCases.map((c) => ({ id: c.id, title: c.title, section: c.section, clauses: c.clauses, outcome: 'unsupported' as const, message: 'needs feature queue', durationMs: 0, wireLog: [] })),
+      ...Array.from({ length: ran }, (_, i) => ({ id: `ran-${i}`, title: 't', section: 's', clauses: [], outcome: 'pass' as const, durationMs: 1, wireLog: [] })),
+      ...Array.from({ length: SUITE - ran - queueCases.length }, (_, i) => ({ id: `silent-${i}`, title: 't', section: 's', clauses: [], outcome: 'unsupported' as const, message: 'needs feature x', durationMs: 0, wireLog: [] })),
+    ]
+    const base = { ...fixtureReport('passing'), cases, summary: summarise(cases), staleBaseline: [], run: { mode: 'target' as const, suiteCases: SUITE, filters: [] } }
+    const declared = verdictOf({ ...base, manifest: { ...base.manifest, features: ['provider'], absent: ['queue'] } })
+    expect(declared.kind).toBe('conformant')
+    expect(declared.line).toContain(`${queueCases.length} of them for features listed absent`)
+    // The same run with the queue merely unmentioned: the manifest is silent, so it is a smoke test.
+    expect(verdictOf({ ...base, manifest: { ...base.manifest, features: ['provider'], absent: [] } }).kind).toBe('smoke')
   })
 
   it('labels a filtered run a smoke test', () => {
