@@ -51,6 +51,8 @@ export interface SelfTargetOptions {
    * at a scratch copy holding one mutant; production code carries no fault hooks).
    */
   root?: string
+  /** Where the gateway posts notifications instead of straight to the receiver (the variation proxy relays them). */
+  webhookUrl?: (receiverUrl: string) => string
 }
 
 export interface SelfTarget {
@@ -72,7 +74,8 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
   const dir = await mkdtemp(join(tmpdir(), 'gateway-self-target-'))
   const manifestPath = join(dir, 'manifest.json')
   const receiver = new WebhookReceiver()
-  const webhookUrl = await receiver.start()
+  const receiverUrl = await receiver.start()
+  const webhookUrl = options.webhookUrl ? options.webhookUrl(receiverUrl) : receiverUrl
   let output = ''
   // Never leave a gateway behind if this process ends without calling close().
   let child: ChildProcess | undefined

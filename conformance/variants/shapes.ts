@@ -1,0 +1,93 @@
+/**
+ * The shape rewrites of the variation proxy: SessionInfo, session events, JobInfo, JobEvents,
+ * session notifications and error bodies, each applied only when its variation is switched on
+ * (variations.ts names the clause that allows each). Pure functions over parsed JSON.
+ */
+import type { EventNumbering } from './event-numbering.ts'
+import type { VariationName } from './variations.ts'
+
+export interface ShapeContext {
+  on: Set<VariationName>
+  numbering: EventNumbering
+}
+
+type Json = Record<string, any>
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+export function sessionInfo(info: unknown, c: ShapeContext): unknown {
+  if (!isObject(info) || typeof info.id !== 'string') return info
+  const out: Json = { ...info }
+  if (c.on.has('session-fields-omitted')) {
+    if (out.canBypassPermissions === false) delete out.canBypassPermissions
+    if (Array.isArray(out.subagents) && out.subagents.length === 0) delete out.subagents
+    if (out.sdkSessionId === null || out.sdkSessionId === undefined) delete out.sdkSessionId
+    delete out.createdAt
+  }
+  if (c.on.has('provider-events-dropped') && typeof out.lastSeq === 'number') out.lastSeq = c.numbering.map(out.id, out.lastSeq)
+  return out
+}
+
+/** A session event relayed to a client: undefined when dropped, else the event (renumbered, fields omitted). */
+export function sessionEvent(sessionId: string, engine: unknown, event: unknown, c: ShapeContext): Json | undefined {
+  if (!isObject(event)) return event as undefined
+  if (c.on.has('provider-events-dropped')) {
+    if (c.numbering.drop(sessionId, engine, event)) return undefined
+    if (typeof event.seq === 'number') event = { ...event, seq: c.numbering.map(sessionId, event.seq) }
+  }
+  const out: Json = { ...(event as Json) }
+  if (c.on.has('event-fields-omitted') && (out.type === 'user_message' || out.type === 'assistant_message')) {
+    if (out.parentToolUseId === null) delete out.parentToolUseId
+    delete out.uuid
+  }
+  return out
+}
+
+export function jobInfo(job: unknown, c: ShapeContext): unknown {
+  if (!isObject(job)) return job
+  if (c.on.has('job-terminal-renamed') && job.status === 'succeeded') return { ...job, status: 'completed' }
+  return job
+}
+
+export function jobEvent(event: unknown, c: ShapeContext): unknown {
+  if (!isObject(event)) return event
+  const out: Json = { ...event }
+  if ('job' in out) out.job = jobInfo(out.job, c)
+  if (c.on.has('job-event-id-nested') && typeof out.jobId === 'string') {
+    out.job = isObject(out.job) ? out.job : { id: out.jobId }
+    delete out.jobId
+  }
+  return out
+}
+
+export function notification(body: unknown, c: ShapeContext): unknown {
+  if (!isObject(body) || typeof body.sessionId !== 'string') return body
+  const out: Json = { ...body }
+  if ('session' in out) out.session = sessionInfo(out.session, c)
+  if (c.on.has('provider-events-dropped') && typeof out.seq === 'number') out.seq = c.numbering.map(out.sessionId, out.seq)
+  return out
+}
+
+/** A JSON REST answer: envelopes of sessions and jobs rewritten, error bodies reshaped. */
+export function restBody(status: number, body: unknown, c: ShapeContext): unknown {
+  if (!isObject(body)) return body
+  if (status >= 400 && c.on.has('error-body-reshaped') && typeof body.error === 'string') {
+    const { error, ...rest } = body
+    return { ...rest, code: status, message: error }
+  }
+  const out: Json = { ...body }
+  if ('session' in out) out.session = sessionInfo(out.session, c)
+  if (Array.isArray(out.sessions)) out.sessions = out.sessions.map((s: unknown) => sessionInfo(s, c))
+  if ('job' in out) out.job = jobInfo(out.job, c)
+  if (Array.isArray(out.jobs)) out.jobs = out.jobs.map((j: unknown) => jobInfo(j, c))
+  return out
+}
+
+/** A success status the spec leaves open, answered from the other allowed set. */
+export function restStatus(method: string, route: string, status: number, c: ShapeContext): number {
+  if (!c.on.has('create-statuses-swapped')) return status
+  if (method === 'POST' && status === 201 && (route === '/jobs' || /^\/sessions\/[^/]+\/attachments$/.test(route))) return 200
+  if (method === 'POST' && status === 200 && route === '/profiles') return 201
+  if (method === 'DELETE' && status === 200 && /^\/sessions\/[^/]+$/.test(route)) return 204
+  return status
+}

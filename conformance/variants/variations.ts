@@ -1,0 +1,80 @@
+/**
+ * The variation table: every choice the spec leaves open that the variation proxy takes the other
+ * way from our gateway, each switchable by name and citing the clause whose words allow it. The
+ * README's table is rendered from this one (render-table.ts; a test keeps them equal), so the
+ * proxy, its documentation and its test name the same variations.
+ */
+
+export interface Variation {
+  name: string
+  /** The clause (shared/spec/clauses.md id) whose words leave the choice open. */
+  clause: string
+  /** The spec's words that allow the variation, quoted. */
+  allows: string
+  /** What the proxy does. */
+  does: string
+}
+
+export const VARIATIONS = [
+  {
+    name: 'session-fields-omitted',
+    clause: 'session.1, session.6',
+    allows: 'SessionInfo "Fields: …" lists them without requiring each; "Field types of SessionInfo beyond those stated: not shown."',
+    does: 'SessionInfo (REST, `attached`, notifications) omits `canBypassPermissions` when false, `subagents` when empty, `sdkSessionId` until known, and the unlisted `createdAt`.',
+  },
+  {
+    name: 'event-fields-omitted',
+    clause: 'events.10',
+    allows: 'assistant_message, user_message: "ApiMessage plus `parentToolUseId`, `replay`" (no value is given for a message outside any tool use).',
+    does: '`parentToolUseId: null` and the unlisted `uuid` are left out of user_message and assistant_message events.',
+  },
+  {
+    name: 'provider-events-dropped',
+    clause: 'events.1, event-and-command-envelope.1',
+    allows: 'The Events table lists `system_init`, `capabilities`, `skills`, `tool_titles`, `context_usage`, `rate_limit`, `plan_info` without obliging an engine to emit them; seq "starts at 1, increases monotonically".',
+    does: 'On provider-engine sessions those events are dropped (live and in replay) and the remaining events renumbered 1, 2, 3… (`lastSeq`, `afterSeq` and notification `seq` follow the new numbering).',
+  },
+  {
+    name: 'job-event-id-nested',
+    clause: 'events.23, other-shapes.6',
+    allows: 'JobEvent is named with its types and order only; "Shapes of … JobProgress: not shown".',
+    does: 'JobEvents (queue WebSocket and webhook) carry the job only as `job` (its id at `job.id`), without a top-level `jobId`.',
+  },
+  {
+    name: 'job-terminal-renamed',
+    clause: 'job-status.1',
+    allows: '"Named values: `queued`, `running`, `parked`, and a terminal status. Terminal status value names: not shown." (the table names `failed` and `canceled`).',
+    does: 'The terminal status of a successful job is `completed` instead of `succeeded` (JobInfo and JobEvents).',
+  },
+  {
+    name: 'error-body-reshaped',
+    clause: 'errors.1, errors.16',
+    allows: '"Errors are HTTP status codes." "Body shape of an error response (ErrorResponse): not shown."',
+    does: 'Every JSON error body `{error: "…"}` becomes `{code: <status>, message: "…"}` (no `error` field); the status is kept.',
+  },
+  {
+    name: 'create-statuses-swapped',
+    clause: 'jobs-and-queue.2, sessions.7, profiles.2, sessions.5',
+    allows: 'POST /jobs answers "JobInfo", an upload "UploadAttachmentResponse", POST /profiles "Created profile", DELETE /sessions/:id "Closes and removes": no status is given.',
+    does: 'POST /jobs and attachment uploads answer 200 instead of 201; POST /profiles answers 201 instead of 200; DELETE /sessions/:id answers 204 with no body.',
+  },
+  {
+    name: 'body-overflow-400',
+    clause: 'errors.7',
+    allows: '"request body over `maxBodyBytes` is also bounded by that limit (status for body overflow: not shown)."',
+    does: 'A JSON body over `maxBodyBytes` is answered 400 instead of 413 (attachment uploads keep their stated 413).',
+  },
+] as const satisfies readonly Variation[]
+
+export type VariationName = (typeof VARIATIONS)[number]['name']
+
+export const ALL_VARIATIONS: readonly VariationName[] = VARIATIONS.map((v) => v.name)
+
+/** The switched-on set, from a comma-separated list (`all` or empty means every variation). */
+export function parseVariations(list: string | undefined): Set<VariationName> {
+  if (!list || list === 'all') return new Set(ALL_VARIATIONS)
+  const names = list.split(',').map((s) => s.trim()).filter(Boolean)
+  const unknown = names.filter((n) => !(ALL_VARIATIONS as readonly string[]).includes(n))
+  if (unknown.length) throw new Error(`unknown variation(s): ${unknown.join(', ')} (known: ${ALL_VARIATIONS.join(', ')})`)
+  return new Set(names as VariationName[])
+}
