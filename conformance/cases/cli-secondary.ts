@@ -135,8 +135,8 @@ export const cliSecondaryCases: Case[] = [
       const upload = (body: string, type: string, name: string) => ctx.http('POST', `/sessions/${session.id}/attachments?name=${name}`, { raw: body, headers: { 'content-type': type } })
       ctx.errorStatus('errors.8', await upload('%PDF-1.4\n', 'application/pdf', 'a.pdf'), 415)
       const text = await upload('attached words', 'text/plain', 'a.txt')
-      ctx.status('engine-capability-record.1', text, 201)
-      ws.send({ type: 'user_message', text: 'read it', attachmentIds: [text.json?.attachment?.id] })
+      ctx.created('engine-capability-record.1', text, 201)
+      ws.send({ type: 'user_message', text: 'read it', attachmentIds: [(text.json?.attachment ?? text.json)?.id] })
       const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
       ctx.check('engine-capability-record.1', String(result.result).includes('attached words'), 'the text attachment reached the engine inlined', result.result)
     },
