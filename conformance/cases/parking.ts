@@ -6,6 +6,7 @@
  */
 import type { CaseContext } from '../harness/context.ts'
 import { Unsupported, type Case } from '../types.ts'
+import { EVAL_SIX_BY_SEVEN, SCRATCH_WRITTEN, mcpLookup, writeDeliverThenWait } from './kit-scenarios.ts'
 import { checkReplayComplete } from './replay-check.ts'
 
 async function statusOf(ctx: CaseContext, id: string): Promise<string | undefined> {
@@ -56,6 +57,11 @@ async function parked(ctx: CaseContext, prompt = 'scenario:deferred', as: 'opera
   return { id: session.id as string, dispatched }
 }
 
+/** The stated fields of SubmitExecutionResult's answer (other-shapes.1); a target may add others. */
+function appliedOf(body: any): { applied: unknown; sessionId: unknown } {
+  return { applied: body?.applied, sessionId: body?.sessionId }
+}
+
 async function transcript(ctx: CaseContext, id: string, until = (events: any[]) => events.some((e) => e.type === 'turn_result')): Promise<any[]> {
   const ws = await ctx.ws(id, { afterSeq: 0 })
   await ws.waitFor(() => until(ws.events()), ctx.deadlineMs, 'the turn to finish')
@@ -77,9 +83,9 @@ export const parkingCases: Case[] = [
       ctx.equal('session.5', listed?.status, 'parked', 'the listed status of a parked session')
       const first = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'approved' } } })
       ctx.status('sessions.15', first, 200)
-      ctx.equal('session-status-values.3', first.json, { applied: true, sessionId: id }, 'the first delivery')
+      ctx.equal('session-status-values.3', appliedOf(first.json), { applied: true, sessionId: id }, 'the first delivery')
       const again = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'twice' } } })
-      ctx.equal('session-status-values.3', again.json, { applied: false, sessionId: id }, 'a duplicate delivery')
+      ctx.equal('session-status-values.3', appliedOf(again.json), { applied: false, sessionId: id }, 'a duplicate delivery')
       const events = await transcript(ctx, id)
       // The transcript is read by replaying it: a short replay is the replay clause's failure.
       await checkReplayComplete(ctx, id)
@@ -107,9 +113,8 @@ export const parkingCases: Case[] = [
     async run(ctx) {
       const { id, dispatched } = await parked(ctx)
       for (const body of [{}, { status: 'ok' }, { status: 'ok', output: 'flat' }, { status: 'failed', reason: 'x' }, { status: 'done', output: { value: 1 } }]) {
-        const res = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body })
-        // errors.1: the status is the error; the body's shape is open (errors.16).
-        ctx.errorStatus('other-shapes.1', res, 400)
+        // errors.16: the error body's shape is not shown; the status is checked, the body noted.
+        ctx.errorStatus('other-shapes.1', await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body }), 400)
       }
       ctx.errorStatus('errors.3', await ctx.http('POST', '/executions/no-such-execution/result', { body: { status: 'ok', output: { value: 1 } } }), 404)
       ctx.equal('other-shapes.1', await statusOf(ctx, id), 'parked', 'status after refused deliveries')
@@ -177,41 +182,55 @@ export const parkingCases: Case[] = [
     id: 'scratch-files-deliver-and-serve', title: 'deliver_file emits file_delivered; /files lists and serves it (attachment, nosniff), also while parked', section: 'sessions',
     clauses: ['sessions.6', 'events.17', 'embedding-rules.6'], requires: ['provider', 'parking', 'scratchFiles'],
     async run(ctx) {
-      const inline = { name: 'deliver-then-wait', steps: [
-        { type: 'deliver_file', path: 'out/report.md', content: '# Report' },
-        { type: 'deferred', name: 'deferred_task', input: {} },
-        { type: 'text', text: 'done' },
-      ] }
-      const { id } = await parked(ctx, `scenario:${JSON.stringify(inline)}`)
+      // The scratch file is written by the sandbox and handed over with deliver_file {path,
+      // content} (kit-scenarios.ts): a tool that writes and one that hands over an existing file
+      // both deliver it. Reads come first, while the session is parked (an attach would wake it).
+      const { id } = await parked(ctx, writeDeliverThenWait('out/report.md', '# Report'))
       const list = await ctx.http('GET', `/sessions/${id}/files`)
-      ctx.status('sessions.6', list, 200)
-      ctx.check('sessions.6', list.json?.files?.some((f: any) => f.path === '/out/report.md'), 'the delivered file listed from the parked snapshot', list.json)
       const file = await ctx.http('GET', `/sessions/${id}/files/out/report.md`)
+      const missing = await ctx.http('GET', `/sessions/${id}/files/out/nothing.md`)
+      const ws = await ctx.ws(id, { afterSeq: 0 })
+      await ws.waitForEvent('execution_dispatched', ctx.deadlineMs)
+      const events = ws.events()
+      const delivered = events.find((e) => e.type === 'file_delivered')
+      if (!delivered) {
+        // Without a file_delivered, nothing was handed over. A failure only when the file surely
+        // existed (the sandbox said it wrote it), since then either tool semantics delivers it.
+        ctx.check('events.17', !JSON.stringify(events).includes(SCRATCH_WRITTEN), 'file_delivered for the scratch file the sandbox wrote and deliver_file handed over', events.map((e) => e.type))
+        throw new Unsupported('no file was handed over: the target\'s deliver_file did not write {path, content}, and its sandbox has no fs.write to create the file first')
+      }
+      // events.17 gives the path as the file's address under /files/<path>: with or without a leading slash.
+      ctx.equal('events.17', String(delivered.path).replace(/^\/+/, ''), 'out/report.md', 'file_delivered path (leading slashes aside)')
+      ctx.status('sessions.6', list, 200)
+      // ListSessionFilesResponse's shape is not shown (other-shapes.6): the listing names the file somewhere.
+      ctx.check('sessions.6', list.text.includes('out/report.md'), 'the delivered file listed from the parked snapshot', list.text.slice(0, 200))
       ctx.status('sessions.6', file, 200)
       ctx.equal('sessions.6', file.text, '# Report', 'the file bytes')
       ctx.check('sessions.6', /^attachment/.test(file.headers['content-disposition'] ?? ''), 'content-disposition: attachment', file.headers['content-disposition'])
       ctx.equal('sessions.6', file.headers['x-content-type-options'], 'nosniff', 'x-content-type-options')
-      ctx.errorStatus('sessions.6', await ctx.http('GET', `/sessions/${id}/files/out/nothing.md`), 404)
-      const ws = await ctx.ws(id, { afterSeq: 0 })
-      const delivered = await ws.waitForEvent('file_delivered', ctx.deadlineMs)
-      ctx.equal('events.17', delivered.path, '/out/report.md', 'file_delivered path')
+      ctx.errorStatus('sessions.6', missing, 404)
     },
   },
   {
     id: 'provider-minimum-and-grants', title: 'the provider minimum is eval_script in a sandbox; grant tools appear only when granted', section: 'embedding-rules',
     clauses: ['embedding-rules.6', 'embedding-rules.8', 'embedding-rules.7'], requires: ['provider', 'profile:providerAlt'],
     async run(ctx) {
-      const { session, ws } = await ctx.idleSession({ prompt: 'scenario:eval' })
-      const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
-      ctx.check('embedding-rules.6', init.tools.includes('eval_script') && !init.tools.some((t: string) => /bash|shell|read_file|write_file/i.test(t)), 'eval_script and no shell or host-file tool', init.tools)
+      // The tool lists are read from system_init, which the spec does not oblige a provider engine
+      // to emit (events.2): checked when it comes by the end of the turn, never waited for.
+      const { ws } = await ctx.idleSession({ prompt: EVAL_SIX_BY_SEVEN })
       const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
       ctx.check('embedding-rules.6', String(result.result).includes('42'), 'the sandbox computed 6 * 7', result.result)
-      void session
-      const alt = await ctx.createSession({ profile: ctx.profile('providerAlt') })
-      const altWs = await ctx.ws(alt.id)
-      const altInit = await altWs.waitForEvent('system_init', ctx.deadlineMs)
-      const grants = altInit.tools.filter((t: string) => ['web_fetch', 'web_search', 'download', 'deliver_file'].includes(t))
-      ctx.equal('embedding-rules.8', grants, ['web_fetch'], 'grant tools of a profile granting only web_fetch')
+      const init = ws.events().find((e) => e.type === 'system_init')
+      // Tool names are the target's (the sandbox answering shows its eval tool): only what must be absent is checked.
+      if (Array.isArray(init?.tools)) ctx.check('embedding-rules.6', !init.tools.some((t: string) => /bash|shell|read_file|write_file/i.test(t)), 'no shell or host-file tool', init.tools)
+      const alt = await ctx.idleSession({ profile: ctx.profile('providerAlt'), prompt: 'scenario:hello' })
+      await alt.ws.waitForEvent('turn_result', ctx.deadlineMs)
+      const altInit = alt.ws.events().find((e) => e.type === 'system_init')
+      if (Array.isArray(altInit?.tools)) {
+        // A grant not given must not show as a tool; the granted one may carry the target's own name.
+        const ungranted = altInit.tools.filter((t: string) => ['web_search', 'download', 'deliver_file'].includes(t))
+        ctx.equal('embedding-rules.8', ungranted, [], 'grant tools of a profile granting only web_fetch, beyond web_fetch')
+      }
     },
   },
   {
@@ -220,7 +239,7 @@ export const parkingCases: Case[] = [
     async run(ctx) {
       const { session, ws: first } = await ctx.idleSession()
       const second = await ctx.ws(session.id)
-      first.send({ type: 'user_message', text: 'scenario:eval' })
+      first.send({ type: 'user_message', text: EVAL_SIX_BY_SEVEN })
       await first.waitForEvent('turn_result', ctx.deadlineMs)
       ctx.check('websocket-framing.3', !first.frames.some((f: any) => f.type === 'tool_call_request'), 'no tool_call_request for eval_script (runs server-side)', first.frames.map((f: any) => f.type))
       first.send({ type: 'user_message', text: 'scenario:bridge' })
@@ -254,7 +273,7 @@ export const parkingCases: Case[] = [
       ctx.check('session-status-values.8', liveRow?.lastSeq === before.get(live.id), 'the persisted live session listed with its lastSeq', liveRow)
 
       const res = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'after restart' } } })
-      ctx.equal('session-status-values.7', res.json, { applied: true, sessionId: parkedId }, 'a result delivered after the restart')
+      ctx.equal('session-status-values.7', appliedOf(res.json), { applied: true, sessionId: parkedId }, 'a result delivered after the restart')
       const events = await transcript(ctx, parkedId)
       await checkReplayComplete(ctx, parkedId)
       const seqs = events.map((e) => e.seq)
@@ -281,14 +300,10 @@ export const parkingCases: Case[] = [
       const callers: string[] = []
       for (const query of ['first', 'second']) {
         const { session, ws } = await ctx.idleSession({ profile: ctx.profile('providerMcp') })
-        const init = ws.events().find((e) => e.type === 'system_init')
-        if (!Array.isArray(init?.tools)) throw new Unsupported('the session reports no system_init tool list to find the MCP tool by')
-        // The wire name of an MCP tool is the target's choice (protocol 7 prefixes `mcp__<server>__`):
-        // the kit looks for the fake server's `lookup` tool under any prefix.
-        const tool = init.tools.find((t: string) => /(^|[^A-Za-z0-9])lookup$/.test(t))
-        ctx.check('embedding-rules.10', typeof tool === 'string', 'the granted MCP server\'s lookup tool in system_init', init?.tools)
-        const scenario = { name: 'mcp-call', steps: [{ type: 'tool', name: tool, input: { query } }, { type: 'text', text: '{{toolResult}}' }] }
-        ws.send({ type: 'user_message', text: `scenario:${JSON.stringify(scenario)}` })
+        // The wire name of an MCP tool is the target's choice (any prefix before `lookup`): the fake
+        // model binds the call to the target's own tool definitions, so no system_init is needed
+        // (the spec does not oblige a provider engine to emit one, events.2).
+        ws.send({ type: 'user_message', text: mcpLookup(query) })
         const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
         ctx.check('embedding-rules.10', String(result.result).includes(query), 'the MCP tool answered', result.result)
         callers.push(/caller (\w+)/.exec(String(result.result))?.[1] ?? '')
