@@ -1,0 +1,75 @@
+/**
+ * The reverse check: real deviations (the curated mutants of gateway/, each breaking a clause)
+ * applied to a scratch copy of the project and run behind the variation proxy with every
+ * variation on. The kit must still fail each one, so the proxy's legal variations never teach
+ * the kit to accept a broken gateway. Only the cases a mutant's `filters` name are run.
+ */
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { CURATED, EQUIVALENT, type Mutant } from '../../scripts/mutation/mutants.ts'
+import { runSuite } from '../run-suite.ts'
+import { startVariantTarget } from './variant-target.ts'
+import type { VariationName } from './variations.ts'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const COPIED = ['gateway', 'fake-engines', 'scenarios', 'conformance', 'package.json', 'tsconfig.json']
+
+/** Every curated mutant the mutation runner does not list as equivalent (a survivor by the spec's words). */
+export const DEVIATIONS: Mutant[] = CURATED.filter((m) => !(EQUIVALENT as readonly string[]).includes(m.id))
+
+export interface DeviationOutcome {
+  id: string
+  /** Cases that failed (or errored) against the mutant behind the proxy. */
+  failedBy: string[]
+  /** Set when the mutant's text is no longer in gateway/ (the list went stale, not the kit). */
+  stale?: string
+  ms: number
+}
+
+/** A scratch copy of the project whose gateway/ the mutants edit; node_modules is shared. */
+export async function scratchProject(): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-variants-'))
+  for (const entry of COPIED) await cp(join(ROOT, entry), join(dir, entry), { recursive: true })
+  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  return { dir, remove: () => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) }
+}
+
+/** Applies `mutant` in `dir`, runs its cases through the proxy, and restores the files. */
+/**
+ * A deviation that shows as a wait running out fails after `timeoutMs`: shorter than a full run's
+ * 15 s, as the cases a mutant names wait milliseconds on a correct gateway. A shorter wait can
+ * only turn a pass into a fail, so it can never hide a deviation the kit misses... but it could
+ * claim one caught by a timeout; the clean run through the proxy (variants.test.ts) uses the full
+ * wait and must pass, which bounds that.
+ */
+export async function runDeviation(dir: string, mutant: Mutant, options: { seed?: number; variations?: Iterable<VariationName>; timeoutMs?: number } = {}): Promise<DeviationOutcome> {
+  const started = Date.now()
+  const originals = new Map<string, string>()
+  try {
+    for (const edit of mutant.edits) {
+      const path = join(dir, edit.file)
+      const current = await readFile(path, 'utf8')
+      if (!originals.has(path)) originals.set(path, current)
+      const count = current.split(edit.find).length - 1
+      if (count !== 1) return { id: mutant.id, failedBy: [], stale: `${edit.file}: the text to mutate occurs ${count} times`, ms: 0 }
+      await writeFile(path, current.replace(edit.find, edit.replace))
+    }
+    let target
+    try {
+      target = await startVariantTarget({ root: dir, variations: options.variations })
+    } catch (err) {
+      return { id: mutant.id, failedBy: [`startup: ${(err as Error).message.split('\n')[0]}`], ms: Date.now() - started }
+    }
+    try {
+      const report = await runSuite({ manifest: target.manifest, seed: options.seed ?? 13, filters: mutant.filters, receiver: target.receiver, restart: target.restart, concurrency: 2, timeoutMs: options.timeoutMs ?? 8000 })
+      const failedBy = report.cases.filter((c) => ['fail', 'error', 'flaky'].includes(c.outcome)).map((c) => `${c.id} (${c.outcome})`)
+      return { id: mutant.id, failedBy, ms: Date.now() - started }
+    } finally {
+      await target.close()
+    }
+  } finally {
+    for (const [path, text] of originals) await writeFile(path, text)
+  }
+}
