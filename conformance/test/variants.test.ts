@@ -56,6 +56,15 @@ describe('the kit through the variation proxy, every variation on', () => {
     expect(observed).toMatch(/terminal status 'completed'/)
     expect(observed).toMatch(/no system_init by the end of the first turn/)
   })
+  it('shows the tool variations took effect: the model bound the reshaped tools', () => {
+    const wire = proxied.cases.flatMap((c) => c.wireLog.map((w) => w.body ?? '')).join('\n')
+    // tool_use blocks as the other implementation names them, with the arguments the model chose.
+    expect(wire).toMatch(/"name":"ext_deferred_task"/)
+    expect(wire).toMatch(/"name":"eval_script","input":\{"source":/)
+    expect(wire).toMatch(/"name":"peers_send","input":\{"recipient":/)
+    expect(wire).toMatch(/"name":"deliver_file","input":\{"file_path":"[^"]+"\}/)
+    expect(wire).not.toMatch(/"name":"mcp__/)
+  })
 })
 
 describe('the variation table', () => {

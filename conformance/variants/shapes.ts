@@ -4,6 +4,7 @@
  * (variations.ts names the clause that allows each). Pure functions over parsed JSON.
  */
 import type { EventNumbering } from './event-numbering.ts'
+import { argsToModel, renamedTool, type ToolShapeOptions } from './tool-shapes.ts'
 import type { VariationName } from './variations.ts'
 
 export interface ShapeContext {
@@ -35,12 +36,35 @@ export function sessionEvent(sessionId: string, engine: unknown, event: unknown,
     if (c.numbering.drop(sessionId, engine, event)) return undefined
     if (typeof event.seq === 'number') event = { ...event, seq: c.numbering.map(sessionId, event.seq) }
   }
-  const out: Json = { ...(event as Json) }
+  const out: Json = toolBlocks({ ...(event as Json) }, c)
   if (c.on.has('event-fields-omitted') && (out.type === 'user_message' || out.type === 'assistant_message')) {
     if (out.parentToolUseId === null) delete out.parentToolUseId
     delete out.uuid
   }
   return out
+}
+
+export function toolShapes(c: ShapeContext): ToolShapeOptions {
+  return { reshape: c.on.has('tool-schemas-reshaped'), handover: c.on.has('deliver-file-handover') }
+}
+
+/** A tool as the client sees it: the other implementation's name and arguments. */
+function toolUse(name: unknown, input: unknown, c: ShapeContext): { name: unknown; input: unknown } {
+  if (typeof name !== 'string' || !c.on.has('tool-schemas-reshaped')) return { name, input }
+  return { name: renamedTool(name, toolShapes(c)), input: isObject(input) ? argsToModel(name, input, toolShapes(c)) : input }
+}
+
+/** A `tool_call_request` frame or an assistant message's `tool_use` blocks, with the tools renamed. */
+export function toolFrame(frame: Json, c: ShapeContext): Json {
+  if (frame.type !== 'tool_call_request') return frame
+  const { name, input } = toolUse(frame.toolName, frame.input, c)
+  return { ...frame, toolName: name, input }
+}
+
+function toolBlocks(event: Json, c: ShapeContext): Json {
+  const content = event.message?.content
+  if (event.type !== 'assistant_message' || !Array.isArray(content)) return event
+  return { ...event, message: { ...event.message, content: content.map((b: any) => (b?.type === 'tool_use' ? { ...b, ...toolUse(b.name, b.input, c) } : b)) } }
 }
 
 export function jobInfo(job: unknown, c: ShapeContext): unknown {

@@ -3,9 +3,11 @@
  * mutant, `root`) with the proxy in front of its REST routes, both WebSockets and its
  * notification webhook. The manifest is the gateway's own with `baseUrl` pointing at the proxy.
  */
+import { startFakeModelServer } from '../../fake-engines/provider-model/server.ts'
 import { startSelfTarget, type SelfTarget, type SelfTargetOptions } from '../target/self.ts'
+import { startModelProxy } from './model-proxy.ts'
 import { startVariantProxy, type VariantProxy } from './proxy.ts'
-import type { VariationName } from './variations.ts'
+import { ALL_VARIATIONS, type VariationName } from './variations.ts'
 
 export interface VariantTarget extends SelfTarget {
   proxy: VariantProxy
@@ -14,12 +16,22 @@ export interface VariantTarget extends SelfTarget {
 }
 
 export async function startVariantTarget(options: SelfTargetOptions & { variations?: Iterable<VariationName> } = {}): Promise<VariantTarget> {
-  const proxy = await startVariantProxy({ variations: options.variations })
+  const on = new Set(options.variations ?? ALL_VARIATIONS)
+  const proxy = await startVariantProxy({ variations: on })
+  // The tool variations live between the gateway and its model: the fake model runs here, behind the reshaping layer.
+  const shapes = { reshape: on.has('tool-schemas-reshaped'), handover: on.has('deliver-file-handover') }
+  const model = shapes.reshape || shapes.handover ? await startFakeModelServer({ host: '127.0.0.1', port: 0 }) : undefined
+  const layer = model ? await startModelProxy(model.baseURL, shapes) : undefined
+  const closeModel = async () => {
+    await layer?.close()
+    await model?.close()
+  }
   let target: SelfTarget
   try {
-    target = await startSelfTarget({ ...options, webhookUrl: (url) => proxy.hookUrl(url) })
+    target = await startSelfTarget({ ...options, modelUrl: layer?.baseURL, webhookUrl: (url) => proxy.hookUrl(url) })
   } catch (err) {
     await proxy.close()
+    await closeModel()
     throw err
   }
   proxy.setUpstream(target.manifest.baseUrl)
@@ -31,6 +43,7 @@ export async function startVariantTarget(options: SelfTargetOptions & { variatio
     async close() {
       await target.close()
       await proxy.close()
+      await closeModel()
     },
   }
 }

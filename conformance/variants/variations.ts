@@ -64,6 +64,18 @@ export const VARIATIONS = [
     allows: '"request body over `maxBodyBytes` is also bounded by that limit (status for body overflow: not shown)."',
     does: 'A JSON body over `maxBodyBytes` is answered 400 instead of 413 (attachment uploads keep their stated 413).',
   },
+  {
+    name: 'tool-schemas-reshaped',
+    clause: 'embedding-rules.6, peers.1, events.16',
+    allows: 'The spec names the tools `eval_script` and `peers_list`, `peers_peek`, `peers_send` but none of their arguments, and no host-defined or MCP tool ("Human labels keyed by wire tool name": the wire name is the engine\'s).',
+    does: 'Between the gateway and the model: every tool\'s arguments renamed and described in words (`code` → `source`, `sessionId` → `recipient`, …), host-defined tools renamed (`deferred_task` → `ext_deferred_task`), MCP tools named `<server>-<tool>`; the model\'s calls mapped back. On the session WebSocket, `tool_call_request` and `tool_use` blocks show the renamed tools.',
+  },
+  {
+    name: 'deliver-file-handover',
+    clause: 'events.17, embedding-rules.6',
+    allows: '`file_delivered`: "Agent handed over a scratch file (`deliver_file`)"; the tool\'s arguments are not shown.',
+    does: '`deliver_file` is offered to the model as `{file_path}` only: it hands over a file that already exists in the scratch filesystem and writes nothing.',
+  },
 ] as const satisfies readonly Variation[]
 
 export type VariationName = (typeof VARIATIONS)[number]['name']

@@ -8,7 +8,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import WebSocket, { WebSocketServer } from 'ws'
 import { parseAfterSeq } from './event-numbering.ts'
-import { jobEvent, sessionEvent, sessionInfo, type ShapeContext } from './shapes.ts'
+import { jobEvent, sessionEvent, sessionInfo, toolFrame, type ShapeContext } from './shapes.ts'
 
 /** Headers a client's upgrade carries that the gateway may read (credentials, CORS-exempt origin). */
 const FORWARDED = ['authorization', 'cookie', 'origin', 'sec-fetch-site', 'user-agent']
@@ -74,7 +74,7 @@ export function relayUpgrade(c: ShapeContext, wss: WebSocketServer, upstreamBase
     }
     if (held) release()
     if (frame?.type === 'job_event') return send(JSON.stringify({ ...frame, event: jobEvent(frame.event, c) }))
-    send(JSON.stringify(frame))
+    send(JSON.stringify(toolFrame(frame, c)))
   }
 
   upstream.on('message', (data, binary) => {
