@@ -89,7 +89,11 @@ export const jobCases: Case[] = [
     async run(ctx) {
       const job = await submit(ctx, { session: { prompt: 'scenario:hello' } })
       await waitForJob(ctx, job.id, terminal, 'a terminal status')
-      const deadline = Date.now() + Number(ctx.manifest.timers?.retentionMaxAgeMs) + ctx.deadlineMs
+      // Not pruned before maxAgeMs: just after it ended the job is still there (checked when the age
+      // is long enough, 1 s or more, that one poll and one request cannot span it).
+      const maxAge = Number(ctx.manifest.timers?.retentionMaxAgeMs)
+      if (maxAge >= 1000) ctx.status('job-status.13', await ctx.http('GET', `/jobs/${job.id}`), 200)
+      const deadline = Date.now() + maxAge + ctx.deadlineMs
       let status = 200
       while (Date.now() < deadline && status === 200) {
         status = (await ctx.http('GET', `/jobs/${job.id}`)).status
@@ -106,6 +110,7 @@ export const jobCases: Case[] = [
     async run(ctx) {
       const job = await submit(ctx, { session: { prompt: 'scenario:deferred' } })
       await waitForJob(ctx, job.id, (j) => j.status === 'parked', 'parked')
+      const seenParked = Date.now()
       const cap = Number(ctx.manifest.timers?.maxParkedDurationMs)
       const deadline = Date.now() + cap + ctx.deadlineMs
       let current: any
@@ -115,6 +120,10 @@ export const jobCases: Case[] = [
         await new Promise((r) => setTimeout(r, 50))
       }
       ctx.equal('job-status.11', current?.status, 'failed', `status after ${cap} ms parked`)
+      // Not failed before the cap: the kit first saw the job parked after it parked, so the span it
+      // measured is at most the true one plus that lateness, tolerated up to half the cap.
+      const spanned = Date.now() - seenParked
+      ctx.check('job-status.11', spanned >= cap / 2, `parked at least maxParkedDurationMs ${cap} ms before failing (less half of it for the kit's first look)`, `failed ${spanned} ms after the kit saw it parked`)
     },
   },
   {
@@ -149,8 +158,8 @@ export const jobCases: Case[] = [
       const order = await deliveries(ctx, hook.path, (t) => t.endsWith('C'))
       ctx.equal('job-status.7', order, 'SYSYSC', 'webhook sequence')
       // "doubled each retry" is exact: the waits are RETRY_BASE_MS then twice that. The JobEvent
-      // layout is not shown: with `nextRunAt` and `ts` on job_retrying (protocol 7's JobInfo and
-      // event fields) the target's own delays are read; otherwise each wait is measured from a
+      // layout is not shown: where job_retrying carries `nextRunAt` (a JobInfo field, other-shapes.5)
+      // and `ts`, the target's own delays are read; otherwise each wait is measured from a
       // job_retrying to the next job_started at the receiver (backoff.ts: differences of waits,
       // jitter tolerance half the base, no bound on the machine's speed).
       const got = ctx.receiver!.received(hook.path)

@@ -91,7 +91,7 @@ export const parkingCases: Case[] = [
       await checkReplayComplete(ctx, id)
       const seqs = events.map((e) => e.seq)
       ctx.check('session-status-values.3', seqs[0] === 1 && seqs.every((s, i) => i === 0 || s > seqs[i - 1]), 'one transcript numbered from 1, increasing, no repeats across the park', seqs)
-      ctx.noteNonStrict(seqs.every((s, i) => s === i + 1), `seqs ${JSON.stringify(seqs)} with gaps across the park (protocol 7 numbers 1..n; event-and-command-envelope.1 allows gaps)`)
+      ctx.noteNonStrict(seqs.every((s, i) => s === i + 1), `seqs ${JSON.stringify(seqs)} with gaps across the park (protocol 7's restored runner continues numbering from the snapshot's seq; event-and-command-envelope.1 allows gaps)`)
       const result = events.find((e) => e.type === 'turn_result')
       ctx.check('session-status-values.3', result?.isError === false && String(result?.result).includes('approved'), 'the turn completes with the delivered result', result)
       ctx.check('session-status-values.3', !events.some((e) => e.type === 'session_closed'), 'no session_closed: a park is not an end', events.map((e) => e.type))
@@ -173,7 +173,12 @@ export const parkingCases: Case[] = [
 
       const lapsed = await ctx.createSession({ prompt: 'scenario:deferred-short' })
       const after = await transcript(ctx, lapsed.id)
-      ctx.check('events.14', after.some((e) => e.type === 'execution_failed'), 'execution_failed when the deadline lapses', after.map((e) => e.type))
+      const failed = after.find((e) => e.type === 'execution_failed')
+      ctx.check('events.14', failed !== undefined, 'execution_failed when the deadline lapses', after.map((e) => e.type))
+      // Not before the deadline: `expiresAt` is the watchdog time (events.14) and `ts` the event's
+      // time, both on the target's clock, so the comparison is exact (a millisecond of rounding).
+      const shortDispatch = after.find((e) => e.type === 'execution_dispatched')
+      if (typeof shortDispatch?.expiresAt === 'number') ctx.check('events.14', failed.ts >= shortDispatch.expiresAt - 1, `execution_failed no sooner than the dispatch's expiresAt ${shortDispatch.expiresAt}`, failed.ts)
       const timeout = after.find((e) => e.type === 'turn_result')
       ctx.check('session-status-values.4', timeout?.isError === false && !after.some((e) => e.type === 'session_error'), 'the turn completes normally after the deadline', timeout)
     },
@@ -278,7 +283,7 @@ export const parkingCases: Case[] = [
       await checkReplayComplete(ctx, parkedId)
       const seqs = events.map((e) => e.seq)
       ctx.check('embedding-rules.9', seqs[0] === 1 && seqs.every((s, i) => i === 0 || s > seqs[i - 1]) && seqs.includes(before.get(parkedId)), 'the rebuilt session keeps its id, transcript and numbering (from 1, increasing, through the lastSeq before the restart)', seqs)
-      ctx.noteNonStrict(seqs.every((s, i) => s === i + 1), `seqs ${JSON.stringify(seqs)} with gaps across the restart (protocol 7 numbers 1..n; event-and-command-envelope.1 allows gaps)`)
+      ctx.noteNonStrict(seqs.every((s, i) => s === i + 1), `seqs ${JSON.stringify(seqs)} with gaps across the restart (protocol 7's restored runner continues numbering from the snapshot's seq; event-and-command-envelope.1 allows gaps)`)
       ctx.check('session-status-values.7', String(events.find((e) => e.type === 'turn_result')?.result).includes('after restart'), 'the turn completes with the result', events.at(-1))
 
       const again = await ctx.ws(live.id, { afterSeq: 0 })

@@ -217,7 +217,10 @@ export const availabilityCases: Case[] = [
       ctx.equal('server-configuration.6', edited.json?.profile?.description, 'edited by the kit', 'description after PATCH')
       ctx.errorStatus('errors.5', await ctx.http('PATCH', `/profiles/${ctx.profile('provider')}`, { as: 'manager', body: { description: 'x' } }), 403)
       ctx.errorStatus('errors.5', await ctx.http('POST', '/profiles', { as: 'manager', body: { name: `${name}-cli`, engine: 'cli_primary', configDir: '/' } }), 403)
-      ctx.errorStatus('profile.3', await ctx.http('POST', '/profiles', { as: 'manager', body: { name: `${name}-codex`, engine: 'cli_primary', codexHome: '/' } }), 400)
+      // Both refusals apply: codexHome on a cli_primary profile is malformed (profile.3, errors.4:
+      // startup would refuse it, 400) and '/' is a credential directory outside
+      // allowedConfigDirRoots (errors.5, 403). The spec does not rank them: either is right.
+      ctx.refusal('profile.3', await ctx.http('POST', '/profiles', { as: 'manager', body: { name: `${name}-codex`, engine: 'cli_primary', codexHome: '/' } }), { allowed: [400, 403], why: 'malformed (400) and outside allowedConfigDirRoots (403), unranked' })
       if (ctx.manifest.cwdRoot) {
         const inside = await ctx.http('POST', '/profiles', { as: 'manager', body: { name: `${name}-cli`, engine: 'cli_primary', configDir: ctx.manifest.cwdRoot } })
         ctx.created('server-configuration.7', inside, 200)

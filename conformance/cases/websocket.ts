@@ -241,7 +241,7 @@ export const websocketCases: Case[] = [
     clauses: ['events.2', 'events.4', 'versioning.3'], requires: ['provider'],
     async run(ctx) {
       // The Events table lists these events but obliges no engine to emit them: their shape is
-      // checked when they come; their absence is only a departure from protocol 7.
+      // checked when they come.
       const { ws } = await ctx.idleSession()
       ws.send({ type: 'user_message', text: 'hello' })
       await ws.waitForEvent('turn_result', ctx.deadlineMs)
@@ -249,8 +249,8 @@ export const websocketCases: Case[] = [
       const caps = ws.events().find((e) => e.type === 'capabilities')
       if (init) ctx.check('events.2', typeof init.apiKeySource === 'string', 'system_init.apiKeySource a string', init)
       if (caps) ctx.check('events.4', Array.isArray(caps.models), 'capabilities.models an array', caps)
-      ctx.observe(init !== undefined, 'no system_init by the end of the first turn (events.1: no engine is obliged to emit it)')
-      ctx.observe(caps !== undefined, 'no capabilities event by the end of the first turn (events.1: no engine is obliged to emit it)')
+      // Their absence is no note either: the protocol-7 reference does not say its provider engine
+      // emits them (issue 20), and the spec leaves it open.
     },
   },
 ]
