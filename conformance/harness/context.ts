@@ -140,14 +140,14 @@ export class CaseContext {
    * A refusal whose status the spec does not fix, or fixes two ways at once (two rows apply and the
    * spec does not rank them): any of `allowed` (default: any 4xx) satisfies `clause`. Where the
    * protocol-7 reference states the status it answers, pass it as `protocol7`: another allowed one
-   * is then a note, never a fail.
+   * is then an observation (an open choice), never a fail.
    */
   refusal(clause: string, res: HttpAnswer, options: { allowed?: number[]; protocol7?: number; why?: string } = {}): void {
     const { allowed, protocol7, why } = options
     const ok = allowed ? allowed.includes(res.status) : res.status >= 400 && res.status < 500
     this.check(clause, ok, `${allowed ? `HTTP ${allowed.join(' or ')}` : 'a 4xx refusal'}${why ? ` (${why})` : ''}`, `HTTP ${res.status} ${res.text.slice(0, 200)}`)
-    if (protocol7 !== undefined) this.noteNonStrict(res.status === protocol7, `refused with ${res.status} where protocol 7 answers ${protocol7} (the spec does not fix the status)`)
-    this.noteNonStrict(typeof res.json?.error === 'string', `HTTP ${res.status} without a protocol-7 {error: string} body (errors.16: the shape is not shown): ${res.text.slice(0, 120)}`)
+    if (protocol7 !== undefined) this.observe(res.status === protocol7, `refused with ${res.status} where protocol 7 answers ${protocol7} (the spec does not fix the status)`)
+    this.observe(typeof res.json?.error === 'string', `HTTP ${res.status} without protocol 7's {error: string} body (errors.16: the shape is not shown): ${res.text.slice(0, 120)}`)
   }
 
   nonStrict(condition: boolean, message: string): void {

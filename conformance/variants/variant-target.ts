@@ -39,7 +39,8 @@ export async function startVariantTarget(options: SelfTargetOptions & { variatio
     ...target,
     proxy,
     direct: target.manifest,
-    manifest: { ...target.manifest, baseUrl: proxy.baseUrl },
+    // The gateway posts notifications to the proxy's relay; the receiver (what cases read) stays the manifest's webhookUrl.
+    manifest: { ...target.manifest, baseUrl: proxy.baseUrl, ...(target.manifest.webhookUrl ? { webhookUrl: target.receiver.url } : {}) },
     async close() {
       await target.close()
       await proxy.close()
