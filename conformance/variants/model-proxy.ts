@@ -30,11 +30,17 @@ const parseArgs = (text: unknown): Record<string, unknown> => {
 /** The request as the model sees it: reshaped tools, and the transcript's earlier calls in their shape. */
 function requestToModel(body: any, o: ToolShapeOptions): any {
   if (!Array.isArray(body?.tools)) return body
-  const messages = Array.isArray(body.messages) ? body.messages.map((m: any) => !Array.isArray(m?.tool_calls) ? m : {
+  const messages = Array.isArray(body.messages) ? body.messages.map((m: any) => m?.role === 'tool' && o.wrapResults ? wrapResult(m) : !Array.isArray(m?.tool_calls) ? m : {
     ...m,
     tool_calls: m.tool_calls.map((c: any) => ({ ...c, function: { ...c.function, name: renamedTool(c.function?.name, o), arguments: JSON.stringify(argsToModel(c.function?.name, parseArgs(c.function?.arguments), o)) } })),
   }) : body.messages
   return { ...body, messages, tools: body.tools.map((t: any) => toModel(t, o)) }
+}
+
+/** A tool result as the other implementation shows it to the model: `{"output": <the text>}`. */
+function wrapResult(message: any): any {
+  const text = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? message.content.map((p: any) => p?.text ?? '').join('') : ''
+  return { ...message, content: JSON.stringify({ output: text }) }
 }
 
 function callsFromModel(calls: any[], offered: string[], o: ToolShapeOptions): any[] {

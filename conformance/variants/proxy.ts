@@ -9,7 +9,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer } from 'ws'
 import { EventNumbering } from './event-numbering.ts'
-import { jobEvent, notification, restBody, restStatus, type ShapeContext } from './shapes.ts'
+import { jobEvent, notification, restBody, restStatus, scopedRefusal, type ShapeContext } from './shapes.ts'
 import { ALL_VARIATIONS, type VariationName } from './variations.ts'
 import { relayUpgrade } from './ws-relay.ts'
 
@@ -17,6 +17,8 @@ export interface VariantProxyOptions {
   /** The gateway's base URL including its basePath (e.g. http://127.0.0.1:8787/v1); settable later. */
   upstream?: string
   variations?: Iterable<VariationName>
+  /** Bearer tokens of the principals carrying a scope (variation `scoped-refusal-403`). */
+  scopedTokens?: Iterable<string>
   host?: string
   port?: number
 }
@@ -27,6 +29,7 @@ export interface VariantProxy {
   /** Where a webhook meant for `target` is sent so that it passes through the proxy. */
   hookUrl(target: string): string
   setUpstream(upstream: string): void
+  setScopedTokens(tokens: Iterable<string>): void
   close(): Promise<void>
 }
 
@@ -68,7 +71,7 @@ function forward(url: URL, method: string, headers: Record<string, string | stri
 }
 
 export async function startVariantProxy(options: VariantProxyOptions = {}): Promise<VariantProxy> {
-  const c: ShapeContext = { on: new Set(options.variations ?? ALL_VARIATIONS), numbering: new EventNumbering() }
+  const c: ShapeContext = { on: new Set(options.variations ?? ALL_VARIATIONS), numbering: new EventNumbering(), scopedTokens: new Set(options.scopedTokens ?? []) }
   let upstream = options.upstream ? new URL(options.upstream) : undefined
   const basePath = () => (upstream?.pathname ?? '/v1').replace(/\/$/, '')
   let origin = ''
@@ -98,6 +101,7 @@ export async function startVariantProxy(options: VariantProxyOptions = {}): Prom
     }
     const answer = await forward(new URL(`${url.pathname}${url.search}`, upstream.origin), method, req.headers, body)
     let status = restStatus(method, route, answer.status, c)
+    if (scopedRefusal(route, req.headers.authorization, status, c)) status = 403
     if (status === 413 && c.on.has('body-overflow-400') && ['POST', 'PUT', 'PATCH'].includes(method) && !/\/attachments$/.test(route)) status = 400
     const headers = { ...answer.headers }
     for (const h of HOP_BY_HOP) delete headers[h]
@@ -129,6 +133,7 @@ export async function startVariantProxy(options: VariantProxyOptions = {}): Prom
     get baseUrl() { return `${origin}${basePath()}` },
     hookUrl,
     setUpstream(next: string) { upstream = new URL(next) },
+    setScopedTokens(tokens: Iterable<string>) { c.scopedTokens = new Set(tokens) },
     close: () => new Promise<void>((resolve) => {
       for (const ws of wss.clients) ws.terminate()
       server.close(() => resolve())

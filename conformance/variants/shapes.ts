@@ -10,6 +10,18 @@ import type { VariationName } from './variations.ts'
 export interface ShapeContext {
   on: Set<VariationName>
   numbering: EventNumbering
+  /** Bearer tokens of principals carrying a scope (for `scoped-refusal-403`). */
+  scopedTokens: Set<string>
+}
+
+/** Routes a scoped principal is refused (authentication.4). */
+const OPERATOR_ROUTES = /^\/(fs\/|sdk-sessions$|queue$|queue\/ws$)/
+
+/** Whether an answer is the refusal of a scoped principal on an operator route, to be answered 403. */
+export function scopedRefusal(route: string, authorization: unknown, status: number, c: ShapeContext): boolean {
+  if (!c.on.has('scoped-refusal-403') || status !== 404 || !OPERATOR_ROUTES.test(route)) return false
+  const token = typeof authorization === 'string' && authorization.startsWith('Bearer ') ? authorization.slice(7).trim() : ''
+  return c.scopedTokens.has(token)
 }
 
 type Json = Record<string, any>
@@ -37,6 +49,7 @@ export function sessionEvent(sessionId: string, engine: unknown, event: unknown,
     if (typeof event.seq === 'number') event = { ...event, seq: c.numbering.map(sessionId, event.seq) }
   }
   const out: Json = toolBlocks({ ...(event as Json) }, c)
+  if (c.on.has('execution-output-wrapped') && out.type === 'execution_result' && 'output' in out) out.output = { type: 'json', value: out.output }
   if (c.on.has('event-fields-omitted') && (out.type === 'user_message' || out.type === 'assistant_message')) {
     if (out.parentToolUseId === null) delete out.parentToolUseId
     delete out.uuid

@@ -37,7 +37,7 @@ const HANDOVER: Reshape = {
   drop: ['content'],
 }
 
-export interface ToolShapeOptions { reshape: boolean; handover: boolean }
+export interface ToolShapeOptions { reshape: boolean; handover: boolean; wrapResults?: boolean }
 
 function reshapeOf(name: string, o: ToolShapeOptions): Reshape | undefined {
   if (name === 'deliver_file' && o.handover) return HANDOVER

@@ -18,10 +18,10 @@ export interface VariantTarget extends SelfTarget {
 export async function startVariantTarget(options: SelfTargetOptions & { variations?: Iterable<VariationName> } = {}): Promise<VariantTarget> {
   const on = new Set(options.variations ?? ALL_VARIATIONS)
   const proxy = await startVariantProxy({ variations: on })
+  const tools = { reshape: on.has('tool-schemas-reshaped'), handover: on.has('deliver-file-handover'), wrapResults: on.has('tool-results-wrapped') }
   // The tool variations live between the gateway and its model: the fake model runs here, behind the reshaping layer.
-  const shapes = { reshape: on.has('tool-schemas-reshaped'), handover: on.has('deliver-file-handover') }
-  const model = shapes.reshape || shapes.handover ? await startFakeModelServer({ host: '127.0.0.1', port: 0 }) : undefined
-  const layer = model ? await startModelProxy(model.baseURL, shapes) : undefined
+  const model = tools.reshape || tools.handover || tools.wrapResults ? await startFakeModelServer({ host: '127.0.0.1', port: 0 }) : undefined
+  const layer = model ? await startModelProxy(model.baseURL, tools) : undefined
   const closeModel = async () => {
     await layer?.close()
     await model?.close()
@@ -35,6 +35,8 @@ export async function startVariantTarget(options: SelfTargetOptions & { variatio
     throw err
   }
   proxy.setUpstream(target.manifest.baseUrl)
+  const tokens = target.manifest.tokens as Record<string, string | undefined>
+  proxy.setScopedTokens([tokens.tenantA, tokens.tenantB].filter((t): t is string => typeof t === 'string'))
   return {
     ...target,
     proxy,

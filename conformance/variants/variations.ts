@@ -65,6 +65,24 @@ export const VARIATIONS = [
     does: 'A JSON body over `maxBodyBytes` is answered 400 instead of 413 (attachment uploads keep their stated 413).',
   },
   {
+    name: 'scoped-refusal-403',
+    clause: 'authentication.4',
+    allows: '"A principal carrying a scope is refused `/fs/*`, `/sdk-sessions`, `/queue`, `/queue/ws`. The status code of that refusal: not shown."',
+    does: 'Those refusals (404 from our gateway) are answered 403, on REST and on the `/queue/ws` upgrade. The proxy knows the scoped principals by their tokens (`scopedTokens`).',
+  },
+  {
+    name: 'execution-output-wrapped',
+    clause: 'events.14, other-shapes.6',
+    allows: '`execution_result`: "Correlated by `executionId`" (no output layout is given; "Example output shape is a typed value object" is an example).',
+    does: '`execution_result.output` is wrapped as `{type: \'json\', value: <output>}` (as protocol 7 records a bridged output).',
+  },
+  {
+    name: 'tool-results-wrapped',
+    clause: 'errors.13, events.14',
+    allows: 'A result or failure "is returned to the agent as tool output"; the layout of that output is not shown.',
+    does: 'Between the gateway and the model: every tool result the model reads is a JSON object `{"output": "<the gateway\'s text>"}`.',
+  },
+  {
     name: 'tool-schemas-reshaped',
     clause: 'embedding-rules.6, peers.1, events.16',
     allows: 'The spec names the tools `eval_script` and `peers_list`, `peers_peek`, `peers_send` but none of their arguments, and no host-defined or MCP tool ("Human labels keyed by wire tool name": the wire name is the engine\'s).',

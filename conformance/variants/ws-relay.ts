@@ -8,7 +8,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import WebSocket, { WebSocketServer } from 'ws'
 import { parseAfterSeq } from './event-numbering.ts'
-import { jobEvent, sessionEvent, sessionInfo, toolFrame, type ShapeContext } from './shapes.ts'
+import { jobEvent, scopedRefusal, sessionEvent, sessionInfo, toolFrame, type ShapeContext } from './shapes.ts'
 
 /** Headers a client's upgrade carries that the gateway may read (credentials, CORS-exempt origin). */
 const FORWARDED = ['authorization', 'cookie', 'origin', 'sec-fetch-site', 'user-agent']
@@ -86,7 +86,7 @@ export function relayUpgrade(c: ShapeContext, wss: WebSocketServer, upstreamBase
     res.on('data', (chunk: Buffer) => chunks.push(chunk))
     res.on('end', () => {
       const body = Buffer.concat(chunks)
-      const status = res.statusCode ?? 502
+      const status = scopedRefusal(route, req.headers.authorization, res.statusCode ?? 502, c) ? 403 : res.statusCode ?? 502
       const type = res.headers['content-type'] ? `content-type: ${res.headers['content-type']}\r\n` : ''
       socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${type}content-length: ${body.length}\r\nconnection: close\r\n\r\n`), body]))
     })
