@@ -218,7 +218,7 @@ export const cliPrimaryCases: Case[] = [
       // authentication.4: refused to a scoped principal; "the status code of that refusal: not shown" (protocol 7: 404).
       const scoped = await ctx.http('GET', `/sdk-sessions?profile=${profile}`, { as: 'tenantA' })
       ctx.check('authentication.4', scoped.status >= 400, '/sdk-sessions refused to a scoped principal', `HTTP ${scoped.status}`)
-      ctx.noteNonStrict(scoped.status === 404, `/sdk-sessions refused to a scoped principal with ${scoped.status} (protocol 7: 404)`)
+      ctx.observe(scoped.status === 404, `/sdk-sessions refused to a scoped principal with ${scoped.status} (protocol 7: 404; authentication.4: not shown)`)
       const resumed = await primary(ctx, { resume: init.sdkSessionId })
       const replayed = await resumed.ws.waitForEvent('assistant_message', ctx.deadlineMs, (e) => e.replay === true)
       ctx.check('events.10', JSON.stringify(replayed.message).includes(word), 'the resumed history arrives flagged replay: true', replayed)

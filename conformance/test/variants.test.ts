@@ -71,6 +71,13 @@ describe('the kit through the variation proxy, every variation on', () => {
     expect(wire).toMatch(/"name":"peers_send","input":\{"recipient":/)
     expect(wire).toMatch(/"name":"deliver_file","input":\{"file_path":"[^"]+"\}/)
     expect(wire).not.toMatch(/"name":"mcp__/)
+    // Tool results the model read as {"output": …} (echoed into its text), execution outputs wrapped.
+    expect(wire).toContain('{\\"output\\":')
+    expect(wire).toContain('"output":{"type":"json","value"')
+  })
+  it('shows the scope refusal took the other status', () => {
+    const observed = proxied.cases.flatMap((c) => c.observations ?? []).join('\n')
+    expect(observed).toMatch(/refused to a scoped principal with 403/)
   })
 })
 
