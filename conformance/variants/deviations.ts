@@ -30,8 +30,28 @@ export const NOT_DEVIATIONS: Record<string, string> = {
   'fs-outside-roots-403': 'a path outside hostFiles.roots answered 403 instead of 404: the spec fixes no status for it (the kit accepts any 4xx and observes protocol 7\'s 404; engine-session-stores-and-host-files, issue 20)',
 }
 
-/** Every curated mutant that is a deviation: not listed as equivalent by the mutation runner, nor above. */
-export const DEVIATIONS: Mutant[] = CURATED.filter((m) => !(EQUIVALENT as readonly string[]).includes(m.id) && !(m.id in NOT_DEVIATIONS))
+const one = (id: string, rule: string, file: string, find: string, replace: string, filters: string[]): Mutant => ({ id, rule, edits: [{ file, find, replace }], filters })
+
+/**
+ * Deviations in exactly what the proxy rewrites (a field it omits, a status name it renames, the
+ * seq it renumbers, the tools it reshapes, the output it wraps): the rewrite must carry the
+ * fault through, never mend it.
+ */
+export const PROXY_DEVIATIONS: Mutant[] = [
+  one('bypass-reported-while-disabled', 'server-configuration.16 canBypassPermissions false while bypassPermissions is disabled', 'gateway/server/create-request.ts',
+    'if (disabled) return false // and allowDangerouslySkipPermissions is stripped (server-configuration)', 'if (disabled) return true', ['create-bypass-disabled-403']),
+  one('job-success-failed', 'job-status.8 a successful first turn ends the job in a terminal status other than failed', 'gateway/queue/job-queue.ts',
+    ": event.isError ? 'failed' : 'succeeded'", ": 'failed'", ['jobs-lifecycle-and-webhook-order']),
+  one('seq-from-two', 'event-and-command-envelope.1 seq starts at 1', 'gateway/sessions/session-core.ts',
+    'this.log = new EventLog(restore?.events ?? [], restore?.seq ?? 0)', 'this.log = new EventLog(restore?.events ?? [], restore?.seq ?? 1)', ['ws-seq-and-ts']),
+  one('file-delivered-elsewhere', 'events.17 file_delivered names the path the file is fetched under', 'gateway/engines/provider/grant-tools.ts',
+    "env.emit({ type: 'file_delivered', path, bytes: bytes.byteLength, mediaType: mediaTypeOf(path) })", "env.emit({ type: 'file_delivered', path: `${path}.moved`, bytes: bytes.byteLength, mediaType: mediaTypeOf(path) })", ['scratch-files']),
+  one('execution-result-uncorrelated', 'events.14 execution_result correlated by executionId', 'gateway/engines/provider/runner.ts',
+    "this.#core.emit({ type: 'execution_result', executionId: call.executionId,", "this.#core.emit({ type: 'execution_result', executionId: `${call.executionId}-other`,", ['compat-execution-events']),
+]
+
+/** Every curated mutant that is a deviation (not listed as equivalent by the mutation runner, nor above), and the proxy's own. */
+export const DEVIATIONS: Mutant[] = [...CURATED.filter((m) => !(EQUIVALENT as readonly string[]).includes(m.id) && !(m.id in NOT_DEVIATIONS)), ...PROXY_DEVIATIONS]
 
 export interface DeviationOutcome {
   id: string
