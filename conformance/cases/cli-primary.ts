@@ -82,7 +82,10 @@ export const cliPrimaryCases: Case[] = [
       ws.send({ type: 'user_message', text: 'scenario:crash' })
       await ws.waitForEvent('session_error', ctx.deadlineMs)
       await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'failed')
-      await ws.waitForEvent('session_closed', ctx.deadlineMs, (e) => e.reason === 'error')
+      // events.21 names only 'client' among the reasons ("Other reason values: not shown").
+      const closed = await ws.waitForEvent('session_closed', ctx.deadlineMs)
+      ctx.check('events.21', typeof closed.reason === 'string', 'session_closed with a reason', closed)
+      ctx.observe(closed.reason === 'error', `session_closed after the engine died has reason ${JSON.stringify(closed.reason)}, not 'error' (protocol 7's reasons: client, server, error)`)
       const other = await primary(ctx, { prompt: 'are you there?' })
       const result = await other.ws.waitForEvent('turn_result', ctx.deadlineMs)
       ctx.check('events.21', result.isError === false, 'another session still completes a turn', result)

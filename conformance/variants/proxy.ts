@@ -9,7 +9,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer } from 'ws'
 import { EventNumbering } from './event-numbering.ts'
-import { jobEvent, notification, restBody, restStatus, scopedRefusal, type ShapeContext } from './shapes.ts'
+import { jobEvent, notification, protocolStatus, restBody, restStatus, scopedRefusal, type ShapeContext } from './shapes.ts'
 import { ALL_VARIATIONS, type VariationName } from './variations.ts'
 import { relayUpgrade } from './ws-relay.ts'
 
@@ -102,6 +102,7 @@ export async function startVariantProxy(options: VariantProxyOptions = {}): Prom
     const answer = await forward(new URL(`${url.pathname}${url.search}`, upstream.origin), method, req.headers, body)
     let status = restStatus(method, route, answer.status, c)
     if (scopedRefusal(route, req.headers.authorization, status, c)) status = 403
+    status = protocolStatus(method, req.headers['access-control-request-method'] !== undefined, status, c)
     if (status === 413 && c.on.has('body-overflow-400') && ['POST', 'PUT', 'PATCH'].includes(method) && !/\/attachments$/.test(route)) status = 400
     const headers = { ...answer.headers }
     for (const h of HOP_BY_HOP) delete headers[h]

@@ -49,6 +49,7 @@ export function sessionEvent(sessionId: string, engine: unknown, event: unknown,
     if (typeof event.seq === 'number') event = { ...event, seq: c.numbering.map(sessionId, event.seq) }
   }
   const out: Json = toolBlocks({ ...(event as Json) }, c)
+  if (c.on.has('close-reason-renamed') && out.type === 'session_closed' && typeof out.reason === 'string' && out.reason !== 'client') out.reason = 'removed'
   if (c.on.has('execution-output-wrapped') && out.type === 'execution_result' && 'output' in out) out.output = { type: 'json', value: out.output }
   if (c.on.has('event-fields-omitted') && (out.type === 'user_message' || out.type === 'assistant_message')) {
     if (out.parentToolUseId === null) delete out.parentToolUseId
@@ -102,6 +103,7 @@ export function notification(body: unknown, c: ShapeContext): unknown {
   const out: Json = { ...body }
   if ('session' in out) out.session = sessionInfo(out.session, c)
   if (c.on.has('provider-events-dropped') && typeof out.seq === 'number') out.seq = c.numbering.map(out.sessionId, out.seq)
+  if (c.on.has('close-reason-renamed') && out.type === 'session_closed' && typeof out.reason === 'string' && out.reason !== 'client') out.reason = 'removed'
   return out
 }
 
@@ -126,5 +128,12 @@ export function restStatus(method: string, route: string, status: number, c: Sha
   if (method === 'POST' && status === 201 && (route === '/jobs' || /^\/sessions\/[^/]+\/attachments$/.test(route))) return 200
   if (method === 'POST' && status === 200 && route === '/profiles') return 201
   if (method === 'DELETE' && status === 200 && /^\/sessions\/[^/]+$/.test(route)) return 204
+  return status
+}
+
+/** Statuses of answers the route tables give none for: a preflight, a method a route lacks. */
+export function protocolStatus(method: string, preflight: boolean, status: number, c: ShapeContext): number {
+  if (c.on.has('preflight-200') && method === 'OPTIONS' && preflight && status === 204) return 200
+  if (c.on.has('wrong-method-404') && status === 405) return 404
   return status
 }

@@ -65,6 +65,24 @@ export const VARIATIONS = [
     does: 'A JSON body over `maxBodyBytes` is answered 400 instead of 413 (attachment uploads keep their stated 413).',
   },
   {
+    name: 'preflight-200',
+    clause: 'authentication.7',
+    allows: '"Preflights are answered before authentication." (no status is given).',
+    does: 'An allowed CORS preflight is answered 200 instead of 204.',
+  },
+  {
+    name: 'wrong-method-404',
+    clause: 'sessions.1, errors.1',
+    allows: 'The route tables list the methods each path has; no status is given for a method a path lacks.',
+    does: 'A 405 (a method the route lacks) is answered 404.',
+  },
+  {
+    name: 'close-reason-renamed',
+    clause: 'events.21',
+    allows: '`session_closed` "carries a `reason`, of which `\'client\'` is one value. Other reason values: not shown."',
+    does: 'Every `session_closed` reason other than `client` is `removed` (events and notifications).',
+  },
+  {
     name: 'scoped-refusal-403',
     clause: 'authentication.4',
     allows: '"A principal carrying a scope is refused `/fs/*`, `/sdk-sessions`, `/queue`, `/queue/ws`. The status code of that refusal: not shown."',
