@@ -8,6 +8,8 @@ import { Unsupported, type Case } from '../types.ts'
 
 /** The base retry delay the retry case asks for: long enough that doubling stands out from jitter. */
 const RETRY_BASE_MS = 250
+/** The run limit the watchdog case asks for: long enough that a run failed at once is told apart. */
+const MAX_DURATION_MS = 300
 
 const ORDER = /^(S(P|KR)*K?Y)*(S(P|KR)*K?)?C$/
 const LETTER: Record<string, string> = { job_started: 'S', job_progress: 'P', job_parked: 'K', job_resumed: 'R', job_retrying: 'Y', job_completed: 'C', job_submitted: 'U' }
@@ -87,12 +89,10 @@ export const jobCases: Case[] = [
     id: 'jobs-retention-prunes', title: 'a terminal job older than retention.maxAgeMs is pruned', section: 'queue-options',
     clauses: ['job-status.13', 'queue-options.7', 'server-configuration.25'], requires: ['provider', 'queue', 'retention', 'timer:retentionMaxAgeMs'],
     async run(ctx) {
+      const submitted = Date.now()
       const job = await submit(ctx, { session: { prompt: 'scenario:hello' } })
       await waitForJob(ctx, job.id, terminal, 'a terminal status')
-      // Not pruned before maxAgeMs: just after it ended the job is still there (checked when the age
-      // is long enough, 1 s or more, that one poll and one request cannot span it).
       const maxAge = Number(ctx.manifest.timers?.retentionMaxAgeMs)
-      if (maxAge >= 1000) ctx.status('job-status.13', await ctx.http('GET', `/jobs/${job.id}`), 200)
       const deadline = Date.now() + maxAge + ctx.deadlineMs
       let status = 200
       while (Date.now() < deadline && status === 200) {
@@ -100,6 +100,10 @@ export const jobCases: Case[] = [
         if (status === 200) await new Promise((r) => setTimeout(r, 100))
       }
       ctx.equal('job-status.13', status, 404, 'GET of the job after retention.maxAgeMs')
+      // Not pruned before maxAgeMs, exactly: the job ended after the kit submitted it, so its first
+      // 404 cannot come sooner than maxAgeMs after the submission (the kit's one clock, no slack).
+      const gone = Date.now() - submitted
+      ctx.check('job-status.13', gone >= maxAge, `pruned no sooner than retention.maxAgeMs (${maxAge} ms) after it ended`, `gone ${gone} ms after it was submitted`)
       const listed = (await ctx.http('GET', '/jobs')).json?.jobs ?? []
       ctx.check('queue-options.7', !listed.some((j: any) => j.id === job.id), 'the pruned job is gone from the list', listed.length)
     },
@@ -108,9 +112,9 @@ export const jobCases: Case[] = [
     id: 'jobs-parked-cap', title: 'a job parked longer than maxParkedDurationMs fails', section: 'queue-options',
     clauses: ['job-status.11', 'queue-options.5'], requires: ['provider', 'queue', 'parking', 'timer:maxParkedDurationMs'],
     async run(ctx) {
+      const submitted = Date.now()
       const job = await submit(ctx, { session: { prompt: 'scenario:deferred' } })
       await waitForJob(ctx, job.id, (j) => j.status === 'parked', 'parked')
-      const seenParked = Date.now()
       const cap = Number(ctx.manifest.timers?.maxParkedDurationMs)
       const deadline = Date.now() + cap + ctx.deadlineMs
       let current: any
@@ -120,10 +124,10 @@ export const jobCases: Case[] = [
         await new Promise((r) => setTimeout(r, 50))
       }
       ctx.equal('job-status.11', current?.status, 'failed', `status after ${cap} ms parked`)
-      // Not failed before the cap: the kit first saw the job parked after it parked, so the span it
-      // measured is at most the true one plus that lateness, tolerated up to half the cap.
-      const spanned = Date.now() - seenParked
-      ctx.check('job-status.11', spanned >= cap / 2, `parked at least maxParkedDurationMs ${cap} ms before failing (less half of it for the kit's first look)`, `failed ${spanned} ms after the kit saw it parked`)
+      // Not failed before the cap, exactly: the job parked after the kit submitted it, so its failure
+      // cannot be seen sooner than the cap after the submission (the kit's one clock, no slack).
+      const spanned = Date.now() - submitted
+      ctx.check('job-status.11', spanned >= cap, `parked maxParkedDurationMs (${cap} ms) before failing`, `failed ${spanned} ms after it was submitted`)
     },
   },
   {
@@ -220,9 +224,13 @@ export const jobCases: Case[] = [
     id: 'jobs-duration-watchdog', title: 'a run over maxDurationMs is interrupted and force-finalized', section: 'job-status',
     clauses: ['job-status.10', 'queue-options.4', 'queue-options.6', 'limits.11'], requires: ['provider', 'queue'],
     async run(ctx) {
-      const job = await submit(ctx, { session: { prompt: 'scenario:hang' }, maxDurationMs: 100 })
+      const submitted = Date.now()
+      const job = await submit(ctx, { session: { prompt: 'scenario:hang' }, maxDurationMs: MAX_DURATION_MS })
       const done = await waitForJob(ctx, job.id, terminal, 'a terminal status')
       ctx.equal('job-status.10', done.status, 'failed', 'status after the watchdog')
+      // Not before maxDurationMs, exactly: the run started after the submission (the kit's one clock).
+      const spanned = Date.now() - submitted
+      ctx.check('job-status.10', spanned >= MAX_DURATION_MS, `failed no sooner than maxDurationMs (${MAX_DURATION_MS} ms) into the run`, `failed ${spanned} ms after it was submitted`)
     },
   },
   {

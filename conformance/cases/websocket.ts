@@ -12,8 +12,11 @@ export const websocketCases: Case[] = [
       const first = await ws.waitFor(() => true, ctx.deadlineMs, 'the first frame')
       ctx.equal('websocket-framing.1', first.type, 'attached', 'the first frame\'s type')
       ctx.equal('versioning.1', first.protocolVersion, PROTOCOL_VERSION, 'protocolVersion')
-      ctx.equal('websocket-framing.1', first.session?.id, s.id, 'attached.session.id')
-      ctx.equal('websocket-framing.1', first.replayingFrom, 0, 'replayingFrom')
+      // websocket-framing.1 names the SessionInfo snapshot but not its key (protocol 7: `session`),
+      // and `replayingFrom` without its value (protocol 7 echoes afterSeq: a note).
+      ctx.check('websocket-framing.1', Object.values(first).some((v: any) => v?.id === s.id), 'attached carrying the SessionInfo snapshot', first)
+      ctx.check('websocket-framing.1', 'replayingFrom' in first, 'attached.replayingFrom', Object.keys(first))
+      ctx.noteNonStrict(first.replayingFrom === 0, `replayingFrom ${JSON.stringify(first.replayingFrom)} for afterSeq 0 (protocol 7 echoes afterSeq; the value is not stated)`)
     },
   },
   {
@@ -110,8 +113,10 @@ export const websocketCases: Case[] = [
       ws.send({ type: 'user_message', text: 'scenario:hang' })
       await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'running')
       ws.send({ type: 'interrupt' })
+      // The hanging turn ends only by the interrupt: its turn_result is the observable (the spec
+      // does not say how an interrupted turn's turn_result reads, so isError is not compared).
       const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
-      ctx.equal('commands.3', result.isError, true, 'turn_result.isError of an interrupted turn')
+      ctx.check('commands.3', typeof result.seq === 'number', 'the interrupted turn ends with a turn_result', result)
     },
   },
   {
@@ -124,7 +129,9 @@ export const websocketCases: Case[] = [
       const other = models!.find((m) => m !== session.model) ?? models![1]
       ws.send({ type: 'set_model', model: other })
       ctx.equal('events.5', (await ws.waitForEvent('model_changed', ctx.deadlineMs)).model, other, 'model_changed.model')
-      ctx.equal('commands.5', (await ctx.http('GET', `/sessions/${session.id}`)).json.session.model, other, 'SessionInfo.model')
+      // SessionInfo.model is listed, not required (session.1): compared when present.
+      const info = (await ctx.http('GET', `/sessions/${session.id}`)).json.session
+      if ('model' in info) ctx.equal('commands.5', info.model, other, 'SessionInfo.model')
       ws.send({ type: 'set_model' })
       const reset = await ws.waitForEvent('model_changed', ctx.deadlineMs, (e) => e.model !== other)
       ctx.check('events.5', reset.model === undefined || models!.includes(reset.model), 'model_changed back to the default', reset)
@@ -136,7 +143,9 @@ export const websocketCases: Case[] = [
     async run(ctx) {
       const { ws } = await ctx.idleSession()
       ws.send({ type: 'set_permission_mode', mode: 'dontAsk' })
-      ctx.equal('events.6', (await ws.waitForEvent('permission_mode_changed', ctx.deadlineMs)).mode, 'dontAsk', 'permission_mode_changed.mode')
+      // events.6 names no field for the new mode: the event names it somewhere.
+      const changed = await ws.waitForEvent('permission_mode_changed', ctx.deadlineMs)
+      ctx.check('events.6', JSON.stringify(changed).includes('"dontAsk"'), 'permission_mode_changed naming dontAsk', changed)
       ws.send({ type: 'set_permission_mode', mode: 'acceptEdits' })
       await ws.waitFor((f) => f.type === 'protocol_error', ctx.deadlineMs, 'a protocol_error for a mode outside the record')
     },

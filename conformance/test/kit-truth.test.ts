@@ -80,7 +80,6 @@ describe('layouts the spec leaves open', () => {
 
 /** A stub gateway: REST answers from `routes`, session WebSockets from `onAttach`. */
 function stub(routes: (method: string, path: string) => { status: number; body: unknown } | undefined, onAttach?: (send: (frame: unknown) => void, commands: unknown[]) => void) {
-  const commands: any[] = []
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x')
     req.resume()
@@ -92,11 +91,13 @@ function stub(routes: (method: string, path: string) => { status: number; body: 
   })
   const wss = new WebSocketServer({ server })
   wss.on('connection', (ws) => {
+    // Each socket its own command queue, as each attach is its own session.
+    const commands: unknown[] = []
     const send = (frame: unknown) => ws.send(JSON.stringify(frame))
     ws.on('message', (data) => commands.push(JSON.parse(data.toString())))
     onAttach?.(send, commands)
   })
-  return { server, wss, commands }
+  return { server, wss }
 }
 
 let open: Array<{ server: Server; wss: WebSocketServer }> = []
@@ -146,5 +147,33 @@ describe('cases against targets that take the other legal choice', () => {
     const [result] = await runCases({ manifest, cases: [caseById('ws-activity-count-monotonic')], concurrency: 1, timeoutMs: 2000, seed: 1, repeat: 1 })
     expect(result.outcome, result.message).toBe('pass')
     expect(result.wireLog.filter((w) => w.kind === 'ws-out').map((w) => w.body ?? w.summary).join('\n')).not.toContain('clear_context')
+  })
+
+  it('provider-mcp-identity runs and passes against a target that emits no system_init (its tool is bound by the fake model, not found in system_init)', async () => {
+    let seq = 0
+    let n = 0
+    const target = stub((method, path) => {
+      if (method === 'POST' && path === '/v1/sessions') return n < 2 ? { status: 201, body: { session: { id: `s${++n}`, status: 'idle', profile: 'mcp' } } } : { status: 500, body: { error: 'mcp server did not connect' } }
+      if (method === 'GET' && /\/v1\/sessions\/s\d\/mcp$/.test(path)) return { status: 200, body: { servers: [{ name: 'fake', status: 'connected' }] } }
+      if (method === 'DELETE') return { status: 200, body: {} }
+      return undefined
+    }, (send, commands) => {
+      const caller = `c${Math.floor(Math.random() * 1e6)}`
+      const event = (e: Record<string, unknown>) => send({ type: 'event', event: { ...e, seq: ++seq, ts: Date.now() } })
+      send({ type: 'attached', protocolVersion: 7, session: { id: 'sX', status: 'idle' }, replayingFrom: 0 })
+      event({ type: 'status_changed', status: 'idle' })
+      const timer = setInterval(() => {
+        const command: any = commands.shift()
+        if (command?.type !== 'user_message') return
+        // What a target's MCP tool answers, as the fake MCP server does: the query and the caller.
+        const query = /"query":"(\w+)"/.exec(command.text)?.[1]
+        event({ type: 'turn_result', subtype: 'success', isError: false, durationMs: 1, result: `found ${query} for caller ${caller}` })
+      }, 5)
+      setTimeout(() => clearInterval(timer), 3000)
+    })
+    const manifest = await manifestFor(target, { profiles: { provider: 'p', providerMcp: 'mcp', providerMcpBroken: 'broken' }, features: ['provider', 'mcp'] })
+    const [result] = await runCases({ manifest, cases: [caseById('provider-mcp-identity')], concurrency: 1, timeoutMs: 2000, seed: 1, repeat: 1 })
+    expect(`${result.outcome}: ${result.message ?? ''}`).toMatch(/^(pass|non-strict)/)
+    expect(result.wireLog.some((w) => w.kind === 'ws-out' && (w.body ?? w.summary).includes('lookup'))).toBe(true)
   })
 })
