@@ -4,6 +4,7 @@
  * variation on. The kit must still fail each one, so the proxy's legal variations never teach
  * the kit to accept a broken gateway. Only the cases a mutant's `filters` name are run.
  */
+import { readFileSync } from 'node:fs'
 import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -52,6 +53,15 @@ export const PROXY_DEVIATIONS: Mutant[] = [
 
 /** Every curated mutant that is a deviation (not listed as equivalent by the mutation runner, nor above), and the proxy's own. */
 export const DEVIATIONS: Mutant[] = [...CURATED.filter((m) => !(EQUIVALENT as readonly string[]).includes(m.id) && !(m.id in NOT_DEVIATIONS)), ...PROXY_DEVIATIONS]
+
+/** Why a deviation cannot be applied to this checkout's gateway/ (its text moved), or undefined. */
+export function staleness(mutant: Mutant): string | undefined {
+  for (const edit of mutant.edits) {
+    const count = readFileSync(join(ROOT, edit.file), 'utf8').split(edit.find).length - 1
+    if (count !== 1) return `${edit.file}: the text to mutate occurs ${count} times`
+  }
+  return undefined
+}
 
 export interface DeviationOutcome {
   id: string
