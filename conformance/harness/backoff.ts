@@ -49,3 +49,24 @@ export function exponentialProblem(waits: number[], base: number): string | unde
   }
   return undefined
 }
+
+/**
+ * Judges a noisy timing in up to `rounds` fresh measurements, passing at the first round the judge
+ * accepts. A wait measured at the kit carries both processes' scheduling delays, which a loaded
+ * machine can stretch past any tolerance drawn from the timer (seen: a 150 ms base arriving
+ * 192 ms late); a conforming target then still passes a later round, while a target whose delays
+ * do not grow fails every round (its waits differ only by jitter, which would have to favour it by
+ * half the base each time). Returns the problem of the last round when none passed, with every
+ * round's waits.
+ */
+export async function judgeInRounds(rounds: number, measure: (round: number) => Promise<number[]>, judge: (waits: number[]) => string | undefined): Promise<string | undefined> {
+  const tried: number[][] = []
+  let problem: string | undefined
+  for (let round = 0; round < rounds; round++) {
+    const waits = await measure(round)
+    tried.push(waits.map(Math.round))
+    problem = judge(waits)
+    if (problem === undefined) return undefined
+  }
+  return `${problem} (waits per round: ${JSON.stringify(tried)})`
+}

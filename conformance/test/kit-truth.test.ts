@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocketServer } from 'ws'
 import { ALL_CASES } from '../cases/index.ts'
-import { doublingProblem, exponentialProblem, waitsBetween } from '../harness/backoff.ts'
+import { doublingProblem, exponentialProblem, judgeInRounds, waitsBetween } from '../harness/backoff.ts'
 import { CaseContext } from '../harness/context.ts'
 import type { HttpAnswer } from '../harness/http-client.ts'
 import { jobEventJobId, jobEventMentions, jobEventType } from '../harness/job-event.ts'
@@ -32,6 +32,16 @@ describe('retry waits, judged exactly with jitter tolerance (job-status.7, limit
     expect(doublingProblem([5, 6], 250)).toMatch(/under its due 250 ms/)
     expect(doublingProblem([250, 750], 250)).toMatch(/exceeds wait 1 by 500 ms/)
     expect(doublingProblem([500, 1000], 250)).toMatch(/exceeds wait 1 by 500 ms/)
+  })
+
+  it('judges a noisy timing in rounds: a conforming target stretched by load passes a later round, a constant delay fails them all', async () => {
+    // Seen under a full npm test: a 150 ms base whose first retry arrived 192 ms late.
+    const stretched = [[342, 307], [150, 300]]
+    expect(await judgeInRounds(3, async (round) => stretched[round], (w) => exponentialProblem(w, 150))).toBeUndefined()
+    let rounds = 0
+    const constant = await judgeInRounds(3, async () => { rounds++; return [150, 160] }, (w) => exponentialProblem(w, 150))
+    expect(rounds).toBe(3)
+    expect(constant).toMatch(/not exponential \(waits per round: \[\[150,160\],\[150,160\],\[150,160\]\]\)$/)
   })
 
   it('calls growth from the base exponential and a constant delay not', () => {
