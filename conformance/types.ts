@@ -60,6 +60,8 @@ export interface CaseResult {
   repeats?: Outcome[]
   /** Listed in the baseline as a known failure. */
   baselined?: string
+  /** Open choices the target took otherwise than protocol 7 (CaseContext.observe); never an outcome. */
+  observations?: string[]
 }
 
 export interface Summary {

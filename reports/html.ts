@@ -84,7 +84,7 @@ function wireTable(entries: WireEntry[]): string {
 function caseRow(c: CaseResult): string {
   const label = c.baselined ? `${c.outcome} (baselined)` : c.outcome
   const search = `${c.id} ${c.title} ${c.clauses.join(' ')} ${c.section}`.toLowerCase()
-  return `<tr data-outcome="${c.outcome}" data-search="${esc(search)}"><td><span class="badge ${c.outcome}">${esc(label)}</span></td><td>${FAILING.has(c.outcome) && !c.baselined ? `<a href="#case-${esc(c.id)}">${esc(c.id)}</a>` : esc(c.id)}</td><td>${esc(c.title)}${c.message ? `<div class="muted">${esc(c.message)}</div>` : ''}</td><td>${esc(c.clauses.join(', '))}</td><td>${c.durationMs}</td></tr>`
+  return `<tr data-outcome="${c.outcome}" data-search="${esc(search)}"><td><span class="badge ${c.outcome}">${esc(label)}</span></td><td>${FAILING.has(c.outcome) && !c.baselined ? `<a href="#case-${esc(c.id)}">${esc(c.id)}</a>` : esc(c.id)}</td><td>${esc(c.title)}${c.message ? `<div class="muted">${esc(c.message)}</div>` : ''}${c.observations?.length ? `<div class="muted">observed (open in the spec, not an outcome): ${esc(c.observations.join('; '))}</div>` : ''}</td><td>${esc(c.clauses.join(', '))}</td><td>${c.durationMs}</td></tr>`
 }
 
 function bar(satisfied: number, failing: number, unsupported: number, total: number): string {

@@ -127,7 +127,7 @@ export const authenticationCases: Case[] = [
       const ok = await ctx.http('OPTIONS', '/sessions', { as: 'none', headers: { origin, 'access-control-request-method': 'POST' } })
       ctx.check('authentication.7', ok.status >= 200 && ok.status < 300, 'a 2xx preflight without credentials', ok.status)
       ctx.check('authentication.7', ok.headers['access-control-allow-credentials'] === undefined, 'no Access-Control-Allow-Credentials', ok.headers)
-      ctx.nonStrict(ok.status === 204, `protocol 7 answers a preflight with 204; got ${ok.status}`)
+      ctx.observe(ok.status === 204, `a preflight answered ${ok.status}; protocol 7 answers 204 (authentication.7 gives no status)`)
       const denied = await ctx.http('OPTIONS', '/sessions', { as: 'none', headers: { origin: 'http://not-allowed.example', 'access-control-request-method': 'POST' } })
       ctx.check('authentication.7', denied.headers['access-control-allow-origin'] === undefined, 'no allow-origin for an origin outside the list', denied.headers)
       ctx.nonStrict(denied.status === 403, `protocol 7 answers a disallowed preflight with 403; got ${denied.status}`)

@@ -146,7 +146,10 @@ export const cliSecondaryCases: Case[] = [
       ws.send({ type: 'user_message', text: 'scenario:crash' })
       await ws.waitForEvent('session_error', ctx.deadlineMs)
       await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'failed')
-      await ws.waitForEvent('session_closed', ctx.deadlineMs, (e) => e.reason === 'error')
+      // events.21 names only 'client' among the reasons ("Other reason values: not shown").
+      const closed = await ws.waitForEvent('session_closed', ctx.deadlineMs)
+      ctx.check('events.21', typeof closed.reason === 'string', 'session_closed with a reason', closed)
+      ctx.observe(closed.reason === 'error', `session_closed after the engine died has reason ${JSON.stringify(closed.reason)}, not 'error' (protocol 7's reasons: client, server, error)`)
       const other = await secondary(ctx, { prompt: 'are you there?' })
       ctx.check('events.21', (await other.ws.waitForEvent('turn_result', ctx.deadlineMs)).isError === false, 'another session still completes a turn', 'an error')
     },
@@ -159,8 +162,8 @@ export const cliSecondaryCases: Case[] = [
       const upload = (body: string, type: string, name: string) => ctx.http('POST', `/sessions/${session.id}/attachments?name=${name}`, { raw: body, headers: { 'content-type': type } })
       ctx.errorStatus('errors.8', await upload('%PDF-1.4\n', 'application/pdf', 'a.pdf'), 415)
       const text = await upload('attached words', 'text/plain', 'a.txt')
-      ctx.status('engine-capability-record.1', text, 201)
-      ws.send({ type: 'user_message', text: 'read it', attachmentIds: [text.json?.attachment?.id] })
+      ctx.created('engine-capability-record.1', text, 201)
+      ws.send({ type: 'user_message', text: 'read it', attachmentIds: [(text.json?.attachment ?? text.json)?.id] })
       const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
       ctx.check('engine-capability-record.1', String(result.result).includes('attached words'), 'the text attachment reached the engine inlined', result.result)
     },

@@ -59,6 +59,11 @@ export const peerCases: Case[] = [
       c.ws.send({ type: 'user_message', text: scenario(...sends) })
       await c.ws.waitForEvent('turn_result', ctx.deadlineMs)
       await b.ws.waitFor(() => fromPeer(b.ws, c.session.id).length >= perMinute, ctx.deadlineMs, `${perMinute} messages from the third session`)
+      // An extra message would be queued behind b's turns (peers.1): a message of the kit's own,
+      // sent now, queues after every one c sent, so once its turn is over every arrival is in.
+      const marker = `after the burst ${Math.floor(ctx.random() * 1e9)}`
+      b.ws.send({ type: 'user_message', text: marker })
+      await b.ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => String(e.result).includes(marker))
       ctx.equal('limits.5', fromPeer(b.ws, c.session.id).length, perMinute, `messages delivered of ${perMinute + 1} sent within a minute`)
     },
   },
