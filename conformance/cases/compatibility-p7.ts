@@ -5,7 +5,7 @@
  * result route behind them. The spec leaves every one of these open (events.13-14,
  * websocket-framing.1), so a departure is `non-strict`, never `fail`; only a clause's own words
  * (a protocol_error for an answer, a broken replay) fail. The target's provider profile must offer
- * the bridged tool `client_eval`; its cli_primary profile must play the `permission` scenario.
+ * the bridged tool `client_eval`; its cli_primary profile must play the `permission-write` scenario.
  */
 import type { CaseContext } from '../harness/context.ts'
 import { openWs, WsRefused, type WsClient } from '../harness/ws-client.ts'
@@ -84,7 +84,8 @@ export const compatibilityP7Cases: Case[] = [
     clauses: ['events.13', 'other-shapes.2', 'commands.2'], requires: ['cli_primary'],
     async run(ctx) {
       const { ws } = await ctx.idleSession({ profile: ctx.profile('cli_primary'), cwd: ctx.manifest.cwdRoot })
-      ws.send({ type: 'user_message', text: 'scenario:permission' })
+      // A mutating command: a real CLI (manifest realEngines) runs a read-only one such as `echo` without asking.
+      ws.send({ type: 'user_message', text: 'scenario:permission-write' })
       const asked = await ws.waitForEvent('permission_requested', ctx.deadlineMs)
       const requestId = asked.request?.id ?? asked.request?.requestId
       ws.send({ type: 'permission_decision', requestId, behavior: 'deny' })

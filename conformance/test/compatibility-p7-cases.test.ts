@@ -69,7 +69,7 @@ function play(ws: WebSocket, id: string, replayOnly: boolean): void {
     } else if (command.type === 'tool_call_error') {
       event({ type: 'execution_failed', executionId: command.executionId, reason: command.reason, error: `${command.reason}: ${command.error}` })
       turn()
-    } else if (command.type === 'user_message' && command.text === 'scenario:permission') {
+    } else if (command.type === 'user_message' && command.text === 'scenario:permission-write') {
       event({ type: 'permission_requested', request: { id: 'req-1', toolName: 'Bash', input: { command: 'echo hello' } } })
     } else if (command.type === 'permission_decision') {
       event({ type: 'permission_resolved', requestId: command.requestId, behavior: command.behavior, resolvedBy: 'client', ...(command.message ? { message: command.message } : {}) })
