@@ -5,10 +5,8 @@
  * server requests through the gateway's permission flow. Nothing here knows whether the binary
  * is the real codex or our fake: only the launch command differs.
  */
-import { randomBytes, randomUUID } from 'node:crypto'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { basename, join } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import { rm } from 'node:fs/promises'
 import {
   ENGINE_CAPABILITIES, type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason, type SessionEventBody, type SessionInfo,
 } from '../../protocol/index.ts'
@@ -26,6 +24,7 @@ import { ProducedFiles } from '../cli-primary/produced.ts'
 import { addUsage, changedPaths, textOf, toolInputOf, toolResultOf, toolUseOf, userTextOf, zeroUsage, type Item, type Usage } from './items.ts'
 import { threadSettings, turnSettings } from './modes.ts'
 import { CodexPeer, type Json, type Launch } from './peer.ts'
+import { decisionOf, inputOf, nonceOf, type Queued } from './codex-shapes.ts'
 
 export interface CodexRunnerSettings {
   launch: Launch
@@ -38,10 +37,6 @@ export interface CodexRunnerSettings {
   respawn?: RespawnOptions
 }
 
-interface Queued {
-  text: string
-  attachments: OutgoingAttachment[]
-}
 
 interface Turn {
   id?: string
@@ -515,43 +510,4 @@ export class CodexRunner implements Runner {
     this.#peer?.close()
     for (const dir of this.#tempDirs.splice(0)) void rm(dir, { recursive: true, force: true }).catch(() => undefined)
   }
-}
-
-function nonceOf(): string {
-  return randomBytes(4).toString('hex')
-}
-
-/**
- * allow → `accept` only when offered; deny → `decline`; deny with interrupt → `cancel` when
- * offered, else `decline` and an interrupt (reference §7). A one-shot allow is never widened.
- */
-function decisionOf(settled: Settled, offered: unknown, interrupt: () => void): string {
-  const offers = (d: string) => !Array.isArray(offered) || offered.includes(d)
-  if (settled.behavior === 'allow') return offers('accept') ? 'accept' : 'decline'
-  if (settled.interrupt) {
-    if (offers('cancel')) return 'cancel'
-    queueMicrotask(interrupt)
-  }
-  return 'decline'
-}
-
-/** Text plus inlined text attachments; images as `localImage` temp files (engine-facts §2). */
-async function inputOf(message: Queued, tempDirs: string[]): Promise<Json[]> {
-  let text = message.text
-  const images: Json[] = []
-  let dir: string | undefined
-  for (const a of message.attachments) {
-    if (a.mediaType.startsWith('image/')) {
-      if (!dir) {
-        dir = await mkdtemp(join(tmpdir(), 'codex-attach-'))
-        tempDirs.push(dir)
-      }
-      const path = join(dir, `${images.length}-${basename(a.name) || 'image'}`)
-      await writeFile(path, a.data)
-      images.push({ type: 'localImage', path })
-    } else {
-      text = `<attachment name="${a.name}">\n${Buffer.from(a.data).toString('utf8')}\n</attachment>\n${text}`
-    }
-  }
-  return [...images, { type: 'text', text, text_elements: [] }]
 }
