@@ -174,14 +174,16 @@ describe('engine cli_secondary on the fake codex app-server', () => {
   it('a SIGKILL of codex mid-turn ends the turn, not the session; the next turn works on the same thread; another session keeps working (issue 24)', async () => {
     const { g } = await start({ respawn: { backoffMs: 10 } })
     const before = fakeChildren()
-    const doomed = await codexSession(g)
+    // A first turn stores the thread (codex writes none of a thread killed in its first turn).
+    const doomed = await codexSession(g, { prompt: 'remember me' })
     const init = await doomed.ws.waitForEvent('system_init')
+    const stored = await doomed.ws.waitForEvent('turn_result')
     doomed.ws.send({ type: 'user_message', text: 'scenario:hang' })
-    await doomed.ws.waitForEvent('status_changed', (e) => e.status === 'running')
+    await doomed.ws.waitForEvent('status_changed', (e) => e.status === 'running' && e.seq > stored.seq)
     const pid = await until(async () => fakeChildren().filter((p) => !before.includes(p)), (p) => p.length === 1, 'the doomed session child').then((p) => p[0])
     const other = await codexSession(g)
     process.kill(pid, 'SIGKILL')
-    const failed = await doomed.ws.waitForEvent('turn_result')
+    const failed = await doomed.ws.waitForEvent('turn_result', (e) => e.seq > stored.seq)
     expect(failed).toMatchObject({ isError: true, errors: [expect.stringMatching(/codex process exited \(signal SIGKILL\)/)] })
     other.ws.send({ type: 'user_message', text: 'still here' })
     expect((await other.ws.waitForEvent('turn_result')).result).toBe('echo: still here')
@@ -209,6 +211,18 @@ describe('engine cli_secondary on the fake codex app-server', () => {
     expect(ws.events().filter((e) => e.replay)).toHaveLength(0)
     expect((await g.request('GET', `/sessions/${session.id}`)).body.session).toMatchObject({ status: 'idle', sdkSessionId: init.sdkSessionId })
     expect(fakeChildren().some((pid) => !before.includes(pid))).toBe(true)
+  })
+
+  it('codex killed in the thread\'s first turn: the next message starts a new thread (codex stored none of the first) (issue 24)', async () => {
+    const { g } = await start({ respawn: { backoffMs: 10 } })
+    const { ws } = await codexSession(g)
+    const init = await ws.waitForEvent('system_init')
+    ws.send({ type: 'user_message', text: 'scenario:crash' })
+    const failed = await ws.waitForEvent('turn_result', (e) => e.isError)
+    ws.send({ type: 'user_message', text: 'fresh' })
+    const next = await ws.waitForEvent('system_init', (e) => e.seq > failed.seq)
+    expect(next.sdkSessionId).not.toBe(init.sdkSessionId)
+    expect((await ws.waitForEvent('turn_result', (e) => e.seq > failed.seq && !e.isError)).result).toBe('echo: fresh')
   })
 
   it('a crash loop backs off and then fails the session with session_error (issue 24)', async () => {

@@ -81,6 +81,8 @@ export class CodexRunner implements Runner {
   /** Codex server request id → gateway request id, so `serverRequest/resolved` retires the card. */
   #asked = new Map<string, string>()
   #respawn: RespawnPolicy
+  /** Codex has written the thread (a turn of it completed, or it was resumed): only then can it be resumed. */
+  #threadStored = false
   /** A respawn is under way (its backoff or handshake): messages queue behind it. */
   #respawning = false
 
@@ -128,6 +130,7 @@ export class CodexRunner implements Runner {
       const result = await this.#handshake(peer, resume)
       const thread = result.thread as { id: string; turns?: Array<{ id: string; items?: Item[] }> }
       this.#threadId = thread.id
+      this.#threadStored = resume !== undefined
       this.#defaultModel = typeof result.model === 'string' ? result.model : undefined
       if (resume) this.#backfill(thread.turns ?? [])
       // Codex has no system_init (engine-facts §2): the thread response stands in for it.
@@ -159,7 +162,8 @@ export class CodexRunner implements Runner {
     if (!this.#respawn.noteDeath()) return this.fail(`codex kept exiting (${summary})`)
     // Before the thread existed there is nothing to resume: the start failed, and so does the session.
     if (this.#threadId === undefined) return this.fail(summary)
-    this.#emit({ type: 'sdk_event', payload: { type: 'gateway_notice', message: `${summary}; the next message restarts codex on thread ${this.#threadId}` } })
+    const next = this.#threadStored ? `restarts codex on thread ${this.#threadId}` : 'starts a new thread (codex stored none of this one)'
+    this.#emit({ type: 'sdk_event', payload: { type: 'gateway_notice', message: `${summary}; the next message ${next}` } })
     const turn = this.#turn
     if (turn) this.#finishTurn(turn, 'failed', summary)
     else this.#approvals.denyAll('the codex process exited')
@@ -173,7 +177,13 @@ export class CodexRunner implements Runner {
       if (this.#core.closed) return
       const peer = this.#spawn()
       try {
-        await this.#handshake(peer, this.#threadId)
+        // A thread killed in its first turn was never written: the new child starts a new one.
+        const result = await this.#handshake(peer, this.#threadStored ? this.#threadId : undefined)
+        const thread = result.thread as { id: string }
+        if (thread.id !== this.#threadId) {
+          this.#threadId = thread.id
+          this.#emit({ type: 'system_init', sdkSessionId: thread.id, model: this.#defaultModel, cwd: this.#config.cwd as string, apiKeySource: 'none', tools: ['Bash', 'apply_patch'], skills: [], slashCommands: [], permissionMode: this.#mode, mcpServers: [] })
+        }
       } catch (err) {
         if (this.#core.closed || this.#peer !== peer) return
         peer.close()
@@ -191,7 +201,7 @@ export class CodexRunner implements Runner {
 
   /** The dormant record's content: the codex thread id and the seq numbering (embedding-rules.14). */
   snapshot(): RunnerSnapshot | undefined {
-    return dormantSnapshot(this.#core, this.#threadId)
+    return dormantSnapshot(this.#core, this.#threadStored ? this.#threadId : undefined)
   }
 
   /** A resumed thread's turns as `replay` events (events.10), each turn with its own id nonce. */
@@ -276,7 +286,10 @@ export class CodexRunner implements Runner {
       }
       case 'turn/completed': {
         const done = params.turn as { id?: string; status?: string; error?: { message?: string } | null } | undefined
-        if (turn && done?.id === turn.id) this.#finishTurn(turn, String(done?.status), done?.error?.message)
+        if (turn && done?.id === turn.id) {
+          this.#threadStored = true
+          this.#finishTurn(turn, String(done?.status), done?.error?.message)
+        }
         return
       }
       default:
