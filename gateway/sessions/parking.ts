@@ -401,8 +401,8 @@ export class ParkingManager {
     const snapshot = runner.snapshot?.()
     if (!snapshot || snapshot.executions.length) return this.#ledger.release(id)
     const reserved = Math.max(snapshot.seq + SEQ_RESERVATION, this.#lastLive.get(id)?.seqReserved ?? 0)
-    // A CLI session's dormant record reads as idle: whatever it was doing, a rebuild starts it idle.
-    const info = snapshot.resumeId === undefined ? runner.info() : { ...runner.info(), status: 'idle' as const }
+    // A CLI session's dormant record reads as idle with nothing pending: a rebuild starts it so.
+    const info = snapshot.resumeId === undefined ? runner.info() : { ...runner.info(), status: 'idle' as const, pendingPermissionCount: 0 }
     const record: StoredSession = { kind: 'live', id, config: this.#configs.get(id)!, info, snapshot, savedAt: Date.now(), seqReserved: reserved }
     try {
       await this.#serial(id, () => this.store.save(record))

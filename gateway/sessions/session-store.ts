@@ -1,7 +1,9 @@
 /**
  * The session store seam (parking, session-stores): what a parked or persisted-live provider
  * session leaves behind so a later runner, possibly in another process, can rebuild it under its
- * own id with the same transcript and seq numbering. Records are plain JSON: never functions,
+ * own id with the same transcript and seq numbering; and, through the same `live` records, the
+ * dormant record of a CLI session, which names the engine's conversation instead of holding a
+ * transcript (`RunnerSnapshot.resumeId`). Records are plain JSON: never functions,
  * never environment values or credentials (those are re-derived by the factory on every build).
  */
 import type { SessionEvent, SessionInfo } from '../protocol/index.ts'
