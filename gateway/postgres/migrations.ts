@@ -5,7 +5,24 @@
  */
 import type pg from 'pg'
 
-/** Advisory lock keys (any fixed bigint: they only need to differ from each other). */
+/**
+ * Advisory lock keys (any fixed bigint: they only need to differ from each other).
+ *
+ * LOCK ORDER (issue 21; docs/deployment.md, "Lock order"). Every transaction that touches a job
+ * row and the claim lock takes them in this order, and only this order:
+ *
+ *   1. the job's row lock (an UPDATE of the row, or SELECT … FOR UPDATE), then
+ *   2. the claim advisory lock (`pg_advisory_xact_lock[_shared](LOCKS.claim)`), then
+ *   3. the `gateway_queue_state` row (slot_waiters).
+ *
+ * A transaction holding the claim lock never waits for a job row: the rows it takes after the
+ * lock are taken with `FOR UPDATE SKIP LOCKED` (claims, reclaims) or were locked before it (the
+ * resume locks its job row first, then takes the lock). The transition trigger takes the lock
+ * shared while its row is locked (order 1 then 2); the completion in gateway_complete_and_claim
+ * likewise. So no wait-for cycle between a row and the lock can form: the cycle of issue 21 was
+ * the resume holding the lock while it waited for the job row that a completion held while it
+ * waited, in the trigger, for the lock. A heartbeat takes only rows, with SKIP LOCKED.
+ */
 export const LOCKS = { migrate: 7_150_001, claim: 7_150_002 } as const
 
 /** Channel notified when work appears or a running slot frees (onWork). */
@@ -293,6 +310,24 @@ const MIGRATIONS: string[] = [
     FOR EACH ROW EXECUTE FUNCTION gateway_jobs_columns();
   CREATE TRIGGER gateway_jobs_columns_update BEFORE UPDATE ON gateway_jobs
     FOR EACH ROW WHEN (OLD.info IS DISTINCT FROM NEW.info) EXECUTE FUNCTION gateway_jobs_columns();
+  `,
+
+  // 5: settled execution ids shared by the fleet (issue 21): a duplicate result reaching any
+  // process answers applied: false while the session (or, for a job's session, the job) lives.
+  `
+  -- Written in the transaction that adopts the park for that result (so a duplicate arriving
+  -- while the adopting process rebuilds the session already finds it), or when a live session
+  -- applies a result. info is the session's SessionInfo, for the duplicate's visibility check.
+  -- Removed when the session is discarded, or for a job's session when the job is pruned.
+  CREATE TABLE gateway_settled_executions (
+    execution_id text PRIMARY KEY,
+    session_id text NOT NULL,
+    job_id text,
+    info jsonb NOT NULL,
+    settled_at timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE INDEX gateway_settled_executions_session ON gateway_settled_executions (session_id);
+  CREATE INDEX gateway_settled_executions_job ON gateway_settled_executions (job_id) WHERE job_id IS NOT NULL;
   `,
 ]
 

@@ -40,6 +40,17 @@ export interface QueueAdapter {
    */
   resumeParked?(id: string, limits: ClaimLimits): Promise<'resumed' | 'full' | 'taken'>
   /**
+   * `resumeParked` and the adoption of the job's park in ONE transaction (issue 21): the park row
+   * leaves the session store sharing this adapter's database (`databaseId`), the job moves to
+   * `running` for this process, its history row is written and `settledExecutionId` is recorded
+   * settled for the fleet, all together or not at all. `taken`: the job is not parked, or is not
+   * the job of `sessionId`. `resumed` with no park: the job is now running here but its park was
+   * gone, and the caller fails the attempt.
+   */
+  resumeAndAdopt?(id: string, sessionId: string, limits: ClaimLimits, settledExecutionId?: string): Promise<ResumeAndAdoptOutcome>
+  /** The database this adapter keeps its jobs in (opaque); a store with the same id shares it. */
+  readonly databaseId?: string
+  /**
    * Running jobs whose claim lapsed (their worker stopped renewing it: it died); each is now
    * claimed by this process, which applies the retry rules to it exactly once.
    */
@@ -53,6 +64,8 @@ export interface QueueAdapter {
   /** The job whose current session is `sessionId` (any status), wherever it runs or was parked. */
   findJobBySession?(sessionId: string): Promise<JobRecord | undefined>
 }
+
+export type ResumeAndAdoptOutcome = { outcome: 'resumed'; park: unknown } | { outcome: 'full' | 'taken' }
 
 export interface ClaimLimits {
   maxRunning: number

@@ -22,8 +22,18 @@ export interface QueueDeps {
   deliverer: WebhookDeliverer
   /** Drops a parked session's stored state (parking, a later issue). */
   discardSession?(sessionId: string): void
+  /**
+   * The session store's database (`SessionStore.databaseId`): when it is the adapter's, a parked
+   * job's resume and its park's adoption are one transaction (`QueueAdapter.resumeAndAdopt`).
+   */
+  parkStoreDatabaseId?: string
+  /** A store operation failed (issue 21): the one job operation it served fails, the process goes on. */
+  onError?: (err: unknown, where: string) => void
   now?: () => number
 }
+
+/** What parking gets back when it asks to resume a job's park (see ParkingDeps.beforeResume). */
+export type ResumeGrant = boolean | { park: unknown }
 
 export class QueueRefusal extends Error {}
 
@@ -38,16 +48,18 @@ export class JobQueue {
   #listeners = new Set<(event: JobEvent) => void>()
   /** Slots promised to parked jobs whose session is being rebuilt; resumes go before new claims. */
   #reserved = new Set<string>()
-  #resumeWaiters: Array<{ jobId: string; grant: (mine: boolean) => void }> = []
+  #resumeWaiters: Array<{ jobId: string; sessionId: string; settledExecutionId?: string; grant: (mine: ResumeGrant) => void }> = []
   #pumping = false
   #pumpAgain = false
   #closed = false
+  #atomicResume: boolean
 
   constructor(options: QueueOptions, deps: QueueDeps) {
     this.#options = options
     this.#deps = deps
     this.#now = deps.now ?? Date.now
     this.adapter = options.adapter ?? createMemoryQueueAdapter()
+    this.#atomicResume = this.adapter.resumeAndAdopt !== undefined && this.adapter.databaseId !== undefined && this.adapter.databaseId === deps.parkStoreDatabaseId
     this.adapter.onWork?.(() => void this.pump())
     const retention = options.retention
     if (retention) {
@@ -127,7 +139,11 @@ export class JobQueue {
     return stats
   }
 
-  /** Claims while a slot is free and the daily budget allows (job-status.3). Single-flight. */
+  /**
+   * Claims while a slot is free and the daily budget allows (job-status.3). Single-flight. Never
+   * rejects: a store error is reported and the next wake-up (a notification, the heartbeat, a
+   * job's end) pumps again.
+   */
   async pump(): Promise<void> {
     if (this.#pumping) {
       this.#pumpAgain = true
@@ -143,7 +159,8 @@ export class JobQueue {
           const waiter = this.#resumeWaiters.shift()
           if (waiter) {
             // A shared adapter counts the whole fleet: wait for a slot freed anywhere (job-status.6).
-            const outcome = this.adapter.resumeParked ? await this.#tryResume(waiter.jobId, limits) : 'resumed'
+            const tried = this.adapter.resumeParked ? await this.#tryResume(waiter, limits) : 'resumed'
+            const outcome = typeof tried === 'object' ? 'resumed' : tried
             if (outcome === 'full') {
               this.#resumeWaiters.unshift(waiter)
               break
@@ -155,7 +172,7 @@ export class JobQueue {
               continue
             }
             this.#reserved.add(waiter.jobId)
-            waiter.grant(true)
+            waiter.grant(typeof tried === 'object' ? tried : true)
             continue
           }
           if (await this.#budgetExhausted()) break
@@ -164,15 +181,29 @@ export class JobQueue {
           await this.#start(claimed)
         }
       } while (this.#pumpAgain && !this.#closed)
+    } catch (err) {
+      this.#report(err, 'queue pump')
     } finally {
       this.#pumping = false
     }
   }
 
-  async #tryResume(jobId: string, limits: { maxRunning: number }): Promise<'resumed' | 'full' | 'taken'> {
+  #report(err: unknown, where: string): void {
     try {
-      return await this.adapter.resumeParked!(jobId, limits)
+      this.#deps.onError?.(err, where)
     } catch {
+      // A throwing error hook must not break the queue.
+    }
+  }
+
+  /** `{park}`: resumed and its park adopted in one transaction (the store shares the adapter's database). */
+  async #tryResume(waiter: { jobId: string; sessionId: string; settledExecutionId?: string }, limits: { maxRunning: number }): Promise<'resumed' | 'full' | 'taken' | { park: unknown }> {
+    try {
+      if (!this.#atomicResume) return await this.adapter.resumeParked!(waiter.jobId, limits)
+      const tried = await this.adapter.resumeAndAdopt!(waiter.jobId, waiter.sessionId, limits, waiter.settledExecutionId)
+      return tried.outcome === 'resumed' ? { park: tried.park } : tried.outcome
+    } catch (err) {
+      this.#report(err, 'resume')
       return 'full' // the store is unreachable: the next wake-up asks again
     }
   }
@@ -219,17 +250,28 @@ export class JobQueue {
     try {
       runner = await this.#deps.startSession({ ...record.request.session, meta, scope: record.info.scope })
     } catch (err) {
+      // The claim lapses if this write fails too: another process applies the retry rules.
       const info = await this.adapter.update(record.info.id, { status: 'failed', finishedAt: this.#now(), error: (err as Error).message })
       if (info) this.#emit({ type: 'job_completed' }, info.info, undefined, record.request)
       return
     }
     const run = new JobRun(record, runner, this.#now())
+    let started!: () => void
+    run.started = new Promise<void>((resolve) => { started = resolve })
     this.#running.set(run.id, run)
     // No status here: claimNext set `running`, and the session may already be parking, whose
     // `parked` must not be overwritten by this write landing after it (updates merge per key).
-    const info = await this.adapter.update(run.id, { startedAt: this.#now(), sessionId: runner.id })
-    if (info) run.record.info = info.info
+    // The park waits for this write and for job_started (run.started): the job's session id is
+    // in the store before the job can be recorded parked (a process adopting the park finds its
+    // job), and job_started goes out before job_parked (issue 21, items 2 and 3).
+    try {
+      const info = await this.adapter.update(run.id, { startedAt: this.#now(), sessionId: runner.id })
+      if (info) run.record.info = info.info
+    } catch (err) {
+      this.#report(err, 'job start')
+    }
     this.#emit({ type: 'job_started' }, run.record.info, run)
+    started()
     this.#armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.#onEvent(run, event), 0)
   }
@@ -246,7 +288,7 @@ export class JobQueue {
     run.lastSeq = event.seq
     switch (event.type) {
       case 'system_init':
-        if (event.sdkSessionId) void this.adapter.update(run.id, { sdkSessionId: event.sdkSessionId })
+        if (event.sdkSessionId) this.adapter.update(run.id, { sdkSessionId: event.sdkSessionId }).catch((err) => this.#report(err, 'job update'))
         break
       case 'assistant_message': {
         if (event.replay) break
@@ -269,14 +311,14 @@ export class JobQueue {
         const result = { subtype: event.subtype, isError: event.isError, durationMs: event.durationMs, ...(event.result !== undefined ? { result: event.result } : {}), ...(event.errors ? { errors: event.errors } : {}) }
         const status: JobStatus = run.killReason ? (run.canceled ? 'canceled' : 'failed') : event.isError ? 'failed' : 'succeeded'
         const error = run.killReason ?? (event.isError ? (event.errors?.join('; ') || event.subtype) : undefined)
-        void this.#finalize(run, status, { result, ...(error ? { error } : {}) }, { tokens, totalCostUsd: event.totalCostUsd, numTurns: event.numTurns })
+        this.#finalizeSafely(run, status, { result, ...(error ? { error } : {}) }, { tokens, totalCostUsd: event.totalCostUsd, numTurns: event.numTurns })
         break
       }
       case 'session_error':
-        void this.#finalize(run, run.canceled ? 'canceled' : 'failed', { error: event.message })
+        this.#finalizeSafely(run, run.canceled ? 'canceled' : 'failed', { error: event.message })
         break
       case 'session_closed':
-        void this.#finalize(run, run.canceled ? 'canceled' : 'failed', { error: run.killReason ?? 'session closed before completing' })
+        this.#finalizeSafely(run, run.canceled ? 'canceled' : 'failed', { error: run.killReason ?? 'session closed before completing' })
         break
     }
   }
@@ -286,11 +328,16 @@ export class JobQueue {
     if (run.killReason || run.finalized) return
     run.killReason = reason
     if (run.parked) {
-      void this.#finalize(run, 'failed', { error: reason })
+      this.#finalizeSafely(run, 'failed', { error: reason })
       return
     }
     try { run.runner.interrupt() } catch { /* the grace timer finalizes anyway */ }
-    run.forceTimer = setTimeout(() => void this.#finalize(run, run.canceled ? 'canceled' : 'failed', { error: reason }), this.#options.killGraceMs ?? QUEUE_DEFAULTS.killGraceMs)
+    run.forceTimer = setTimeout(() => this.#finalizeSafely(run, run.canceled ? 'canceled' : 'failed', { error: reason }), this.#options.killGraceMs ?? QUEUE_DEFAULTS.killGraceMs)
+  }
+
+  /** #finalize from an event or a timer: a store error is reported, never an unhandled rejection. */
+  #finalizeSafely(run: JobRun, status: JobStatus, patch: Partial<JobInfo>, usage?: { tokens: number; totalCostUsd: number; numTurns: number }): void {
+    this.#finalize(run, status, patch, usage).catch((err) => this.#report(err, 'job finalize'))
   }
 
   async #finalize(run: JobRun, status: JobStatus, patch: Partial<JobInfo>, usage?: { tokens: number; totalCostUsd: number; numTurns: number }): Promise<void> {
@@ -306,14 +353,24 @@ export class JobQueue {
     try { run.runner.close('server') } catch { /* already closed */ }
     if (wasParked) this.#deps.discardSession?.(run.runner.id)
     const tokens = usage?.tokens ?? run.estimatedTokens
-    if (tokens > 0) await this.adapter.addDailyTokens(dayKeyOf(this.#now()), tokens)
-    const current = (await this.adapter.get(run.id))?.info ?? run.record.info
-    const total = {
-      tokens: current.usage.tokens + tokens,
-      totalCostUsd: current.usage.totalCostUsd + (usage?.totalCostUsd ?? 0),
-      numTurns: current.usage.numTurns + (usage?.numTurns ?? 0),
+    if (tokens > 0) await this.adapter.addDailyTokens(dayKeyOf(this.#now()), tokens).catch((err) => this.#report(err, 'daily tokens'))
+    // The attempt's end must reach the store, or the job stays `running` under this process's
+    // renewed lease with nothing left to end it: a failed write is reported and tried again.
+    const record = async (tries: number): Promise<void> => {
+      try {
+        const current = (await this.adapter.get(run.id))?.info ?? run.record.info
+        const total = {
+          tokens: current.usage.tokens + tokens,
+          totalCostUsd: current.usage.totalCostUsd + (usage?.totalCostUsd ?? 0),
+          numTurns: current.usage.numTurns + (usage?.numTurns ?? 0),
+        }
+        await this.#conclude(run.record, run, status, patch, current, total)
+      } catch (err) {
+        this.#report(err, 'job finalize')
+        if (!this.#closed) this.#later(Math.min(30_000, 250 * 2 ** tries), () => void record(tries + 1))
+      }
     }
-    await this.#conclude(run.record, run, status, patch, current, total)
+    await record(0)
     void this.pump()
   }
 
@@ -387,11 +444,20 @@ export class JobQueue {
   async onSessionParked(sessionId: string, executionId: string): Promise<void> {
     const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
     if (!run) return
-    const updated = await this.adapter.update(run.id, { status: 'parked', parkedAt: run.parkedAt, parkedExecutionId: executionId })
+    await run.started
+    let updated
+    try {
+      updated = await this.adapter.update(run.id, { status: 'parked', parkedAt: run.parkedAt, parkedExecutionId: executionId })
+    } catch (err) {
+      // Not recorded parked: nothing could wake it. The attempt fails (retry rules apply) and its park is discarded.
+      this.#report(err, 'job park')
+      this.#kill(run, `the park could not be recorded: ${(err as Error).message}`)
+      return
+    }
     if (updated) run.record.info = updated.info
     this.#emit({ type: 'job_parked', executionId }, run.record.info, run)
     const cap = this.#options.maxParkedDurationMs
-    if (cap !== undefined) run.parkTimer = setTimeout(() => void this.#parkedTooLong(run, cap), Math.max(0, cap - run.parkedMs))
+    if (cap !== undefined) run.parkTimer = setTimeout(() => void this.#parkedTooLong(run, cap).catch((err) => this.#report(err, 'job park cap')), Math.max(0, cap - run.parkedMs))
     void this.pump()
   }
 
@@ -409,12 +475,12 @@ export class JobQueue {
    * so a resume never pushes `running` past maxConcurrency. Sessions of no job resolve at once.
    * False (shared adapter): another process resumed the job first and this one must not rebuild it.
    */
-  async waitForResumeSlot(sessionId: string): Promise<boolean> {
-    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId) ?? await this.#adoptParked(sessionId)
+  async waitForResumeSlot(sessionId: string, hint: { jobId?: string; settledExecutionId?: string } = {}): Promise<ResumeGrant> {
+    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId) ?? await this.#adoptParked(sessionId, hint.jobId)
     if (run === 'not-parked') return false
     if (!run || this.#closed) return true
     return new Promise((grant) => {
-      this.#resumeWaiters.push({ jobId: run.id, grant })
+      this.#resumeWaiters.push({ jobId: run.id, sessionId, ...(hint.settledExecutionId !== undefined ? { settledExecutionId: hint.settledExecutionId } : {}), grant })
       void this.pump()
     })
   }
@@ -424,9 +490,18 @@ export class JobQueue {
    * when its park is adopted here: it becomes this process's parked run. Its clocks restart
    * from the stored parkedAt; the running time of earlier legs stays with the process that ran them.
    */
-  async #adoptParked(sessionId: string): Promise<JobRun | 'not-parked' | undefined> {
+  async #adoptParked(sessionId: string, jobId: string | undefined): Promise<JobRun | 'not-parked' | undefined> {
     if (!this.adapter.findJobBySession || this.#closed) return undefined
-    const record = await this.adapter.findJobBySession(sessionId).catch(() => undefined)
+    // The park names its job (meta.jobId): a job not found, or whose session is not (yet) this
+    // one, is not resumed and its park not adopted as a plain session's (issue 21, item 2).
+    let record: JobRecord | undefined
+    try {
+      record = jobId !== undefined ? await this.adapter.get(jobId) : await this.adapter.findJobBySession(sessionId)
+    } catch (err) {
+      this.#report(err, 'resume')
+      return 'not-parked'
+    }
+    if (jobId !== undefined && record?.info.sessionId !== sessionId) return 'not-parked'
     if (!record) return undefined
     // The job of this session is no longer parked (another process resumed it): not ours to wake.
     if (record.info.status !== 'parked' || this.#running.has(record.info.id) || this.#parked.has(record.info.id)) return 'not-parked'
@@ -444,7 +519,7 @@ export class JobQueue {
   /** The parked job's session could not be rebuilt here: the attempt failed (retry rules apply). */
   async onResumeFailed(sessionId: string, error: string): Promise<void> {
     const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
-    if (run) await this.#finalize(run, 'failed', { error })
+    if (run) await this.#finalize(run, 'failed', { error }).catch((err) => this.#report(err, 'job finalize'))
   }
 
   /** A rebuilt session takes its slot back and is watched from where it left off (job-status.6). */
@@ -465,8 +540,12 @@ export class JobQueue {
     this.#running.set(run.id, run)
     const executionId = run.record.info.parkedExecutionId
     // A shared adapter moved the job to running atomically in resumeParked; a second status write could land after a new park.
-    const updated = await this.adapter.update(run.id, { ...(this.adapter.resumeParked ? {} : { status: 'running' as const }), parkedAt: undefined, parkedExecutionId: undefined })
-    if (updated) run.record.info = updated.info
+    try {
+      const updated = await this.adapter.update(run.id, { ...(this.adapter.resumeParked ? {} : { status: 'running' as const }), parkedAt: undefined, parkedExecutionId: undefined })
+      if (updated) run.record.info = updated.info
+    } catch (err) {
+      this.#report(err, 'job resume') // the job runs here already; only the park fields stay
+    }
     // Protocol 7 names the execution the run resumed on, as job_parked does.
     this.#emit(executionId ? { type: 'job_resumed', executionId } : { type: 'job_resumed' }, run.record.info, run)
     this.#armDuration(run)

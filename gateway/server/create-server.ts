@@ -94,7 +94,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     rebuild: (record) => factory.rebuild(record),
     onParking: (id, executionId) => (context.queue?.onSessionParking(id, executionId) ?? Promise.resolve(true)),
     onParked: (id, executionId) => context.queue?.onSessionParked(id, executionId) ?? Promise.resolve(),
-    beforeResume: (id) => context.queue?.waitForResumeSlot(id) ?? Promise.resolve(),
+    beforeResume: (id, hint) => context.queue?.waitForResumeSlot(id, hint) ?? Promise.resolve(),
     onResumed: (id, runner) => void context.queue?.onSessionResumed(id, runner),
     onResumeFailed: (id, error) => void context.queue?.onResumeFailed(id, error),
     onError,
@@ -156,6 +156,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
         return runner
       },
       discardSession: (id) => void registry.remove(id),
+      ...(parking.store.databaseId !== undefined ? { parkStoreDatabaseId: parking.store.databaseId } : {}),
+      onError,
     })
   }
   const principalOf = createAuthenticator(options.authenticate, onError)

@@ -40,8 +40,13 @@ export interface ParkingDeps {
    * park to wake it (job-status.5, job-status.7).
    */
   onParked?(sessionId: string, executionId: string): Promise<void>
-  /** Resolves when the session may resume; false: another process took its job first (shared store). */
-  beforeResume?(sessionId: string): Promise<boolean | void>
+  /**
+   * Resolves when the session may resume; false: another process took its job first (shared
+   * store). An object: the queue resumed the job and adopted its park in one transaction (issue
+   * 21) and hands over the adopted record (undefined: the park was gone; the attempt fails).
+   * `jobId` is the park's own `meta.jobId`; `settledExecutionId` the result that woke it.
+   */
+  beforeResume?(sessionId: string, hint: { jobId?: string; settledExecutionId?: string }): Promise<boolean | void | { park: unknown }>
   /** A parked session could not be rebuilt here (its job's attempt fails). */
   onResumeFailed?(sessionId: string, error: string): void
   onResumed?(sessionId: string, runner: Runner): void
@@ -168,10 +173,14 @@ export class ParkingManager {
     if (owner) return this.#deps.registry.info(owner)
     if (!this.store.findByExecution || this.#closed) return undefined
     const sessionId = await this.store.findByExecution(executionId)
-    if (!sessionId) return undefined
-    const row = this.#deps.registry.get(sessionId)
-    if (row && !(row instanceof ParkedSession)) return row.info()
-    return (await this.#serial(sessionId, () => this.store.load(sessionId)))?.info
+    if (sessionId) {
+      const row = this.#deps.registry.get(sessionId)
+      if (row && !(row instanceof ParkedSession)) return row.info()
+      const info = (await this.#serial(sessionId, () => this.store.load(sessionId)))?.info
+      if (info) return info
+    }
+    // Settled anywhere in the fleet (its park adopted, its result applied): a duplicate.
+    return this.store.findSettled?.(executionId)
   }
 
   isParked(id: string): boolean {
@@ -179,29 +188,36 @@ export class ParkingManager {
   }
 
   /** The live runner, waking a parked or not-yet-rebuilt session; undefined when it is gone. */
-  async ensureLive(id: string): Promise<Runner | undefined> {
+  async ensureLive(id: string, settledExecutionId?: string): Promise<Runner | undefined> {
     const current = this.#deps.registry.get(id)
     if (!(current instanceof ParkedSession)) return current
     let pending = this.#resuming.get(id)
     if (!pending) {
-      pending = this.#resume(id).finally(() => this.#resuming.delete(id))
+      pending = this.#resume(id, settledExecutionId).finally(() => this.#resuming.delete(id))
       this.#resuming.set(id, pending)
     }
     return pending
   }
 
-  async #resume(id: string): Promise<Runner | undefined> {
+  async #resume(id: string, settledExecutionId: string | undefined): Promise<Runner | undefined> {
     const peek = this.#foreign.get(id) ?? await this.#serial(id, () => this.store.load(id))
     this.#foreign.delete(id)
     if (!peek) return undefined
     const current = this.#deps.registry.get(id)
     if (!(current instanceof ParkedSession)) return current
     // A job's park: its slot first. On a shared adapter that step is also the one atomic decision
-    // of which process resumes the job, taken before the park leaves the store, so a process that
-    // dies from here on leaves a running job with a lapsing claim (retried), never a lost park.
-    if (peek.kind === 'park' && (await this.#deps.beforeResume?.(id)) === false) return undefined
+    // of which process resumes the job; with a store on the adapter's database it adopts the park
+    // in the same transaction (issue 21), so the park, the job and its history move together.
+    let adopted: { park: unknown } | undefined
+    if (peek.kind === 'park') {
+      const jobId = peek.info.meta?.jobId
+      const slot = await this.#deps.beforeResume?.(id, { ...(typeof jobId === 'string' ? { jobId } : {}), ...(settledExecutionId !== undefined ? { settledExecutionId } : {}) })
+      if (slot === false) return undefined
+      if (typeof slot === 'object') adopted = slot
+    }
     // A shared store hands a park to one process only (sessions of no job are decided here).
-    const record = this.store.adopt ? await this.#serial(id, () => this.store.adopt!(id)) : peek
+    // An adopted park is the row this store saved (same database, same table).
+    const record = adopted ? adopted.park as StoredSession | undefined : this.store.adopt ? await this.#serial(id, () => this.store.adopt!(id, settledExecutionId)) : peek
     if (!record) {
       this.#deps.onResumeFailed?.(id, 'the parked session was taken by another process')
       return undefined
@@ -233,18 +249,34 @@ export class ParkingManager {
     const sessionId = this.#owners.get(executionId) ?? await this.#adoptForeign(executionId)
     if (!sessionId) {
       const settled = this.#settled.get(executionId)
-      return settled ? { applied: false, sessionId: settled } : undefined
+      return settled ? { applied: false, sessionId: settled } : this.#settledInFleet(executionId)
     }
-    const runner = await this.ensureLive(sessionId)
+    const runner = await this.ensureLive(sessionId, executionId)
     if (!runner) {
-      this.#forget(executionId)
-      return undefined
+      // Not woken here: another process took the park (a duplicate, when this result is what it
+      // was woken for), or the park is not there yet. Not recorded settled here: a retry must
+      // still be able to deliver it.
+      this.#owners.delete(executionId)
+      clearTimeout(this.#deadlines.get(executionId))
+      this.#deadlines.delete(executionId)
+      return this.#settledInFleet(executionId)
     }
     clearTimeout(this.#deadlines.get(executionId))
     this.#deadlines.delete(executionId)
     const applied = runner.settleExecution?.(executionId, outcome) ?? false
-    if (applied) this.#forget(executionId)
+    if (applied) {
+      this.#forget(executionId)
+      // For the fleet (a duplicate reaching another process); an adoption already wrote it.
+      this.store.settle?.(executionId, runner.info()).catch((err) => this.#report(err, 'resume'))
+    }
     return { applied, sessionId }
+  }
+
+  /** A duplicate of a result the fleet already took answers `applied: false`; an unknown id, undefined (404). */
+  async #settledInFleet(executionId: string): Promise<SubmitOutcome | undefined> {
+    if (!this.store.findSettled || this.#closed) return undefined
+    const info = await this.store.findSettled(executionId)
+    return info ? { applied: false, sessionId: info.id } : undefined
   }
 
   /**
@@ -278,6 +310,7 @@ export class ParkingManager {
     this.#watchers.delete(id)
     this.#lastLive.delete(id)
     this.#ledger.forget(id)
+    this.store.forgetSettled?.(id).catch((err) => this.#report(err, 'discard'))
     for (const [executionId, owner] of [...this.#owners, ...this.#settled]) {
       if (owner !== id) continue
       this.#owners.delete(executionId)
