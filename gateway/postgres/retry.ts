@@ -66,7 +66,9 @@ export function transaction<T>(pool: pg.Pool, op: (client: pg.PoolClient) => Pro
       await client.query('ROLLBACK').catch((rollbackErr: Error) => { broken ??= rollbackErr })
       throw err
     } finally {
-      client.removeListener('error', onBroken)
+      // A broken client is destroyed by the pool, and its error event may still come after this
+      // (the server's FATAL message trails the failed query): it keeps the listener for good.
+      if (!broken) client.removeListener('error', onBroken)
       client.release(broken)
     }
   }, options)

@@ -10,7 +10,7 @@ import {
 } from '../protocol/index.ts'
 import type { Runner } from '../sessions/runner.ts'
 import type { WebhookDeliverer } from '../sessions/webhooks.ts'
-import { dayKeyOf, msUntilUtcRollover, type JobRecord, type QueueAdapter } from './adapter.ts'
+import { dayKeyOf, msUntilUtcRollover, type Fence, type JobRecord, type QueueAdapter } from './adapter.ts'
 import { JobRun, stricter, sumUsage } from './job-run.ts'
 import { createMemoryQueueAdapter } from './memory-adapter.ts'
 import { QUEUE_DEFAULTS, type QueueOptions } from './options.ts'
@@ -61,6 +61,7 @@ export class JobQueue {
     this.adapter = options.adapter ?? createMemoryQueueAdapter()
     this.#atomicResume = this.adapter.resumeAndAdopt !== undefined && this.adapter.databaseId !== undefined && this.adapter.databaseId === deps.parkStoreDatabaseId
     this.adapter.onWork?.(() => void this.pump())
+    this.adapter.onHeartbeat?.(() => void this.#checkClaims())
     const retention = options.retention
     if (retention) {
       const timer = setInterval(() => void this.#sweep(), retention.sweepIntervalMs ?? Math.min(retention.maxAgeMs, 60_000))
@@ -251,7 +252,7 @@ export class JobQueue {
       runner = await this.#deps.startSession({ ...record.request.session, meta, scope: record.info.scope })
     } catch (err) {
       // The claim lapses if this write fails too: another process applies the retry rules.
-      const info = await this.adapter.update(record.info.id, { status: 'failed', finishedAt: this.#now(), error: (err as Error).message })
+      const info = await this.adapter.update(record.info.id, { status: 'failed', finishedAt: this.#now(), error: (err as Error).message }, { attempt: record.info.attempt })
       if (info) this.#emit({ type: 'job_completed' }, info.info, undefined, record.request)
       return
     }
@@ -265,8 +266,12 @@ export class JobQueue {
     // in the store before the job can be recorded parked (a process adopting the park finds its
     // job), and job_started goes out before job_parked (issue 21, items 2 and 3).
     try {
-      const info = await this.adapter.update(run.id, { startedAt: this.#now(), sessionId: runner.id })
-      if (info) run.record.info = info.info
+      const info = await this.adapter.update(run.id, { startedAt: this.#now(), sessionId: runner.id }, this.#fenceOf(run))
+      if (!info) {
+        started()
+        return this.#abandon(run)
+      }
+      run.record.info = info.info
     } catch (err) {
       this.#report(err, 'job start')
     }
@@ -288,7 +293,7 @@ export class JobQueue {
     run.lastSeq = event.seq
     switch (event.type) {
       case 'system_init':
-        if (event.sdkSessionId) this.adapter.update(run.id, { sdkSessionId: event.sdkSessionId }).catch((err) => this.#report(err, 'job update'))
+        if (event.sdkSessionId) this.adapter.update(run.id, { sdkSessionId: event.sdkSessionId }, this.#fenceOf(run)).catch((err) => this.#report(err, 'job update'))
         break
       case 'assistant_message': {
         if (event.replay) break
@@ -378,6 +383,9 @@ export class JobQueue {
   async #conclude(record: JobRecord, run: JobRun | undefined, status: JobStatus, patch: Partial<JobInfo>, current: JobInfo, total = current.usage): Promise<void> {
     const retry = status === 'failed' && current.attempt < current.maxAttempts && !this.#closed
     const id = current.id
+    // The attempt this end is for (the record's, not the store's current one, which another
+    // process may have moved on): the write lands only while this process holds its claim.
+    const fence = { attempt: record.info.attempt }
     if (retry) {
       const delay = (record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * 2 ** (current.attempt - 1)
       const now = this.#now()
@@ -386,13 +394,15 @@ export class JobQueue {
         status: 'queued', attempt: current.attempt + 1, nextRunAt, error: patch.error, usage: total,
         sessionId: undefined, sdkSessionId: undefined, startedAt: undefined, result: undefined, parkedAt: undefined, parkedExecutionId: undefined,
       }, (updated) => {
-        if (updated) this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated, run, record.request, now)
+        if (!updated) return this.#fencedOut(id, fence)
+        this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated, run, record.request, now)
         this.#wakeAt(nextRunAt)
-      })
+      }, fence)
     } else {
       await this.#complete(id, { ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() }, (updated) => {
-        if (updated) this.#emit({ type: 'job_completed' }, updated, run, record.request)
-      })
+        if (!updated) return this.#fencedOut(id, fence)
+        this.#emit({ type: 'job_completed' }, updated, run, record.request)
+      }, fence)
       await this.#sweep()
     }
   }
@@ -404,19 +414,19 @@ export class JobQueue {
    * the claim in one step, one round trip for a database, and the claimed job starts here as the
    * pump would start it; the pump that follows the attempt's end claims for any other free slot.
    */
-  async #complete(id: string, patch: Partial<JobInfo>, done: (updated: JobInfo | undefined) => void): Promise<void> {
+  async #complete(id: string, patch: Partial<JobInfo>, done: (updated: JobInfo | undefined) => void, fence: Fence): Promise<void> {
     const adapter = this.adapter
     if (!adapter.completeAndClaim || this.#pumping || this.#closed || this.#resumeWaiters.length > 0 || this.#running.size + this.#reserved.size >= this.maxConcurrency) {
-      done((await adapter.update(id, patch))?.info)
+      done((await adapter.update(id, patch, fence))?.info)
       return
     }
     this.#pumping = true // a claim, so single-flight with the pump's
     try {
       if (await this.#budgetExhausted()) {
-        done((await adapter.update(id, patch))?.info)
+        done((await adapter.update(id, patch, fence))?.info)
         return
       }
-      const { completed, claimed } = await adapter.completeAndClaim(id, patch, this.#now(), { maxRunning: this.maxConcurrency })
+      const { completed, claimed } = await adapter.completeAndClaim(id, patch, this.#now(), { maxRunning: this.maxConcurrency }, fence)
       done(completed)
       if (claimed) await this.#start(claimed)
     } finally {
@@ -447,7 +457,8 @@ export class JobQueue {
     await run.started
     let updated
     try {
-      updated = await this.adapter.update(run.id, { status: 'parked', parkedAt: run.parkedAt, parkedExecutionId: executionId })
+      updated = await this.adapter.update(run.id, { status: 'parked', parkedAt: run.parkedAt, parkedExecutionId: executionId }, this.#fenceOf(run))
+      if (!updated) return this.#abandon(run)
     } catch (err) {
       // Not recorded parked: nothing could wake it. The attempt fails (retry rules apply) and its park is discarded.
       this.#report(err, 'job park')
@@ -541,7 +552,7 @@ export class JobQueue {
     const executionId = run.record.info.parkedExecutionId
     // A shared adapter moved the job to running atomically in resumeParked; a second status write could land after a new park.
     try {
-      const updated = await this.adapter.update(run.id, { ...(this.adapter.resumeParked ? {} : { status: 'running' as const }), parkedAt: undefined, parkedExecutionId: undefined })
+      const updated = await this.adapter.update(run.id, { ...(this.adapter.resumeParked ? {} : { status: 'running' as const }), parkedAt: undefined, parkedExecutionId: undefined }, this.#fenceOf(run))
       if (updated) run.record.info = updated.info
     } catch (err) {
       this.#report(err, 'job resume') // the job runs here already; only the park fields stay
@@ -550,6 +561,48 @@ export class JobQueue {
     this.#emit(executionId ? { type: 'job_resumed', executionId } : { type: 'job_resumed' }, run.record.info, run)
     this.#armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.#onEvent(run, event), run.lastSeq)
+  }
+
+  #fenceOf(run: JobRun): Fence {
+    return { attempt: run.record.info.attempt }
+  }
+
+  /**
+   * Fencing (issue 21, Deliver 3): this process no longer holds the claim of `run`'s attempt
+   * (its lease lapsed and another process reclaimed the job, or moved it on). The run stops
+   * here without a write and without an event: the attempt's outcome is the other process's.
+   */
+  #abandon(run: JobRun): void {
+    if (run.finalized) return
+    run.finalized = true
+    run.unsubscribe()
+    run.clearTimers()
+    this.#running.delete(run.id)
+    this.#parked.delete(run.id)
+    this.#reserved.delete(run.id)
+    this.#fencedOut(run.id, this.#fenceOf(run))
+    try { run.runner.close('server') } catch { /* already closed */ }
+    // A park this process stored for the lost attempt must not wake it: the job runs elsewhere.
+    if (run.parked) this.#deps.discardSession?.(run.runner.id)
+    void this.pump()
+  }
+
+  #fencedOut(jobId: string, fence: Fence): void {
+    this.#report(new Error(`job ${jobId} attempt ${fence.attempt}: this process no longer holds its claim (its lease lapsed and another process took the job); its run stopped, nothing written or sent`), 'job fence')
+  }
+
+  /** On each heartbeat of a shared adapter: runs whose claim this process no longer holds stop (Deliver 3). */
+  async #checkClaims(): Promise<void> {
+    const runs = [...this.#running.values()]
+    if (!this.adapter.claimsHeld || runs.length === 0 || this.#closed) return
+    let held: Set<string>
+    try {
+      held = await this.adapter.claimsHeld(runs.map((r) => ({ id: r.id, attempt: r.record.info.attempt })))
+    } catch (err) {
+      return this.#report(err, 'job fence')
+    }
+    // A run that ended meanwhile is no longer in #running; only the rest are stale.
+    for (const run of runs) if (!held.has(run.id) && this.#running.get(run.id) === run) this.#abandon(run)
   }
 
   // `ts` is passed when the event states a delay from "now", so nextRunAt - ts is exactly that delay.

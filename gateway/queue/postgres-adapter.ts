@@ -37,6 +37,8 @@ export const POSTGRES_QUEUE_DEFAULTS = { leaseMs: 30_000 } as const
 type Row = { info: JobInfo; request: CreateJobRequest }
 const RETURNING = 'RETURNING info, request'
 const TERMINAL = [...TERMINAL_JOB_STATUSES]
+/** The fence (issue 21, Deliver 3): this process still holds the claim for that attempt (running, or parked by it). */
+const FENCED = (owner: string, attempt: string) => `lease_owner = ${owner} AND status IN ('running', 'parked') AND (info->>'attempt')::integer = ${attempt}`
 
 /** An update's patch as SQL values: the defined keys to merge, the keys set to undefined to drop (JSON has no undefined). */
 function merge(patch: Partial<JobInfo>): [string, string[]] {
@@ -49,6 +51,7 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
   const leaseMs = options.leaseMs ?? POSTGRES_QUEUE_DEFAULTS.leaseMs
   const leaseSql = `clock_timestamp() + make_interval(secs => ${Number(leaseMs) / 1000})`
   const listeners = new Set<() => void>()
+  const beats = new Set<() => void>()
   const wake = () => { for (const l of listeners) { try { l() } catch { /* a listener never breaks the adapter */ } } }
   let closed = false
   const q = <R extends pg.QueryResultRow>(config: pg.QueryConfig | string, values?: unknown[]) => query<R>(pool, config, values)
@@ -93,6 +96,7 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     q({ name: 'gw_heartbeat', text: `UPDATE gateway_jobs SET lease_until = ${leaseSql} WHERE id IN (
       SELECT id FROM gateway_jobs WHERE lease_owner = $1 AND status = 'running' FOR UPDATE SKIP LOCKED)`, values: [workerId] })
       .catch((err) => options.onError?.(err))
+      .finally(() => { for (const l of beats) { try { l() } catch { /* never breaks the heartbeat */ } } })
     wake()
   }, Math.max(10, Math.floor(leaseMs / 3)))
   heartbeat.unref()
@@ -194,18 +198,24 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
       return (await q<Row>('SELECT info, request FROM gateway_jobs ORDER BY seq')).rows.map((r) => record(r)!)
     },
 
-    async update(id, patch) {
-      const { rows } = await q<Row>({ name: 'gw_update', text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE id = $1 ${RETURNING}`, values: [id, ...merge(patch)] })
+    async update(id, patch, fence) {
+      if (!fence) {
+        const { rows } = await q<Row>({ name: 'gw_update', text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE id = $1 ${RETURNING}`, values: [id, ...merge(patch)] })
+        return record(rows[0])
+      }
+      // Fenced (Deliver 3): checked in the writing statement itself, under the row lock.
+      const { rows } = await q<Row>({ name: 'gw_update_fenced', text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[]
+        WHERE id = $1 AND ${FENCED('$4', '$5')} ${RETURNING}`, values: [id, ...merge(patch), workerId, fence.attempt] })
       return record(rows[0])
     },
 
-    completeAndClaim(id, patch, now, limits) {
+    completeAndClaim(id, patch, now, limits, fence) {
       // A claim: in call order with this process's other claims.
       return serial(async () => {
         const { rows } = await q<{ done_info: JobInfo | null; next_info: JobInfo | null; next_request: CreateJobRequest | null }>({
-          name: 'gw_complete_and_claim',
-          text: 'SELECT done_info, next_info, next_request FROM gateway_complete_and_claim($1, $2, $3, $4, $5, $6, $7, $8)',
-          values: [id, ...merge(patch), now, workerId, leaseMs, limits.maxRunning, LOCKS.claim],
+          name: 'gw_complete_and_claim_fenced',
+          text: 'SELECT done_info, next_info, next_request FROM gateway_complete_and_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+          values: [id, ...merge(patch), now, workerId, leaseMs, limits.maxRunning, LOCKS.claim, fence ? workerId : null, fence?.attempt ?? null],
         })
         const r = rows[0]
         return { completed: r?.done_info ?? undefined, claimed: r?.next_info ? { info: r.next_info, request: r.next_request! } : undefined }
@@ -237,6 +247,16 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
 
     onWork(l) {
       listeners.add(l)
+    },
+
+    onHeartbeat(l) {
+      beats.add(l)
+    },
+
+    async claimsHeld(claims) {
+      const { rows } = await q<{ id: string }>(`SELECT j.id FROM gateway_jobs j JOIN unnest($2::text[], $3::integer[]) AS c(id, attempt) ON j.id = c.id
+        WHERE ${FENCED('$1', 'c.attempt')}`, [workerId, claims.map((c) => c.id), claims.map((c) => c.attempt)])
+      return new Set(rows.map((r) => r.id))
     },
 
     async close() {
