@@ -472,6 +472,12 @@ export class JobQueue {
     void this.pump()
   }
 
+  /** Parking could not store the park: the attempt fails (retry rules apply), its job never recorded parked. */
+  onParkFailed(sessionId: string, error: string): void {
+    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
+    if (run) this.#kill(run, error)
+  }
+
   async #parkedTooLong(run: JobRun, cap: number): Promise<void> {
     // With a shared adapter another process may have adopted the park and be running the job now.
     if (this.adapter.findJobBySession) {

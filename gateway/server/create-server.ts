@@ -94,6 +94,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     rebuild: (record) => factory.rebuild(record),
     onParking: (id, executionId) => (context.queue?.onSessionParking(id, executionId) ?? Promise.resolve(true)),
     onParked: (id, executionId) => context.queue?.onSessionParked(id, executionId) ?? Promise.resolve(),
+    onParkFailed: (id, error) => context.queue?.onParkFailed(id, error),
     beforeResume: (id, hint) => context.queue?.waitForResumeSlot(id, hint) ?? Promise.resolve(),
     onResumed: (id, runner) => void context.queue?.onSessionResumed(id, runner),
     onResumeFailed: (id, error) => void context.queue?.onResumeFailed(id, error),

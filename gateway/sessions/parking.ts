@@ -40,6 +40,8 @@ export interface ParkingDeps {
    * park to wake it (job-status.5, job-status.7).
    */
   onParked?(sessionId: string, executionId: string): Promise<void>
+  /** The park could not be stored (the store failed): a job's attempt fails (retry rules apply). */
+  onParkFailed?(sessionId: string, error: string): void
   /**
    * Resolves when the session may resume; false: another process took its job first (shared
    * store). An object: the queue resumed the job and adopted its park in one transaction (issue
@@ -393,7 +395,14 @@ export class ParkingManager {
     this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
     // One serial step, so a resume of this id (which loads under the same serial) sees the job parked.
     await this.#serial(id, async () => {
-      await this.store.save(record).catch((err) => this.#report(err, 'park'))
+      try {
+        await this.store.save(record)
+      } catch (err) {
+        // Not stored: nothing could wake it (issue 21). The queue fails a job's attempt instead
+        // of recording it parked; a session of no job stays an evicted row, as before.
+        this.#report(err, 'park')
+        return this.#deps.onParkFailed?.(id, `the park could not be stored: ${(err as Error).message}`)
+      }
       await this.#deps.onParked?.(id, first)
     }).catch((err) => this.#report(err, 'park'))
   }
