@@ -127,11 +127,15 @@ export class JobQueue {
     const jobs = await this.adapter.list()
     const used = await this.adapter.dailyTokens(dayKeyOf(this.#now()))
     const limit = this.#options.dailyTokenLimit
+    // A shared adapter answers for the fleet (issue 21, item 7): every process gives the same
+    // counts, read from the store; one process alone counts its slots, resuming ones included.
+    const shared = this.adapter.resumeParked !== undefined
+    const count = (status: JobStatus) => jobs.filter((j) => j.info.status === status).length
     const stats: QueueStats = {
       maxConcurrency: this.maxConcurrency,
-      running: this.#running.size + this.#reserved.size,
-      queued: jobs.filter((j) => j.info.status === 'queued').length,
-      parked: this.#parked.size,
+      running: shared ? count('running') : this.#running.size + this.#reserved.size,
+      queued: count('queued'),
+      parked: shared ? count('parked') : this.#parked.size,
       dailyTokensUsed: used,
       paused: limit !== undefined && used >= limit,
     }
