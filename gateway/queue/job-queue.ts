@@ -270,7 +270,8 @@ export class JobQueue {
     // in the store before the job can be recorded parked (a process adopting the park finds its
     // job), and job_started goes out before job_parked (issue 21, items 2 and 3).
     try {
-      const info = await this.adapter.update(run.id, { startedAt: this.#now(), sessionId: runner.id }, this.#fenceOf(run))
+      // Each attempt starts clean (issue 21, item 8): the previous attempt's error went out with its job_retrying.
+      const info = await this.adapter.update(run.id, { startedAt: this.#now(), sessionId: runner.id, error: undefined }, this.#fenceOf(run))
       if (!info) {
         started()
         return this.#abandon(run)
@@ -403,7 +404,7 @@ export class JobQueue {
         this.#wakeAt(nextRunAt)
       }, fence)
     } else {
-      await this.#complete(id, { ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() }, (updated) => {
+      await this.#complete(id, { error: undefined, ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() }, (updated) => {
         if (!updated) return this.#fencedOut(id, fence)
         this.#emit({ type: 'job_completed' }, updated, run, record.request)
       }, fence)
