@@ -382,6 +382,14 @@ const MIGRATIONS: string[] = [
     RETURN NEXT;
   END $$;
   `,
+
+  // 7: fleet-wide timers (issue 21, Deliver 4): any live process finds a park's lapsed deadline
+  // and a job parked past maxParkedDurationMs, so neither waits for its parker (maybe dead).
+  `
+  ALTER TABLE gateway_session_executions ADD COLUMN expires_at bigint;
+  CREATE INDEX gateway_session_executions_expiry ON gateway_session_executions (expires_at) WHERE expires_at IS NOT NULL;
+  CREATE INDEX gateway_jobs_parked ON gateway_jobs (seq) WHERE status = 'parked';
+  `,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -58,6 +58,12 @@ export interface QueueAdapter {
    * running or parked): the others were reclaimed elsewhere after this process's lease lapsed.
    */
   claimsHeld?(claims: Array<{ id: string; attempt: number }>): Promise<Set<string>>
+  /**
+   * Jobs parked at or before `parkedBefore` (their maxParkedDurationMs passed), wherever they were
+   * parked: each one's park is deleted and the job is now held by this process (still `parked`),
+   * which applies the retry rules to it exactly once (issue 21, Deliver 4).
+   */
+  takeOverdueParked?(parkedBefore: number): Promise<JobRecord[]>
   /** Called after each lease renewal (every leaseMs / 3). */
   onHeartbeat?(listener: () => void): void
   /** The database this adapter keeps its jobs in (opaque); a store with the same id shares it. */

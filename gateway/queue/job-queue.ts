@@ -53,6 +53,7 @@ export class JobQueue {
   #pumpAgain = false
   #closed = false
   #atomicResume: boolean
+  #sweepingCaps = false
 
   constructor(options: QueueOptions, deps: QueueDeps) {
     this.#options = options
@@ -61,7 +62,10 @@ export class JobQueue {
     this.adapter = options.adapter ?? createMemoryQueueAdapter()
     this.#atomicResume = this.adapter.resumeAndAdopt !== undefined && this.adapter.databaseId !== undefined && this.adapter.databaseId === deps.parkStoreDatabaseId
     this.adapter.onWork?.(() => void this.pump())
-    this.adapter.onHeartbeat?.(() => void this.#checkClaims())
+    this.adapter.onHeartbeat?.(() => {
+      void this.#checkClaims()
+      void this.#sweepParkedCaps()
+    })
     const retention = options.retention
     if (retention) {
       const timer = setInterval(() => void this.#sweep(), retention.sweepIntervalMs ?? Math.min(retention.maxAgeMs, 60_000))
@@ -475,6 +479,27 @@ export class JobQueue {
     const cap = this.#options.maxParkedDurationMs
     if (cap !== undefined) run.parkTimer = setTimeout(() => void this.#parkedTooLong(run, cap).catch((err) => this.#report(err, 'job park cap')), Math.max(0, cap - run.parkedMs))
     void this.pump()
+  }
+
+  /**
+   * A shared adapter: jobs parked longer than maxParkedDurationMs anywhere in the fleet, their
+   * parker alive or not, fail their attempt here (retry rules apply), once (issue 21, Deliver 4).
+   */
+  async #sweepParkedCaps(): Promise<void> {
+    const cap = this.#options.maxParkedDurationMs
+    if (cap === undefined || !this.adapter.takeOverdueParked || this.#closed || this.#sweepingCaps) return
+    this.#sweepingCaps = true
+    try {
+      for (const record of await this.adapter.takeOverdueParked(this.#now() - cap)) {
+        this.#dropParked(record.info.id)
+        if (record.info.sessionId) this.#deps.discardSession?.(record.info.sessionId)
+        await this.#conclude(record, undefined, 'failed', { error: `job exceeded max parked duration (${cap}ms)` }, record.info)
+      }
+    } catch (err) {
+      this.#report(err, 'job park cap')
+    } finally {
+      this.#sweepingCaps = false
+    }
   }
 
   /** Parking could not store the park: the attempt fails (retry rules apply), its job never recorded parked. */

@@ -185,6 +185,18 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
       return rows.map((r) => record(r)!)
     },
 
+    async takeOverdueParked(parkedBefore) {
+      // Rows with SKIP LOCKED (LOCKS' order: no wait while holding anything); the status stays
+      // parked, so no transition and no claim lock; the owner moves here, and with it the fence.
+      const { rows } = await q<Row>(`
+        WITH due AS (
+          SELECT id, session_id FROM gateway_jobs WHERE status = 'parked' AND (info->>'parkedAt')::numeric <= $2
+          ORDER BY seq FOR UPDATE SKIP LOCKED LIMIT 20
+        ), parks AS (DELETE FROM gateway_sessions s USING due WHERE s.id = due.session_id AND s.kind = 'park')
+        UPDATE gateway_jobs j SET lease_owner = $1 FROM due WHERE j.id = due.id RETURNING j.info, j.request`, [workerId, parkedBefore])
+      return rows.map((r) => record(r)!)
+    },
+
     async findJobBySession(sessionId) {
       const { rows } = await q<Row>(`SELECT info, request FROM gateway_jobs WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [sessionId])
       return record(rows[0])

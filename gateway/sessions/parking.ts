@@ -23,9 +23,15 @@ export interface ParkingOptions {
   /** Write the runner snapshot through after every turn (plaintext transcript; off by default). */
   persistLive?: boolean
   onError?: (err: unknown, where: 'park' | 'resume' | 'persist' | 'discard') => void
+  /**
+   * A shared store (issue 21, Deliver 4): every this often, lapsed deadlines of parks stored by
+   * any process are fired here, so they never wait for their parker (maybe dead). The first
+   * sweep comes `expiredGraceMs` after start, as deadlines re-armed at boot do.
+   */
+  deadlineSweepMs?: number
 }
 
-export const PARKING_DEFAULTS = { parkDelayMs: 2000, expiredGraceMs: 60_000 } as const
+export const PARKING_DEFAULTS = { parkDelayMs: 2000, expiredGraceMs: 60_000, deadlineSweepMs: 1000 } as const
 
 export interface ParkingDeps {
   registry: SessionRegistry
@@ -75,6 +81,8 @@ export class ParkingManager {
   #foreign = new Map<string, StoredSession>()
   #ops = new Map<string, Promise<unknown>>()
   #closed = false
+  #sweepTimer: ReturnType<typeof setInterval> | undefined
+  #sweeping = false
   /** Live writes scheduled but not yet taken: shutdown takes them at once instead of losing them. */
   #persistPending = new Set<Runner>()
   /** Runners whose turn just ended: their snapshot is taken at the very next event (the status move). */
@@ -327,6 +335,10 @@ export class ParkingManager {
   async hydrate(): Promise<void> {
     const records = await this.store.list()
     const notBefore = Date.now() + (this.#options.expiredGraceMs ?? PARKING_DEFAULTS.expiredGraceMs)
+    if (this.store.expiredExecutions && !this.#sweepTimer && !this.#closed) {
+      this.#sweepTimer = setInterval(() => { if (Date.now() >= notBefore) void this.#sweepDeadlines() }, this.#options.deadlineSweepMs ?? PARKING_DEFAULTS.deadlineSweepMs)
+      this.#sweepTimer.unref()
+    }
     for (const record of records) {
       if (this.#deps.registry.get(record.id)) continue
       this.#configs.set(record.id, record.config)
@@ -345,6 +357,7 @@ export class ParkingManager {
     for (const runner of this.#turnEnded) void this.#persistLive(runner)
     this.#turnEnded.clear()
     this.#closed = true
+    clearInterval(this.#sweepTimer)
     this.#ledger.releaseAll()
     for (const t of [...this.#deadlines.values(), ...this.#detachTimers.values()]) clearTimeout(t)
     this.#deadlines.clear()
@@ -363,6 +376,28 @@ export class ParkingManager {
     // setTimeout holds at most ~24.8 days; longer deadlines re-arm on the next process start.
     const delay = Math.max(0, expiresAt - Date.now())
     if (delay < 2 ** 31 - 1) this.#deadlines.set(executionId, setTimeout(fire, delay))
+  }
+
+  /**
+   * Fires lapsed deadlines of parks in the shared store, whoever parked them: the result goes
+   * through the usual delivery, whose adoption is atomic, so exactly one process applies it and a
+   * race with the parker's own watchdog is a duplicate (`applied: false`). A deadline this
+   * process has armed itself is left to its timer.
+   */
+  async #sweepDeadlines(): Promise<void> {
+    if (this.#sweeping || this.#closed) return
+    this.#sweeping = true
+    try {
+      for (const executionId of await this.store.expiredExecutions!(Date.now(), 20)) {
+        if (this.#deadlines.has(executionId) || this.#closed) continue
+        const outcome: ExecutionOutcome = { status: 'failed', reason: 'timeout', error: 'deferred execution produced no result before its deadline' }
+        await this.submitResult(executionId, outcome).catch((err) => this.#report(err, 'resume'))
+      }
+    } catch (err) {
+      this.#report(err, 'resume')
+    } finally {
+      this.#sweeping = false
+    }
   }
 
   #forget(executionId: string): void {

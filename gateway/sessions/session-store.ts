@@ -77,6 +77,8 @@ export interface SessionStore {
   findSettled?(executionId: string): Promise<SessionInfo | undefined>
   /** The session is gone: its settled ids go too (a job's stay until the job is pruned). */
   forgetSettled?(sessionId: string): Promise<void>
+  /** Open executions of stored parks whose deadline is at or before `now` (any process may fire them). */
+  expiredExecutions?(now: number, limit: number): Promise<string[]>
   /** The database a shared store keeps its records in (opaque); a queue adapter with the same id shares it. */
   readonly databaseId?: string
 }

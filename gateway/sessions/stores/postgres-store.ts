@@ -42,7 +42,7 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
     save: (record) => {
       // Serialise before queueing so a record that cannot be JSON fails this call alone.
       const json = JSON.stringify(record)
-      const executions = record.kind === 'park' ? record.snapshot.executions.map((e) => e.executionId) : []
+      const executions = record.kind === 'park' ? record.snapshot.executions : []
       return enqueue(record.id, () => transaction(pool, async (client) => {
         await client.query(`
           INSERT INTO gateway_sessions (id, kind, record, saved_at) VALUES ($1, $2, $3::jsonb, now())
@@ -50,8 +50,9 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
         await client.query('DELETE FROM gateway_session_executions WHERE session_id = $1', [record.id])
         if (executions.length) {
           await client.query(`
-            INSERT INTO gateway_session_executions (execution_id, session_id) SELECT unnest($1::text[]), $2
-            ON CONFLICT (execution_id) DO UPDATE SET session_id = EXCLUDED.session_id`, [executions, record.id])
+            INSERT INTO gateway_session_executions (execution_id, session_id, expires_at) SELECT e, $2, x FROM unnest($1::text[], $3::bigint[]) AS u(e, x)
+            ON CONFLICT (execution_id) DO UPDATE SET session_id = EXCLUDED.session_id, expires_at = EXCLUDED.expires_at`,
+          [executions.map((e) => e.executionId), record.id, executions.map((e) => (Number.isFinite(e.expiresAt) ? Math.round(e.expiresAt) : null))])
         }
       }))
     },
@@ -80,6 +81,10 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
     async findByExecution(executionId) {
       const { rows } = await q<{ session_id: string }>('SELECT session_id FROM gateway_session_executions WHERE execution_id = $1', [executionId])
       return rows[0]?.session_id
+    },
+    async expiredExecutions(now, limit) {
+      const { rows } = await q<{ execution_id: string }>(`SELECT execution_id FROM gateway_session_executions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2`, [Math.floor(now), limit])
+      return rows.map((r) => r.execution_id)
     },
     async settle(executionId, info) {
       await q(settleSql, [executionId, info.id, jobOf(info), JSON.stringify(info)])
