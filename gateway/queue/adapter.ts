@@ -64,6 +64,11 @@ export interface QueueAdapter {
    * which applies the retry rules to it exactly once (issue 21, Deliver 4).
    */
   takeOverdueParked?(parkedBefore: number): Promise<JobRecord[]>
+  /**
+   * False once this process's lease on the running job `id` may have lapsed (its last renewal,
+   * or its claim, is more than the lease ago): events nothing writes are then not sent.
+   */
+  leaseHeld?(id: string): boolean
   /** Called after each lease renewal (every leaseMs / 3). */
   onHeartbeat?(listener: () => void): void
   /** The database this adapter keeps its jobs in (opaque); a store with the same id shares it. */

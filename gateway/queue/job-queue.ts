@@ -310,13 +310,13 @@ export class JobQueue {
         const limit = stricter(run.record.request.maxTokens, this.#options.sessionTokenLimit)
         if (limit !== undefined && run.estimatedTokens > limit) this.#kill(run, `session token limit exceeded (${run.estimatedTokens} > ${limit})`)
         const progress = progressOf(event)
-        if (progress) this.#emit({ type: 'job_progress', progress }, run.record.info, run)
+        if (progress) this.#emitProgress(run, progress)
         break
       }
       case 'permission_requested':
       case 'permission_resolved': {
         const progress = progressOf(event)
-        if (progress) this.#emit({ type: 'job_progress', progress }, run.record.info, run)
+        if (progress) this.#emitProgress(run, progress)
         break
       }
       case 'turn_result': {
@@ -597,6 +597,19 @@ export class JobQueue {
     this.#emit(executionId ? { type: 'job_resumed', executionId } : { type: 'job_resumed' }, run.record.info, run)
     this.#armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.#onEvent(run, event), run.lastSeq)
+  }
+
+  /**
+   * Progress is written nowhere, so no statement fences it: it goes out only while this
+   * process's lease on the job is known to hold (Deliver 3). A lapsed one (the process stalled
+   * past it) drops the event and asks the store at once whether the claim is still held.
+   */
+  #emitProgress(run: JobRun, progress: NonNullable<ReturnType<typeof progressOf>>): void {
+    if (this.adapter.leaseHeld?.(run.id) === false) {
+      void this.#checkClaims()
+      return
+    }
+    this.#emit({ type: 'job_progress', progress }, run.record.info, run)
   }
 
   #fenceOf(run: JobRun): Fence {

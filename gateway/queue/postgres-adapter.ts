@@ -91,10 +91,20 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
   // process notices lapsed claims of a dead one even when no notification comes. SKIP LOCKED: a
   // heartbeat never waits for a row (a row locked now is being completed or reclaimed; the next
   // beat renews it if it is still ours).
+  // Until when (this process's clock) each running job's lease surely holds: the time a renewal
+  // or claim was sent, plus the lease (the database set lease_until later than that).
+  let heldUntil = new Map<string, number>()
   const heartbeat = setInterval(() => {
     if (closed) return
-    q({ name: 'gw_heartbeat', text: `UPDATE gateway_jobs SET lease_until = ${leaseSql} WHERE id IN (
-      SELECT id FROM gateway_jobs WHERE lease_owner = $1 AND status = 'running' FOR UPDATE SKIP LOCKED)`, values: [workerId] })
+    const sentAt = Date.now()
+    q<{ id: string }>({ name: 'gw_heartbeat_held', text: `UPDATE gateway_jobs SET lease_until = ${leaseSql} WHERE id IN (
+      SELECT id FROM gateway_jobs WHERE lease_owner = $1 AND status = 'running' FOR UPDATE SKIP LOCKED) RETURNING id`, values: [workerId] })
+      .then(({ rows }) => {
+        // Renewed now, or claimed since this beat was sent; every other lease is left to lapse.
+        const next = new Map([...heldUntil].filter(([, until]) => until - leaseMs > sentAt))
+        for (const r of rows) next.set(r.id, sentAt + leaseMs)
+        heldUntil = next
+      })
       .catch((err) => options.onError?.(err))
       .finally(() => { for (const l of beats) { try { l() } catch { /* never breaks the heartbeat */ } } })
     wake()
@@ -133,13 +143,17 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
 
     claimNext(now, limits?: ClaimLimits) {
       return serial(async () => {
-        if (!limits) return record((await q<Row>({ name: 'gw_claim_unlimited', text: claimSql, values: [now, workerId] })).rows[0])
-        const { rows } = await q<Row>({ name: 'gw_claim', text: 'SELECT info, request FROM gateway_claim($1, $2, $3, $4, $5)', values: [now, workerId, leaseMs, limits.maxRunning, LOCKS.claim] })
+        const sentAt = Date.now()
+        const { rows } = limits
+          ? await q<Row>({ name: 'gw_claim', text: 'SELECT info, request FROM gateway_claim($1, $2, $3, $4, $5)', values: [now, workerId, leaseMs, limits.maxRunning, LOCKS.claim] })
+          : await q<Row>({ name: 'gw_claim_unlimited', text: claimSql, values: [now, workerId] })
+        for (const r of rows) heldUntil.set(r.info.id, sentAt + leaseMs)
         return record(rows[0])
       })
     },
 
     resumeParked(id, limits) {
+      const sentAt = Date.now()
       return serial(() => transaction(pool, async (client) => {
         // The job row first, then the claim lock (LOCKS' order). Taking the lock first and then
         // waiting here for the row was the deadlock of issue 21.
@@ -149,11 +163,13 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
         if (rows[0]?.status !== 'parked') return 'taken' as const
         if (!(await slotFree(client, limits))) return 'full' as const
         await client.query(toRunning, [id, workerId])
+        heldUntil.set(id, sentAt + leaseMs)
         return 'resumed' as const
       }))
     },
 
     resumeAndAdopt(id, sessionId, limits, settledExecutionId) {
+      const sentAt = Date.now()
       return serial(() => transaction(pool, async (client): Promise<ResumeAndAdoptOutcome> => {
         // The job row first, then the claim lock (LOCKS' order). The job must be this session's:
         // a session's own meta cannot name some other job into being resumed.
@@ -169,6 +185,7 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
             ON CONFLICT (execution_id) DO NOTHING`, [settledExecutionId, sessionId, id, JSON.stringify(park)])
         }
         await client.query(toRunning, [id, workerId])
+        heldUntil.set(id, sentAt + leaseMs)
         // No park (lost outside this path): the job is running here and the caller fails this
         // attempt (retry rules apply), rather than leaving it parked with nothing to wake it.
         return { outcome: 'resumed', park }
@@ -224,12 +241,14 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     completeAndClaim(id, patch, now, limits, fence) {
       // A claim: in call order with this process's other claims.
       return serial(async () => {
+        const sentAt = Date.now()
         const { rows } = await q<{ done_info: JobInfo | null; next_info: JobInfo | null; next_request: CreateJobRequest | null }>({
           name: 'gw_complete_and_claim_fenced',
           text: 'SELECT done_info, next_info, next_request FROM gateway_complete_and_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
           values: [id, ...merge(patch), now, workerId, leaseMs, limits.maxRunning, LOCKS.claim, fence ? workerId : null, fence?.attempt ?? null],
         })
         const r = rows[0]
+        if (r?.next_info) heldUntil.set(r.next_info.id, sentAt + leaseMs)
         return { completed: r?.done_info ?? undefined, claimed: r?.next_info ? { info: r.next_info, request: r.next_request! } : undefined }
       })
     },
@@ -259,6 +278,10 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
 
     onWork(l) {
       listeners.add(l)
+    },
+
+    leaseHeld(id) {
+      return (heldUntil.get(id) ?? 0) > Date.now()
     },
 
     onHeartbeat(l) {

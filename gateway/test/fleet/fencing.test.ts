@@ -2,7 +2,8 @@
  * Fencing (issue 21, Deliver 3) with real processes: a gateway process holding a claim is
  * stopped (SIGSTOP) until its lease lapses and another process has reclaimed the job, retried it
  * and completed it; continued (SIGCONT), the stalled process finds its claim gone and writes and
- * sends nothing for its attempt: one job_completed, one terminal transition, the rescuer's row.
+ * sends nothing for its attempt (no completion, no progress): one job_completed, one terminal
+ * transition, the rescuer's row.
  * The lease is 600 ms (an option); the test waits on the database, never on a fixed sleep.
  */
 import { randomBytes } from 'node:crypto'
@@ -68,6 +69,7 @@ describe('a claimant stalled past its lease', () => {
       // The rescuer reclaims (worker lost), retries and completes attempt 2 while the other is stopped.
       const done = await until(row, (r) => r.status === 'succeeded', 'attempt 2 completed by the rescuer', 20_000)
       expect(done).toEqual({ status: 'succeeded', lease_owner: rescuer.workerId, attempt: 2 })
+      const beforeCont = got.length
       stalled.child.kill('SIGCONT')
       // The stalled process learns it lost the claim (its heartbeat's check, or a fenced write).
       await until(async () => reports.get(stalled.workerId)!, (text) => text.includes(`job ${job.id} attempt 1: this process no longer holds its claim`), 'the stalled process stopped its run', 10_000)
@@ -80,6 +82,8 @@ describe('a claimant stalled past its lease', () => {
       await new Promise((r) => setTimeout(r, 300))
       expect(got.filter((e) => e.type === 'job_completed').map((e) => e.job.attempt)).toEqual([2])
       expect(got.filter((e) => e.type === 'job_retrying').length).toBe(1)
+      // Nothing at all for the stalled attempt once it continued: no progress of its turn either.
+      expect(got.slice(beforeCont).filter((e) => e.job.attempt === 1)).toEqual([])
     } finally {
       await db.end()
     }
