@@ -163,8 +163,8 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
 
     members.push(...await Promise.all(Array.from({ length: processes }, (_, i) =>
       startMember(dbUrl, { workerId: `p${i + 1}`, maxConcurrency, leaseMs, token }))))
-    const fleetDb = new pg.Client({ connectionString: dbUrl })
-    await fleetDb.connect()
+    // A pool: the result posters ask for a job's parker while the watch loop queries.
+    const fleetDb = new pg.Pool({ connectionString: dbUrl, max: 3 })
     parkerOf = async (jobId) => (await fleetDb.query<{ lease_owner: string | null }>('SELECT lease_owner FROM gateway_jobs WHERE id = $1', [jobId])).rows[0]?.lease_owner ?? undefined
     // A process may exit only when the run killed it (issue 21: a database error ended processes).
     const watchExit = (m: Member) => m.child.once('exit', (code, signal) => {
