@@ -21,7 +21,9 @@ const USAGE = `usage: gateway-conformance [--target manifest.json | --url <baseU
   Without --target or --url the kit starts its self target (our gateway with the fake engines).
   A manifest is checked against conformance/target/manifest.schema.json: unknown fields and
   feature names are errors. Before any case runs, a preflight checks that the target answers,
-  every token authenticates and the declared profiles exist with their engines.
+  every token authenticates and the declared profiles exist with their engines. A manifest's
+  realEngines names the fake model API each real CLI talks to: the kit checks it answers, or
+  starts it there when that loopback port is free.
   --timeout-ms N   how long one wait may take (default 15000), plus the manifest's timers.turnMs
   --list           the selected cases with their clauses and what the target must offer
   --repeat N       run each case N times; differing outcomes are 'flaky'
@@ -107,8 +109,8 @@ async function main(): Promise<void> {
     selfStarting = startSelfTarget()
     selfStarting.catch(() => {}) // awaited below; a failure is reported there
   }
-  const [{ exitCodeOf, runSuite, selectCases }, { describeRequirement }, { loadManifest, ManifestError, urlManifest }, { preflight }] = await Promise.all([
-    import('./run-suite.ts'), import('./runner.ts'), import('./manifest.ts'), import('./preflight.ts'),
+  const [{ exitCodeOf, runSuite, selectCases }, { describeRequirement }, { loadManifest, ManifestError, urlManifest }, { preflight }, { prepareModelApis }] = await Promise.all([
+    import('./run-suite.ts'), import('./runner.ts'), import('./manifest.ts'), import('./preflight.ts'), import('./target/model-apis.ts'),
   ])
   const filters = values.filter ?? []
   const selected = selectCases(filters)
@@ -138,8 +140,11 @@ async function main(): Promise<void> {
   }
   // A manifest naming a webhook receiver on this host gets the kit's receiver on that port.
   const receiver = self?.receiver ?? (await receiverFor(manifest))
+  // Real engines' fake model APIs (manifest realEngines): checked, or started by the kit, before the preflight.
+  const modelApis = await prepareModelApis(manifest)
+  for (const line of modelApis.started) console.log(line)
   try {
-    const problems = await preflight(manifest)
+    const problems = [...modelApis.problems, ...(modelApis.problems.length ? [] : await preflight(manifest))]
     if (problems.length) {
       for (const line of problems) console.error(`preflight: ${line}`)
       process.exitCode = 2
@@ -157,9 +162,11 @@ async function main(): Promise<void> {
     const dir = resolve(values.reports ?? join('reports/out', report.startedAt.replace(/[:.]/g, '-')))
     await writeReports(report, dir, values.reports === undefined)
     printSummary(report, dir)
+    for (const [engine, count] of Object.entries(modelApis.served())) console.log(`${engine}: the kit's fake model API answered ${count} model request(s) from the real CLI`)
     if (values['update-baseline']) console.log(`baseline written with ${await writeBaseline(values['update-baseline'], report.cases)} known failure(s)`)
     process.exitCode = exitCodeOf(report)
   } finally {
+    await modelApis.close()
     await self?.close()
     if (!self) await receiver?.close()
   }

@@ -26,8 +26,9 @@ export interface Case {
   clauses: string[]
   /**
    * What the target must offer: manifest features, `principal:<who>`, `profile:<role>`,
-   * `timer:<name>`, `receiver`, `restart`, and `absent:<feature>` (the manifest must list the
-   * feature under `absent`; silence is unknown). `--list` prints these in words.
+   * `timer:<name>`, `receiver`, `restart`, `absent:<feature>` (the manifest must list the
+   * feature under `absent`; silence is unknown), and `scripted:<engine>:<fault>` (the engine is
+   * the kit's scripted fake, not a real CLI: harness/scripted-engine.ts). `--list` prints these in words.
    */
   requires: string[]
   isolation?: Isolation

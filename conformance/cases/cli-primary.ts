@@ -1,11 +1,14 @@
 /**
  * Cases for a cli_primary session (events.*, permission-request.*, server-configuration.17-18).
- * The target's cli_primary profile runs the fake Claude Code CLI, so the scenarios in
- * scenarios/ drive it (conformance/target/README.md).
+ * The target's cli_primary profile runs the fake Claude Code CLI, or the real one pointed at the
+ * kit's fake Messages API (manifest `realEngines`), so the scenarios in scenarios/ drive it
+ * (conformance/target/README.md). Only scenarios a real CLI plays as the fake does are used unless
+ * a case requires `scripted:cli_primary:<fault>` (harness/scripted-engine.ts).
  */
 import { createHash } from 'node:crypto'
 import type { CaseContext } from '../harness/context.ts'
 import type { WsClient } from '../harness/ws-client.ts'
+import { scripted } from '../harness/scripted-engine.ts'
 import { Unsupported, type Case } from '../types.ts'
 
 async function primary(ctx: CaseContext, body: Record<string, unknown> = {}): Promise<{ session: any; ws: WsClient }> {
@@ -40,18 +43,21 @@ export const cliPrimaryCases: Case[] = [
     clauses: ['events.13', 'permission-request.1', 'errors.3', 'sessions.13', 'session-status-values.1', 'events.3'], requires: ['cli_primary'],
     async run(ctx) {
       const { session, ws } = await primary(ctx)
-      ws.send({ type: 'user_message', text: 'scenario:permission' })
+      // A mutating command: a real CLI runs a read-only one (`echo`) without asking.
+      ws.send({ type: 'user_message', text: 'scenario:permission-write' })
       const asked = await ws.waitForEvent('permission_requested', ctx.deadlineMs)
       await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'awaiting_approval')
       const info = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session
       ctx.equal('permission-request.1', info?.pendingPermissionCount, 1, 'pendingPermissionCount while asked')
-      const res = await ctx.http('POST', `/sessions/${session.id}/permissions/${asked.request.requestId}`, { body: { behavior: 'allow', updatedInput: { command: 'echo edited' } } })
+      // The edited command's word shows in the result on any CLI: the fake repeats the input, a real one the output.
+      const edited = `kit-edited-${Math.floor(ctx.random() * 1e9)}`
+      const res = await ctx.http('POST', `/sessions/${session.id}/permissions/${asked.request.requestId}`, { body: { behavior: 'allow', updatedInput: { command: `echo ${edited}` } } })
       ctx.status('sessions.13', res, 200)
       const resolved = await ws.waitForEvent('permission_resolved', ctx.deadlineMs)
       // The spec names no values for a REST answer; compatibility.ts checks protocol 7's (`client`).
       ctx.check('events.13', typeof resolved.resolvedBy === 'string', 'permission_resolved carries resolvedBy', resolved)
       const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
-      ctx.check('events.13', String(result.result).includes('echo edited'), 'the tool ran with the edited input', result.result)
+      ctx.check('events.13', String(result.result).includes(edited), `the tool ran with the edited input (echo ${edited})`, result.result)
       const again = await ctx.http('POST', `/sessions/${session.id}/permissions/${asked.request.requestId}`, { body: { behavior: 'deny' } })
       ctx.errorStatus('errors.3', again, 404)
       ctx.errorStatus('errors.3', await ctx.http('POST', `/sessions/${session.id}/permissions/never-asked`, { body: { behavior: 'allow' } }), 404)
@@ -62,7 +68,7 @@ export const cliPrimaryCases: Case[] = [
     clauses: ['server-configuration.17', 'limits.7', 'permission-request.1'], requires: ['cli_primary'],
     async run(ctx) {
       const { session, ws } = await primary(ctx, { approvalTimeoutMs: 150 })
-      ws.send({ type: 'user_message', text: 'scenario:permission' })
+      ws.send({ type: 'user_message', text: 'scenario:permission-write' })
       const resolved = await ws.waitForEvent('permission_resolved', ctx.deadlineMs)
       ctx.equal('server-configuration.17', [resolved.behavior, resolved.resolvedBy], ['deny', 'timeout'], 'behavior and resolvedBy')
       await ws.waitForEvent('turn_result', ctx.deadlineMs)
@@ -72,7 +78,7 @@ export const cliPrimaryCases: Case[] = [
   },
   {
     id: 'cli-primary-engine-death', title: 'an engine process that dies mid-turn gives session_error and failed; other sessions keep working', section: 'events',
-    clauses: ['events.21', 'session-status-values.1'], requires: ['cli_primary'],
+    clauses: ['events.21', 'session-status-values.1'], requires: ['cli_primary', scripted('cli_primary', 'crash')],
     async run(ctx) {
       const { ws } = await primary(ctx)
       ws.send({ type: 'user_message', text: 'scenario:crash' })
@@ -106,7 +112,7 @@ export const cliPrimaryCases: Case[] = [
   },
   {
     id: 'cli-primary-rate-limit', title: 'rate-limit readings arrive as rate_limit; no plan_info for an API-key session', section: 'events',
-    clauses: ['events.8', 'events.9'], requires: ['cli_primary'],
+    clauses: ['events.8', 'events.9'], requires: ['cli_primary', scripted('cli_primary', 'rate-limit')],
     async run(ctx) {
       const { ws } = await primary(ctx, { prompt: 'scenario:rate-limited' })
       const limit = await ws.waitForEvent('rate_limit', ctx.deadlineMs)
@@ -118,7 +124,7 @@ export const cliPrimaryCases: Case[] = [
   },
   {
     id: 'cli-primary-require-api-key', title: 'with requireApiKey, a session signed in with a subscription (oauth) is terminated with session_error', section: 'server-configuration',
-    clauses: ['server-configuration.18', 'session-status-values.10'], requires: ['cli_primary', 'requireApiKey', 'profile:cliPrimarySubscription'],
+    clauses: ['server-configuration.18', 'session-status-values.10'], requires: ['cli_primary', 'requireApiKey', 'profile:cliPrimarySubscription', scripted('cli_primary', 'subscription-login')],
     async run(ctx) {
       const cwd = ctx.manifest.cwdRoot
       if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')

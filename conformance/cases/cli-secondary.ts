@@ -2,10 +2,12 @@
  * Cases for a cli_secondary session (what-the-service-does.5, profile.10, engine-capability-record.1)
  * and the engine-neutral behaviours already checked on provider and cli_primary (streaming,
  * permissions, interrupt, resume, usage, titles, engine death), run again on this engine. The
- * target's cli_secondary profile runs the fake codex app-server, so scenarios/ drive it.
+ * target's cli_secondary profile runs the fake codex app-server, or the real one pointed at the
+ * kit's fake Responses API (manifest `realEngines`), so scenarios/ drive it.
  */
 import type { CaseContext } from '../harness/context.ts'
 import type { WsClient } from '../harness/ws-client.ts'
+import { scripted } from '../harness/scripted-engine.ts'
 import { Unsupported, type Case } from '../types.ts'
 
 async function secondary(ctx: CaseContext, body: Record<string, unknown> = {}): Promise<{ session: any; ws: WsClient }> {
@@ -116,7 +118,7 @@ export const cliSecondaryCases: Case[] = [
   },
   {
     id: 'cli-secondary-engine-death', title: 'cli_secondary: an engine process that dies mid-turn gives session_error and failed; other sessions keep working', section: 'events',
-    clauses: ['events.21', 'session-status-values.1'], requires: ['cli_secondary'],
+    clauses: ['events.21', 'session-status-values.1'], requires: ['cli_secondary', scripted('cli_secondary', 'crash')],
     async run(ctx) {
       const { ws } = await secondary(ctx)
       ws.send({ type: 'user_message', text: 'scenario:crash' })

@@ -5,7 +5,7 @@
  * A target that departs from protocol 7 where the spec is open is `non-strict`, never `fail`:
  * implementers see their compatibility beside their conformance. Each case cites the clause that
  * names the shape (or leaves it open). The target's provider profile must offer the bridged tool
- * `client_eval`, and its cli_primary profile must play the `permission` and `hello` scenarios.
+ * `client_eval`, and its cli_primary profile must play the `permission-write` and `hello` scenarios.
  */
 import { ApiError, Protocol7Client, type SessionConnection } from '../client/index.ts'
 import type { CaseContext } from '../harness/context.ts'
@@ -46,10 +46,10 @@ async function bridged(ctx: CaseContext, answer: Parameters<SessionConnection['o
   return { conn, result: await turnOrRefusal(conn, 1, 'tool answer') }
 }
 
-/** The first permission request of a cli_primary session running the `permission` scenario. */
+/** The first permission request of a cli_primary session running a mutating command (a real CLI runs `echo` unasked). */
 async function asked(ctx: CaseContext) {
   const { id, conn, client } = await attached(ctx, primary(ctx))
-  conn.sendMessage('scenario:permission')
+  conn.sendMessage('scenario:permission-write')
   const event: any = await conn.waitForEvent('permission_requested')
   const request = event.request
   if (typeof request?.id !== 'string') throw new NonStrict(`PermissionRequest has no string \`id\` (protocol 7 answers with it): ${JSON.stringify(request)}`)

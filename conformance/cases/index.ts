@@ -4,6 +4,7 @@ import { attachmentCases } from './attachments.ts'
 import { authenticationCases } from './authentication.ts'
 import { cliPrimaryCases } from './cli-primary.ts'
 import { compatibilityCases } from './compatibility.ts'
+import { compatibilityP7Cases } from './compatibility-p7.ts'
 import { cliSecondaryCases } from './cli-secondary.ts'
 import { createRequestCases } from './create-request.ts'
 import { hostFileCases } from './host-files.ts'
@@ -15,4 +16,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases]

@@ -96,7 +96,8 @@ export class CaseContext {
 
   /** Creates a session and checks the 201 {session} envelope (sessions.2). */
   async createSession(body: Record<string, unknown> = {}, as: Principal = 'operator'): Promise<any> {
-    const res = await this.http('POST', '/sessions', { as, body: { profile: this.profile('provider'), ...body } })
+    // The provider profile only by default: a target without one still runs cases that name their profile.
+    const res = await this.http('POST', '/sessions', { as, body: 'profile' in body ? body : { profile: this.profile('provider'), ...body } })
     this.status('sessions.2', res, 201)
     this.check('sessions.2', typeof res.json?.session?.id === 'string', 'a {session} envelope with an id', res.text.slice(0, 200))
     const id = res.json.session.id

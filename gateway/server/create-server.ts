@@ -84,6 +84,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     engines: options.engines ?? {},
     bridgeFor: (id) => hub.bridgeFor(id),
     peersFor: (id) => (peers.enabled ? peers.portFor(id) : undefined),
+    // Parking is built next; the claim is only ever made by a running session.
+    claimExecutionId: (id, toolCallId) => parking.claimExecutionId(id, toolCallId),
     approvalTimeoutMs: options.approvalTimeoutMs,
     requireApiKey: options.requireApiKey === true,
     onError,
@@ -232,7 +234,10 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     }
     if (!runner) return abortHandshake(socket, NOT_FOUND)
     const query = target.indexOf('?')
-    const afterSeq = parseAfterSeq(query === -1 ? null : new URLSearchParams(target.slice(query + 1).split('#')[0]).get('afterSeq'))
+    const params = new URLSearchParams(query === -1 ? '' : target.slice(query + 1).split('#')[0])
+    const afterSeq = parseAfterSeq(params.get('afterSeq'))
+    // Protocol 7's opt-in views, for clients that render them and fetch the rest (websocket-framing.1 leaves them open).
+    const views = { truncateResults: params.get('truncateResults') === '1', imageRefs: params.get('imageRefs') === '1' }
     const wss = await webSockets.get()
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = runner.id
@@ -240,7 +245,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       ws.on('close', () => {
         if (hub.detach(id, ws) === 0) parking.onDetach(id)
       })
-      attachClient(context, ws, socket, runner, afterSeq)
+      attachClient(context, ws, socket, runner, afterSeq, views.truncateResults || views.imageRefs ? views : undefined)
     })
   }
 

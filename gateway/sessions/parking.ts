@@ -169,6 +169,26 @@ export class ParkingManager {
     }, this.#parkDelayMs))
   }
 
+  /**
+   * The execution id a deferred tool call of `sessionId` gets. Protocol 7 uses the tool call's own
+   * id, but tool-call ids are only unique within a conversation (a model may repeat one, and two
+   * sessions' models may mint the same), while results are looked up by id across every session.
+   * So an id this gateway already knows (open or settled here, or parked by any process sharing
+   * the store) is refused and the first free `<id>-2`, `<id>-3`, … is used instead. The id is
+   * reserved for the session at once, so two sessions claiming the same id cannot both get it.
+   */
+  async claimExecutionId(sessionId: string, toolCallId: string): Promise<string> {
+    for (let n = 1; ; n++) {
+      const id = n === 1 ? toolCallId : `${toolCallId}-${n}`
+      if (this.#owners.has(id) || this.#settled.has(id)) continue
+      this.#owners.set(id, sessionId)
+      const stored = this.store.findByExecution && !this.#closed ? await this.store.findByExecution(id).catch(() => undefined) : undefined
+      if (stored === undefined) return id
+      // Another session's park holds it: give the reservation back and try the next suffix.
+      if (this.#owners.get(id) === sessionId) this.#owners.delete(id)
+    }
+  }
+
   /** The owning session of an execution id this process knows (open or settled). */
   ownerOf(executionId: string): string | undefined {
     return this.#owners.get(executionId) ?? this.#settled.get(executionId)
