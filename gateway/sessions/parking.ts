@@ -173,8 +173,8 @@ export class ParkingManager {
    * The execution id a deferred tool call of `sessionId` gets. Protocol 7 uses the tool call's own
    * id, but tool-call ids are only unique within a conversation (a model may repeat one, and two
    * sessions' models may mint the same), while results are looked up by id across every session.
-   * So an id this gateway already knows (open or settled here, or parked by any process sharing
-   * the store) is refused and the first free `<id>-2`, `<id>-3`, … is used instead. The id is
+   * So an id this gateway already knows (open or settled here, or parked or settled by any process
+   * sharing the store) is refused and the first free `<id>-2`, `<id>-3`, … is used instead. The id is
    * reserved for the session at once, so two sessions claiming the same id cannot both get it.
    */
   async claimExecutionId(sessionId: string, toolCallId: string): Promise<string> {
@@ -183,7 +183,9 @@ export class ParkingManager {
       if (this.#owners.has(id) || this.#settled.has(id)) continue
       this.#owners.set(id, sessionId)
       const stored = this.store.findByExecution && !this.#closed ? await this.store.findByExecution(id).catch(() => undefined) : undefined
-      if (stored === undefined) return id
+      // Settled anywhere in the fleet (issue 21) counts as known too: its duplicates answer for that session.
+      const settled = stored === undefined && this.store.findSettled && !this.#closed ? await this.store.findSettled(id).catch(() => undefined) : undefined
+      if (stored === undefined && settled === undefined) return id
       // Another session's park holds it: give the reservation back and try the next suffix.
       if (this.#owners.get(id) === sessionId) this.#owners.delete(id)
     }
