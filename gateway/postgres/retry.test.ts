@@ -74,7 +74,9 @@ describe('transaction on a real PostgreSQL', () => {
       }, { baseDelayMs: 5, onRetry: (err) => retried.push((err as { code?: string }).code ?? '') })
     }
     await Promise.all([run(1, 2), run(2, 1)])
-    expect(retried).toEqual(['40P01'])
+    // One victim, or both when their deadlock checks ran at the same moment: each was retried.
+    expect(retried.length).toBeGreaterThanOrEqual(1)
+    expect(new Set(retried)).toEqual(new Set(['40P01']))
     // Both committed exactly once: each row counted by both transactions, the aborted try undone.
     expect((await pool.query('SELECT id, n FROM t ORDER BY id')).rows).toEqual([{ id: 1, n: 2 }, { id: 2, n: 2 }])
   })
