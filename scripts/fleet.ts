@@ -4,7 +4,8 @@
  * (other than the parker when possible; exactly one `applied: true` per execution), `--restart`
  * starts a replacement for the killed process, `--stall` SIGSTOPs a claim holder for twice the
  * lease (webhook order across processes is issue 21 item 6, not done: expect violations from
- * deliveries the stalled process had queued), `--processes=N`. Prints each run's figures and
+ * deliveries the stalled process had queued), `--timers` leaves one park in 6 to its 2.5 s
+ * deadline and one in 6 to maxParkedDurationMs (6 s), `--processes=N`. Prints each run's figures and
  * exits non-zero on any violation.
  */
 import { runFleet } from '../gateway/test/fleet/run-fleet.ts'
@@ -21,7 +22,7 @@ for (let run = 1; run <= runs; run++) {
   const report = await runFleet({
     jobs, timeoutMs, log: (line) => console.log(`  [run ${run}] ${line}`),
     ...(processesFlag ? { processes: Number(processesFlag.split('=')[1]) } : {}),
-    duplicates: flags.has('--duplicates'), restart: flags.has('--restart'), ...(flags.has('--stall') ? { stallAt: 0.2 } : {}),
+    duplicates: flags.has('--duplicates'), restart: flags.has('--restart'), timers: flags.has('--timers'), ...(flags.has('--stall') ? { stallAt: 0.2 } : {}),
   })
   console.log(JSON.stringify({ run, ...report, violations: report.violations.slice(0, 20), violationCount: report.violations.length }))
   if (report.violations.length) failed = true

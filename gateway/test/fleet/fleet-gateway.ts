@@ -19,8 +19,9 @@ export interface FleetGatewayOptions {
   maxConcurrency: number
   leaseMs: number
   token: string
-  /** The deferred tool's deadline (default 10 min). */
+  /** The deferred tools' deadlines: deferred_task and deferred_short (default 10 min each). */
   deferredExpiresInMs?: number
+  shortDeadlineMs?: number
   maxParkedDurationMs?: number
   /** Parking's boot grace before lapsed deadlines fire (default 60 s), and its fleet sweep's period. */
   expiredGraceMs?: number
@@ -40,7 +41,10 @@ const gateway = createGatewayServer({
   profiles: [{ name: 'default', engine: 'provider', provider: { id: 'fake', model: 'fake-small' } }],
   createEngineRunner: (ctx) => createAiSdkRunner(ctx, {
     baseURL: model.baseURL, maxRetries: 0,
-    deferredTools: { deferred_task: { description: 'A task an outside system completes', expiresInMs: options.deferredExpiresInMs ?? 10 * 60_000 } },
+    deferredTools: {
+      deferred_task: { description: 'A task an outside system completes', expiresInMs: options.deferredExpiresInMs ?? 10 * 60_000 },
+      deferred_short: { description: 'A task whose deadline is short', expiresInMs: options.shortDeadlineMs ?? 10 * 60_000 },
+    },
   }),
   allowedCwdRoots: [cwdRoot],
   parking: {

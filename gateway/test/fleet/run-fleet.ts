@@ -39,6 +39,12 @@ export interface FleetRunOptions {
   restart?: boolean
   /** Issue 21: SIGSTOP one process holding claims for twice the lease once this fraction of jobs is terminal, then SIGCONT. */
   stallAt?: number
+  /**
+   * Issue 21: one job in 6 parks on deferred_short (deadline 2.5 s) and one in 6 on deferred_task
+   * (10 min) and neither is answered: the first must end succeeded through its deadline, the
+   * second failed by maxParkedDurationMs (6 s), wherever they were parked and whoever died.
+   */
+  timers?: boolean
 }
 
 export interface FleetReport {
@@ -53,6 +59,9 @@ export interface FleetReport {
   resumedElsewhere: number
   killedWorker: string | undefined
   stalledWorker: string | undefined
+  /** With `timers`: jobs ended by their deadline, and by maxParkedDurationMs. */
+  deadlineJobs: number
+  cappedJobs: number
   /** Result POSTs answered, and of those `applied: true` (exactly one per execution must be). */
   resultPosts: number
   appliedTrue: number
@@ -65,8 +74,18 @@ const SUCCEED = `scenario:${JSON.stringify({ name: 'work', steps: [{ type: 'slee
 
 export interface Member { workerId: string; url: string; child: ChildProcess; alive: boolean; stalled?: boolean }
 
-function jobBody(i: number, hook: string): Record<string, unknown> {
+const TIMER_OPTIONS = { shortDeadlineMs: 2500, maxParkedDurationMs: 6000, expiredGraceMs: 0, deadlineSweepMs: 200 }
+
+/** With timers, the jobs nobody answers: deferred_short (ends by its deadline) and deferred_task (by the cap). */
+function unansweredKind(i: number, timers: boolean | undefined): 'deadline' | 'cap' | undefined {
+  if (!timers) return undefined
+  return i % 6 === 4 ? 'deadline' : i % 6 === 5 ? 'cap' : undefined
+}
+
+function jobBody(i: number, hook: string, timers?: boolean): Record<string, unknown> {
   const webhook = { url: hook }
+  const unanswered = unansweredKind(i, timers)
+  if (unanswered) return { session: { prompt: unanswered === 'deadline' ? 'scenario:deferred-short' : 'scenario:deferred' }, attempts: 2, retryDelayMs: 1000, webhook }
   switch (i % 3) {
     case 0: return { session: { prompt: SUCCEED }, attempts: 2, retryDelayMs: 1000, webhook }
     case 1: return { session: { prompt: 'scenario:model-error' }, attempts: 2, retryDelayMs: 1000, webhook }
@@ -108,6 +127,8 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     // Webhooks per job, in arrival order; a parked job's result goes to a random live process.
     const events = new Map<string, Array<{ type: string; ts: number }>>()
     const answered = new Set<string>()
+    /** Jobs whose parks nobody answers (timers): their own deadline or the cap must end them. */
+    const unanswered = new Map<string, 'deadline' | 'cap'>()
     const applied = new Map<string, number>()
     let resultPosts = 0
     let parkerOf: (jobId: string) => Promise<string | undefined> = async () => undefined
@@ -155,14 +176,14 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         const list = events.get(event.jobId) ?? []
         list.push({ type: event.type, ts: event.ts })
         events.set(event.jobId, list)
-        if (event.type === 'job_parked') void postResult(event.executionId, event.jobId)
+        if (event.type === 'job_parked' && !unanswered.has(event.jobId)) void postResult(event.executionId, event.jobId)
       })
     })
     await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r))
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
 
     members.push(...await Promise.all(Array.from({ length: processes }, (_, i) =>
-      startMember(dbUrl, { workerId: `p${i + 1}`, maxConcurrency, leaseMs, token }))))
+      startMember(dbUrl, { workerId: `p${i + 1}`, maxConcurrency, leaseMs, token, ...(options.timers ? TIMER_OPTIONS : {}) }))))
     // A pool: the result posters ask for a job's parker while the watch loop queries.
     const fleetDb = new pg.Pool({ connectionString: dbUrl, max: 3 })
     parkerOf = async (jobId) => (await fleetDb.query<{ lease_owner: string | null }>('SELECT lease_owner FROM gateway_jobs WHERE id = $1', [jobId])).rows[0]?.lease_owner ?? undefined
@@ -182,10 +203,13 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         const i = next++
         const member = members.filter((m) => m.alive)[i % members.filter((m) => m.alive).length]
         const res = await fetch(`${member.url}/jobs`, {
-          method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(jobBody(i, hook)),
+          method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(jobBody(i, hook, options.timers)),
         })
         if (res.status !== 201) throw new Error(`submit through ${member.workerId}: ${res.status} ${await res.text()}`)
-        ids.push(((await res.json()) as { job: { id: string } }).job.id)
+        const id = ((await res.json()) as { job: { id: string } }).job.id
+        ids.push(id)
+        const kind = unansweredKind(i, options.timers)
+        if (kind) unanswered.set(id, kind)
       }
     }))
     log(`submitted ${ids.length} jobs in ${Date.now() - started} ms`)
@@ -210,7 +234,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
           killed = victim
           log(`SIGKILL ${victim.workerId} at ${terminal} terminal jobs`)
           if (options.restart) {
-            const replacement = await startMember(dbUrl, { workerId: `${victim.workerId}-r`, maxConcurrency, leaseMs, token })
+            const replacement = await startMember(dbUrl, { workerId: `${victim.workerId}-r`, maxConcurrency, leaseMs, token, ...(options.timers ? TIMER_OPTIONS : {}) })
             watchExit(replacement)
             members.push(replacement)
             log(`restarted as ${replacement.workerId}`)
@@ -239,8 +263,8 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         lastPoll = Date.now()
         const live = members.find((m) => m.alive && !m.stalled)!
         const res = await fetch(`${live.url}/jobs`, { headers: { authorization: `Bearer ${token}` } })
-        const { jobs } = (await res.json()) as { jobs: Array<{ status: string; parkedExecutionId?: string }> }
-        for (const j of jobs) if (j.status === 'parked' && j.parkedExecutionId) void postResult(j.parkedExecutionId)
+        const { jobs } = (await res.json()) as { jobs: Array<{ id: string; status: string; parkedExecutionId?: string }> }
+        for (const j of jobs) if (j.status === 'parked' && j.parkedExecutionId && !unanswered.has(j.id)) void postResult(j.parkedExecutionId, j.id)
       }
       if (Date.now() > deadline) {
         const stuck = await fleetDb.query(`SELECT j.id, j.status, j.lease_owner, j.info->>'parkedExecutionId' AS execution, (SELECT string_agg(coalesce(h.from_status, '-') || '>' || h.to_status || '@' || coalesce(h.worker, '-'), ' ' ORDER BY h.id) FROM gateway_job_history h WHERE h.job_id = j.id) AS history
@@ -299,6 +323,19 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         if (!(events.get(id) ?? []).some((e) => e.type === 'job_completed')) violations.push(`job ${id}: no job_completed webhook from live worker ${completedBy}`)
       }
     }
+    // Timers (issue 21, Deliver 4): each unanswered park ended by its own deadline or by the cap.
+    let deadlineJobs = 0
+    let cappedJobs = 0
+    if (unanswered.size) {
+      const { rows } = await fleetDb.query<{ id: string; status: string; error: string | null; result: string | null }>(
+        `SELECT id, status, info->>'error' AS error, info->'result'->>'result' AS result FROM gateway_jobs WHERE id = ANY($1)`, [[...unanswered.keys()]])
+      for (const r of rows) {
+        const kind = unanswered.get(r.id)
+        if (kind === 'deadline' && r.status === 'succeeded' && /After the deadline/.test(r.result ?? '')) deadlineJobs++
+        else if (kind === 'cap' && r.status === 'failed' && /max parked duration/.test(r.error ?? '')) cappedJobs++
+        else violations.push(`job ${r.id} (${kind}): ended ${r.status}, error ${r.error}, result ${r.result}`)
+      }
+    }
     // Exactly one applied: true per execution answered, fleet-wide (issue 21, Deliver 2).
     for (const executionId of answered) {
       const n = applied.get(executionId) ?? 0
@@ -306,7 +343,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     }
     await fleetDb.end()
     const appliedTrue = [...applied.values()].reduce((a, b) => a + b, 0)
-    return { jobs: ids.length, processes, durationMs, maxConcurrency, peakRunning, byStatus, reclaimed, parked, resumedElsewhere, killedWorker: killed?.workerId, stalledWorker: stalled?.workerId, resultPosts, appliedTrue, violations }
+    return { jobs: ids.length, processes, durationMs, maxConcurrency, peakRunning, byStatus, reclaimed, parked, resumedElsewhere, killedWorker: killed?.workerId, stalledWorker: stalled?.workerId, deadlineJobs, cappedJobs, resultPosts, appliedTrue, violations }
   } finally {
     stopping = true
     await Promise.all(members.filter((m) => m.alive).map((m) => new Promise<void>((resolve) => {
