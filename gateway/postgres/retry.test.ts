@@ -6,7 +6,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startPostgresServer, type PostgresServer } from '../test/postgres-server.ts'
-import { transaction, withRetry } from './retry.ts'
+import { isDatabaseUnavailable, query, read, transaction, withRetry } from './retry.ts'
 
 const sqlError = (code: string) => Object.assign(new Error(`sqlstate ${code}`), { code })
 
@@ -37,6 +37,48 @@ describe('withRetry', () => {
     await expect(withRetry(async () => { calls++; throw sqlError('23505') }, { baseDelayMs: 1 })).rejects.toMatchObject({ code: '23505' })
     await expect(withRetry(async () => { calls++; throw new Error('connection terminated') }, { baseDelayMs: 1 })).rejects.toThrow('connection terminated')
     expect(calls).toBe(2)
+  })
+})
+
+/** A pool whose statements fail with the given errors, in order, then answer `{rows: [n]}` (n: the call). */
+function failingPool(errors: Error[]) {
+  let calls = 0
+  const pool = { query: async () => { calls++; const err = errors.shift(); if (err) throw err; return { rows: [calls] } } }
+  return { pool: pool as unknown as pg.Pool, calls: () => calls }
+}
+const terminated = () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })
+
+describe('a broken connection', () => {
+  it('a read is tried once more, on another connection, and answers', async () => {
+    for (const err of [terminated(), new Error('Connection terminated unexpectedly'), Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })]) {
+      const { pool, calls } = failingPool([err])
+      expect((await read(pool, 'SELECT 1')).rows).toEqual([2])
+      expect(calls()).toBe(2)
+    }
+  })
+
+  it('a read is tried only once more; its failure is marked database-unavailable, the error itself unchanged', async () => {
+    const { pool, calls } = failingPool([terminated(), terminated()])
+    const err = await read(pool, 'SELECT 1').catch((e: unknown) => e)
+    expect(calls()).toBe(2)
+    expect(err).toMatchObject({ code: '57P01', message: 'terminating connection due to administrator command' })
+    expect(isDatabaseUnavailable(err)).toBe(true)
+    expect(isDatabaseUnavailable(new Error('wrapped', { cause: err }))).toBe(true)
+  })
+
+  it('a write is never run again (it may have committed), and is marked database-unavailable', async () => {
+    const { pool, calls } = failingPool([terminated()])
+    const err = await query(pool, 'UPDATE t SET x = 1').catch((e: unknown) => e)
+    expect(calls()).toBe(1)
+    expect(isDatabaseUnavailable(err)).toBe(true)
+  })
+
+  it('any other error is neither retried by read nor marked', async () => {
+    const { pool, calls } = failingPool([sqlError('23505')])
+    const err = await read(pool, 'SELECT 1').catch((e: unknown) => e)
+    expect(calls()).toBe(1)
+    expect(err).toMatchObject({ code: '23505' })
+    expect(isDatabaseUnavailable(err)).toBe(false)
   })
 })
 

@@ -27,6 +27,40 @@ export interface RetryOptions {
   onRetry?: (err: Error, attempt: number) => void
 }
 
+/**
+ * A connection that broke or could not be made: the server terminated it (57P01 admin_shutdown,
+ * 57P02 crash_shutdown, 57P03 cannot_connect_now), the SQLSTATE class 08 (connection exception),
+ * a socket error, or pg's own "Connection terminated" when the socket closed under a query.
+ */
+const BROKEN_SQLSTATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03'])
+const BROKEN_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND'])
+
+export function isBrokenConnection(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false
+  const code = (err as { code?: unknown }).code
+  if (typeof code === 'string' && (BROKEN_SQLSTATES.has(code) || code.startsWith('08') || BROKEN_SOCKET_CODES.has(code))) return true
+  return /^Connection terminated|timeout exceeded when trying to connect/.test((err as { message?: unknown }).message as string ?? '')
+}
+
+/** Database failures that reached a caller: a request answers them 503 `database_unavailable`, never 500. */
+const unavailable = new WeakSet<object>()
+
+/** Whether `err` (or an error it wraps, via `cause`) is a database connection failure from this module. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (unavailable.has(e)) return true
+  }
+  return false
+}
+
+/** Marks a broken-connection failure (the error itself, unchanged: callers still read its code and message). */
+function marked<T>(op: () => Promise<T>): Promise<T> {
+  return op().catch((err: unknown) => {
+    if (isBrokenConnection(err)) unavailable.add(err as object)
+    throw err
+  })
+}
+
 export function isRetryable(err: unknown): boolean {
   return typeof err === 'object' && err !== null && RETRYABLE_SQLSTATES.has((err as { code?: string }).code ?? '')
 }
@@ -52,7 +86,7 @@ export async function withRetry<T>(op: () => Promise<T>, options: RetryOptions =
  * be safe to run again from the start: its effects on the database were rolled back.
  */
 export function transaction<T>(pool: pg.Pool, op: (client: pg.PoolClient) => Promise<T>, options: RetryOptions = {}): Promise<T> {
-  return withRetry(async () => {
+  return marked(() => withRetry(async () => {
     const client = await pool.connect()
     let broken: Error | undefined
     const onBroken = (err: Error) => { broken = err }
@@ -71,10 +105,25 @@ export function transaction<T>(pool: pg.Pool, op: (client: pg.PoolClient) => Pro
       if (!broken) client.removeListener('error', onBroken)
       client.release(broken)
     }
-  }, options)
+  }, options))
 }
 
 /** A pool's single statement, retried on 40001/40P01 (a statement that failed so had no effect). */
 export function query<R extends pg.QueryResultRow>(pool: pg.Pool, config: pg.QueryConfig | string, values?: unknown[], options: RetryOptions = {}): Promise<pg.QueryResult<R>> {
-  return withRetry(() => (typeof config === 'string' ? pool.query<R>(config, values) : pool.query<R>(config)), options)
+  return marked(() => withRetry(() => (typeof config === 'string' ? pool.query<R>(config, values) : pool.query<R>(config)), options))
+}
+
+/**
+ * A read-only statement: as `query`, and a connection that broke under it is tried once more
+ * (the pool destroys a broken client, so the second try runs on another or a fresh one). Only
+ * for statements without effects: a write whose connection broke may have committed, and running
+ * it again could apply it twice.
+ */
+export function read<R extends pg.QueryResultRow>(pool: pg.Pool, config: pg.QueryConfig | string, values?: unknown[], options: RetryOptions = {}): Promise<pg.QueryResult<R>> {
+  const once = () => withRetry(() => (typeof config === 'string' ? pool.query<R>(config, values) : pool.query<R>(config)), options)
+  return marked(() => once().catch((err: unknown) => {
+    if (!isBrokenConnection(err)) throw err
+    try { options.onRetry?.(err as Error, 1) } catch { /* an observer never breaks a retry */ }
+    return once()
+  }))
 }

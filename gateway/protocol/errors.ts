@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   upgrade_required: 426,
   profile_unavailable: 503,
   shutting_down: 503,
+  database_unavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -13,7 +13,7 @@ import pg from 'pg'
 import { TERMINAL_JOB_STATUSES, type CreateJobRequest, type JobInfo } from '../protocol/index.ts'
 import { LOCKS, WORK_CHANNEL } from '../postgres/migrations.ts'
 import { databaseIdOf, openPool, type PostgresConnectionOptions } from '../postgres/pool.ts'
-import { query, transaction } from '../postgres/retry.ts'
+import { query, read, transaction } from '../postgres/retry.ts'
 import type { ClaimLimits, JobRecord, QueueAdapter, ResumeAndAdoptOutcome } from './adapter.ts'
 
 export interface PostgresQueueOptions extends PostgresConnectionOptions {
@@ -55,6 +55,8 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
   const wake = () => { for (const l of listeners) { try { l() } catch { /* a listener never breaks the adapter */ } } }
   let closed = false
   const q = <R extends pg.QueryResultRow>(config: pg.QueryConfig | string, values?: unknown[]) => query<R>(pool, config, values)
+  // Statements without effects: tried once more when their connection broke.
+  const r = <R extends pg.QueryResultRow>(config: pg.QueryConfig | string, values?: unknown[]) => read<R>(pool, config, values)
 
   // Claims from one process go one at a time, in call order: the oldest job to the first caller.
   let claimTail: Promise<unknown> = Promise.resolve()
@@ -215,16 +217,16 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     },
 
     async findJobBySession(sessionId) {
-      const { rows } = await q<Row>(`SELECT info, request FROM gateway_jobs WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [sessionId])
+      const { rows } = await r<Row>(`SELECT info, request FROM gateway_jobs WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [sessionId])
       return record(rows[0])
     },
 
     async get(id) {
-      return record((await q<Row>({ name: 'gw_get', text: 'SELECT info, request FROM gateway_jobs WHERE id = $1', values: [id] })).rows[0])
+      return record((await r<Row>({ name: 'gw_get', text: 'SELECT info, request FROM gateway_jobs WHERE id = $1', values: [id] })).rows[0])
     },
 
     async list() {
-      return (await q<Row>('SELECT info, request FROM gateway_jobs ORDER BY seq')).rows.map((r) => record(r)!)
+      return (await r<Row>('SELECT info, request FROM gateway_jobs ORDER BY seq')).rows.map((row) => record(row)!)
     },
 
     async update(id, patch, fence) {
@@ -272,7 +274,7 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     },
 
     async dailyTokens(dayKey) {
-      const { rows } = await q<{ tokens: string }>('SELECT tokens FROM gateway_daily_tokens WHERE day = $1', [dayKey])
+      const { rows } = await r<{ tokens: string }>('SELECT tokens FROM gateway_daily_tokens WHERE day = $1', [dayKey])
       return Number(rows[0]?.tokens ?? 0)
     },
 

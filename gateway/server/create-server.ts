@@ -40,6 +40,7 @@ import { handleSession, handleSessionCollection } from './routes/sessions.ts'
 import { handleSessionSubroute } from './routes/session-subroutes.ts'
 import { handleUnconfigured } from './routes/unconfigured.ts'
 import { createSessionFactory } from './session-factory.ts'
+import { isDatabaseUnavailable } from '../postgres/retry.ts'
 import { abortHandshake } from './ws/abort-handshake.ts'
 import { MAX_FRAME_BYTES } from './ws/command-parser.ts'
 import { attachQueueClient } from './ws/queue-socket.ts'
@@ -69,6 +70,7 @@ export interface GatewayServer {
 const MALFORMED_PATH = refuse('invalid_request', 'malformed URL path')
 const AUTH_FAILED = refuse('internal_error', 'internal error')
 const SHUTTING_DOWN = refuse('shutting_down', 'the gateway is shutting down')
+const DATABASE_UNAVAILABLE = refuse('database_unavailable', 'the database is unavailable; try again')
 /** Statuses in which a session is mid-turn; shutdown waits for them to settle. */
 const BUSY = new Set(['starting', 'running', 'awaiting_approval'])
 
@@ -293,7 +295,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     if (!drain.admit(req, res)) return
     route(req, res).catch((err) => {
       onError(err, 'request')
-      if (!res.headersSent) sendRefusal(res, refuse('internal_error', 'internal error'))
+      // A database that is away is not a bug: 503, which a client may retry (docs/errors.md).
+      if (!res.headersSent) sendRefusal(res, isDatabaseUnavailable(err) ? DATABASE_UNAVAILABLE : refuse('internal_error', 'internal error'))
       else res.destroy()
     })
   })

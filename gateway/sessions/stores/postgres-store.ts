@@ -9,7 +9,7 @@
 import type pg from 'pg'
 import type { SessionInfo } from '../../protocol/index.ts'
 import { databaseIdOf, openPool, type PostgresConnectionOptions } from '../../postgres/pool.ts'
-import { query, transaction } from '../../postgres/retry.ts'
+import { query, read, transaction } from '../../postgres/retry.ts'
 import type { SessionStore, StoredSession } from '../session-store.ts'
 
 export type PostgresSessionStoreOptions = PostgresConnectionOptions
@@ -22,6 +22,8 @@ export interface PostgresSessionStore extends SessionStore {
 export async function createPostgresSessionStore(options: PostgresSessionStoreOptions): Promise<PostgresSessionStore> {
   const pool = await openPool(options)
   const q = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => query<R>(pool, text, values)
+  // Statements without effects: tried once more when their connection broke.
+  const r = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => read<R>(pool, text, values)
 
   // Operations on one id run in call order (a save then a delete must not land the other way round).
   const tails = new Map<string, Promise<void>>()
@@ -57,7 +59,7 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
       }))
     },
     load: (id) => enqueue(id, async () => {
-      const { rows } = await q<{ record: StoredSession }>('SELECT record FROM gateway_sessions WHERE id = $1', [id])
+      const { rows } = await r<{ record: StoredSession }>('SELECT record FROM gateway_sessions WHERE id = $1', [id])
       return rows[0]?.record
     }),
     delete: (id) => enqueue(id, async () => {
@@ -65,7 +67,7 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
     }),
     async list() {
       await Promise.all(tails.values())
-      const { rows } = await q<{ record: StoredSession }>('SELECT record FROM gateway_sessions')
+      const { rows } = await r<{ record: StoredSession }>('SELECT record FROM gateway_sessions')
       return rows.map((r) => r.record)
     },
     adopt: (id, settledExecutionId) => enqueue(id, () => transaction(pool, async (client) => {
@@ -79,18 +81,18 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
       return rows[0]?.record
     })),
     async findByExecution(executionId) {
-      const { rows } = await q<{ session_id: string }>('SELECT session_id FROM gateway_session_executions WHERE execution_id = $1', [executionId])
+      const { rows } = await r<{ session_id: string }>('SELECT session_id FROM gateway_session_executions WHERE execution_id = $1', [executionId])
       return rows[0]?.session_id
     },
     async expiredExecutions(now, limit) {
-      const { rows } = await q<{ execution_id: string }>(`SELECT execution_id FROM gateway_session_executions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2`, [Math.floor(now), limit])
+      const { rows } = await r<{ execution_id: string }>(`SELECT execution_id FROM gateway_session_executions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2`, [Math.floor(now), limit])
       return rows.map((r) => r.execution_id)
     },
     async settle(executionId, info) {
       await q(settleSql, [executionId, info.id, jobOf(info), JSON.stringify(info)])
     },
     async findSettled(executionId) {
-      const { rows } = await q<{ info: SessionInfo }>('SELECT info FROM gateway_settled_executions WHERE execution_id = $1', [executionId])
+      const { rows } = await r<{ info: SessionInfo }>('SELECT info FROM gateway_settled_executions WHERE execution_id = $1', [executionId])
       return rows[0]?.info
     },
     async forgetSettled(sessionId) {

@@ -87,9 +87,28 @@ describe('database connections killed under a running fleet', () => {
       expect(history).toHaveLength(ids.length)
       expect(history.every((h) => h.n === 1)).toBe(true)
       // Both processes still serve requests.
-      for (const m of members) expect((await fetch(`${m.url}/queue`, { headers })).status).toBe(200)
+      for (const m of members) {
+        const res = await fetch(`${m.url}/queue`, { headers })
+        expect({ status: res.status, body: await res.json() }, `${m.workerId}: ${reports.get(m.workerId)!.join('').slice(-2000)}`).toMatchObject({ status: 200, body: { stats: { queued: 0, running: 0 } } })
+      }
     } finally {
       await db.end()
     }
   }, 90_000)
+
+  it('a request while the database is away answers 503 database_unavailable, never 500, and the process stays up', async () => {
+    server = await startPostgresServer()
+    const url = await server.createDatabase()
+    const token = randomBytes(8).toString('hex')
+    const headers = { authorization: `Bearer ${token}` }
+    members.push(await startMember(url, { workerId: 'a1', maxConcurrency: 1, leaseMs: 1500, token }))
+    expect((await fetch(`${members[0].url}/queue`, { headers })).status).toBe(200)
+    await server.stop()
+    server = undefined
+    for (const path of ['/queue', '/jobs', '/jobs/00000000-0000-4000-8000-000000000000']) {
+      const res = await fetch(`${members[0].url}${path}`, { headers })
+      expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 503, body: { error: 'the database is unavailable; try again', code: 'database_unavailable' } })
+    }
+    expect(members[0].child.exitCode).toBeNull()
+  }, 60_000)
 })
