@@ -55,8 +55,9 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
   const wake = () => { for (const l of listeners) { try { l() } catch { /* a listener never breaks the adapter */ } } }
   let closed = false
   const q = <R extends pg.QueryResultRow>(config: pg.QueryConfig | string, values?: unknown[]) => query<R>(pool, config, values)
-  // Statements without effects: tried once more when their connection broke.
-  const r = <R extends pg.QueryResultRow>(config: pg.QueryConfig | string, values?: unknown[]) => read<R>(pool, config, values)
+  // Statements without effects: tried once more when their connection broke (reported, so an
+  // operator sees the database's trouble even when the second try answered).
+  const r = <R extends pg.QueryResultRow>(config: pg.QueryConfig | string, values?: unknown[]) => read<R>(pool, config, values, { onRetry: (err) => options.onError?.(err) })
 
   // Claims from one process go one at a time, in call order: the oldest job to the first caller.
   let claimTail: Promise<unknown> = Promise.resolve()

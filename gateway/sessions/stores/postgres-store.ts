@@ -22,8 +22,9 @@ export interface PostgresSessionStore extends SessionStore {
 export async function createPostgresSessionStore(options: PostgresSessionStoreOptions): Promise<PostgresSessionStore> {
   const pool = await openPool(options)
   const q = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => query<R>(pool, text, values)
-  // Statements without effects: tried once more when their connection broke.
-  const r = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => read<R>(pool, text, values)
+  // Statements without effects: tried once more when their connection broke (reported, so an
+  // operator sees the database's trouble even when the second try answered).
+  const r = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => read<R>(pool, text, values, { onRetry: (err) => options.onError?.(err) })
 
   // Operations on one id run in call order (a save then a delete must not land the other way round).
   const tails = new Map<string, Promise<void>>()

@@ -34,8 +34,10 @@ const options = JSON.parse(process.env.FLEET_OPTIONS ?? '{}') as FleetGatewayOpt
 
 const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
 const cwdRoot = await realpath(await mkdtemp(join(tmpdir(), 'gw-fleet-')))
-const adapter = await createPostgresQueueAdapter({ url, workerId: options.workerId, leaseMs: options.leaseMs, poolSize: 6 })
-const store = await createPostgresSessionStore({ url, poolSize: 3 })
+// The database's own trouble (idle connections the server ended, a read tried again) goes to stderr too.
+const report = (where: string) => (err: Error) => process.stderr.write(`[${options.workerId}] ${where}: ${err.message}\n`)
+const adapter = await createPostgresQueueAdapter({ url, workerId: options.workerId, leaseMs: options.leaseMs, poolSize: 6, onError: report('queue database') })
+const store = await createPostgresSessionStore({ url, poolSize: 3, onError: report('session store database') })
 const gateway = createGatewayServer({
   authenticate: (req) => (req.headers.authorization === `Bearer ${options.token}` ? {} : undefined),
   profiles: [{ name: 'default', engine: 'provider', provider: { id: 'fake', model: 'fake-small' } }],
