@@ -104,5 +104,10 @@ describe('event renumbering', () => {
     expect(n.drop('s', 'provider', { type: 'status_changed', seq: 3 })).toBe(false)
     expect([3, 4, 5].map((s) => n.map('s', s))).toEqual([1, 2, 3])
     expect(n.map('other', 7)).toBe(7)
+    // The way back, for a route naming an event by the proxy's seq: dropped seqs 1, 2 and 5.
+    n.drop('s', 'provider', { type: 'context_usage', seq: 5 })
+    expect([1, 2, 3, 4].map((s) => n.unmap('s', s))).toEqual([3, 4, 6, 7])
+    expect([3, 4, 6, 7].map((s) => n.unmap('s', n.map('s', s)))).toEqual([3, 4, 6, 7])
+    expect(n.unmap('other', 7)).toBe(7)
   })
 })

@@ -33,6 +33,14 @@ export class EventNumbering {
     for (const s of list) if (s <= seq) below++
     return seq - below
   }
+
+  /** The upstream seq the proxy numbers `seq` (the inverse of `map` on the events it did not drop). */
+  unmap(sessionId: string, seq: number): number {
+    let upstream = seq
+    // Ascending: each dropped seq at or below the candidate pushes it one further.
+    for (const s of this.#dropped.get(sessionId) ?? []) if (s <= upstream) upstream++
+    return upstream
+  }
 }
 
 /** `afterSeq` as the gateway reads it: a non-negative integer, anything else replays from the start. */

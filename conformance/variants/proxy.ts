@@ -99,7 +99,14 @@ export async function startVariantProxy(options: VariantProxyOptions = {}): Prom
     if (method === 'POST' && route === '/jobs' && typeof json?.webhook?.url === 'string') {
       body = Buffer.from(JSON.stringify({ ...json, webhook: { ...json.webhook, url: hookUrl(json.webhook.url) } }))
     }
-    const answer = await forward(new URL(`${url.pathname}${url.search}`, upstream.origin), method, req.headers, body)
+    // A route naming an event by seq (the whole tool result of a truncated replay) names it in the
+    // proxy's numbering: the upstream gateway is asked for its own seq, query options unchanged.
+    const eventRoute = c.on.has('provider-events-dropped') ? /^(\/sessions\/([^/]+)\/events\/)(\d{1,15})(\/.*)$/.exec(route) : null
+    const eventSession = eventRoute ? decodeURIComponent(eventRoute[2]) : undefined
+    const path = eventRoute && eventSession !== undefined
+      ? `${url.pathname.slice(0, url.pathname.length - route.length)}${eventRoute[1]}${c.numbering.unmap(eventSession, Number(eventRoute[3]))}${eventRoute[4]}`
+      : url.pathname
+    const answer = await forward(new URL(`${path}${url.search}`, upstream.origin), method, req.headers, body)
     let status = restStatus(method, route, answer.status, c)
     if (scopedRefusal(route, req.headers.authorization, status, c)) status = 403
     status = protocolStatus(method, req.headers['access-control-request-method'] !== undefined, status, c)
@@ -109,7 +116,9 @@ export async function startVariantProxy(options: VariantProxyOptions = {}): Prom
     let out = answer.body
     if (status === 204) out = Buffer.alloc(0)
     else if (String(answer.headers['content-type'] ?? '').includes('json')) {
-      const parsed = parseJson(answer.body)
+      const parsed = parseJson(answer.body) as any
+      // ...and the event's seq in its answer is given back in the proxy's numbering.
+      if (eventSession !== undefined && typeof parsed?.seq === 'number') parsed.seq = c.numbering.map(eventSession, parsed.seq)
       if (parsed !== undefined) out = Buffer.from(JSON.stringify(restBody(status, parsed, c)))
     }
     if (status === 204) delete headers['content-type']
