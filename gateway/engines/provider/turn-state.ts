@@ -71,11 +71,14 @@ export function toolResultEntry(calls: CallRecord[]): { message: ApiMessage; his
   return { message: { role: 'user', content: blocks }, history: { role: 'tool', content: parts } }
 }
 
-/** Text attachments are inlined; images and PDFs go as the model API's own part types. */
+/**
+ * Text attachments are inlined; images and PDFs go as file parts with their media type (the AI
+ * SDK sends an image/* file as the model API's image part; its "image" part type is deprecated).
+ * The `image` member of UserPart stays: histories stored before this may hold such parts.
+ */
 export function partOf(a: OutgoingAttachment): UserPart {
   const base64 = Buffer.from(a.data).toString('base64')
-  if (a.mediaType.startsWith('image/')) return { type: 'image', image: base64, mediaType: a.mediaType }
-  if (a.mediaType === 'application/pdf') return { type: 'file', data: base64, mediaType: a.mediaType }
+  if (a.mediaType.startsWith('image/') || a.mediaType === 'application/pdf') return { type: 'file', data: base64, mediaType: a.mediaType }
   return { type: 'text', text: `<attachment name="${a.name}">\n${Buffer.from(a.data).toString('utf8')}\n</attachment>\n` }
 }
 
