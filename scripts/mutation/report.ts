@@ -21,7 +21,7 @@ export interface MutantResult {
 }
 
 export interface ModuleRow {
-  module: string; generated: number; sampled: number; equivalent: number
+  module: string; generated: number; sampled: number; judged: number; equivalent: number
   kitKilled: number; boot: number; timeout: number; unreached: number; npmTestKilled: number; survived: number
 }
 
@@ -33,16 +33,17 @@ export interface MutationReport {
 
 const killedByKit = (r: MutantResult) => r.kit !== undefined && r.kit.status !== 'survived' && r.kit.status !== 'unreached'
 
-export function tabulate(generated: GeneratedMutant[], results: MutantResult[]): { modules: ModuleRow[]; totals: ModuleRow } {
+export function tabulate(generated: GeneratedMutant[], sampled: GeneratedMutant[], results: MutantResult[]): { modules: ModuleRow[]; totals: ModuleRow } {
   const rows = new Map<string, ModuleRow>()
   const row = (module: string) => {
-    if (!rows.has(module)) rows.set(module, { module, generated: 0, sampled: 0, equivalent: 0, kitKilled: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 })
+    if (!rows.has(module)) rows.set(module, { module, generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 })
     return rows.get(module)!
   }
   for (const m of generated) row(moduleOf(m.file)).generated++
+  for (const m of sampled) row(moduleOf(m.file)).sampled++
   for (const r of results) {
     const x = row(moduleOf(r.mutant.file))
-    x.sampled++
+    x.judged++
     if (r.equivalent !== undefined) { x.equivalent++; continue }
     if (killedByKit(r)) x.kitKilled++
     if (r.kit?.status === 'boot') x.boot++
@@ -52,7 +53,7 @@ export function tabulate(generated: GeneratedMutant[], results: MutantResult[]):
     else x.survived++
   }
   const modules = [...rows.values()].sort((a, b) => a.module.localeCompare(b.module))
-  const totals: ModuleRow = { module: 'all', generated: 0, sampled: 0, equivalent: 0, kitKilled: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 }
+  const totals: ModuleRow = { module: 'all', generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 }
   for (const m of modules) for (const k of Object.keys(totals) as Array<keyof ModuleRow>) if (k !== 'module') (totals[k] as number) += m[k] as number
   return { modules, totals }
 }
@@ -60,10 +61,10 @@ export function tabulate(generated: GeneratedMutant[], results: MutantResult[]):
 const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)}%` : '-')
 
 export function consoleTable(report: MutationReport): string {
-  const head = ['module', 'generated', 'sampled', 'equiv', 'kit killed', '(boot', 'timeout)', 'unreached', 'npm test killed', 'survived', 'kit rate', 'npm test rate']
+  const head = ['module', 'generated', 'sampled', 'judged', 'equiv', 'kit killed', '(boot', 'timeout)', 'unreached', 'npm test killed', 'survived', 'kit rate', 'npm test rate']
   const line = (r: ModuleRow) => {
-    const live = r.sampled - r.equivalent
-    return [r.module, r.generated, r.sampled, r.equivalent, r.kitKilled, r.boot, r.timeout, r.unreached, r.npmTestKilled, r.survived, pct(r.kitKilled, live), pct(r.npmTestKilled, live)].map(String)
+    const live = r.judged - r.equivalent
+    return [r.module, r.generated, r.sampled, r.judged, r.equivalent, r.kitKilled, r.boot, r.timeout, r.unreached, r.npmTestKilled, r.survived, pct(r.kitKilled, live), pct(r.npmTestKilled, live)].map(String)
   }
   const rows = [head, ...report.modules.map(line), line(report.totals)]
   const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i].length)))
@@ -75,8 +76,8 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 function html(report: MutationReport): string {
   const table = (rows: ModuleRow[]) => rows.map((r) => {
-    const live = r.sampled - r.equivalent
-    return `<tr><td>${esc(r.module)}</td><td>${r.generated}</td><td>${r.sampled}</td><td>${r.equivalent}</td><td>${r.kitKilled} (${r.boot} boot, ${r.timeout} timeout)</td><td>${r.unreached}</td><td>${r.npmTestKilled}</td><td>${r.survived}</td><td>${pct(r.kitKilled, live)}</td><td>${pct(r.npmTestKilled, live)}</td></tr>`
+    const live = r.judged - r.equivalent
+    return `<tr><td>${esc(r.module)}</td><td>${r.generated}</td><td>${r.sampled}</td><td>${r.judged}</td><td>${r.equivalent}</td><td>${r.kitKilled} (${r.boot} boot, ${r.timeout} timeout)</td><td>${r.unreached}</td><td>${r.npmTestKilled}</td><td>${r.survived}</td><td>${pct(r.kitKilled, live)}</td><td>${pct(r.npmTestKilled, live)}</td></tr>`
   }).join('\n')
   const block = (title: string, list: MutantResult[], note: (r: MutantResult) => string) =>
     `<h2>${title} (${list.length})</h2>\n${list.map((r) => `<details><summary><code>${esc(r.mutant.key)}</code> ${esc(r.mutant.operator)} ${esc(r.mutant.file)}:${r.mutant.line} ${esc(note(r))}</summary><pre>${esc(r.diff)}</pre></details>`).join('\n')}`
@@ -86,7 +87,7 @@ function html(report: MutationReport): string {
 <h1>Generated mutation run</h1>
 <p>seed ${report.seed}, ${report.generated} generated, ${report.sampled} sampled, ${report.jobs} worker(s), ${(report.wallMs / 60000).toFixed(1)} min, load average ${report.loadAverage.map((n) => n.toFixed(2)).join(' / ')}. Rates are over non-equivalent mutants.</p>
 <p>The npm test column: ${esc(report.npmTestColumn)}</p>
-<table><tr><th>module</th><th>generated</th><th>sampled</th><th>equivalent</th><th>killed by the kit alone</th><th>not reached by the kit</th><th>killed by npm test</th><th>survived</th><th>kit rate</th><th>npm test rate</th></tr>
+<table><tr><th>module</th><th>generated</th><th>sampled</th><th>judged</th><th>equivalent</th><th>killed by the kit alone</th><th>not reached by the kit</th><th>killed by npm test</th><th>survived</th><th>kit rate</th><th>npm test rate</th></tr>
 ${table(report.modules)}
 ${table([report.totals])}</table>
 ${block('Survivors of the kit alone', kitSurvivors, (r) => `${r.kit!.status === 'unreached' ? '— not reached by the kit ' : ''}${r.npmTest?.killed ? `— killed by npm test (${r.npmTest.tests?.detail ?? ''})` : `— npm test: ${r.npmTest?.tests?.status ?? 'not run'}`}`)}
