@@ -27,7 +27,7 @@ export interface ModuleRow {
 
 export interface MutationReport {
   seed: number; startedAt: string; wallMs: number; jobs: number; loadAverage: number[]
-  generated: number; sampled: number; judged: number; npmTestColumn: string
+  generated: number; sampled: number; sampledKeys?: string[]; judged: number; npmTestColumn: string
   modules: ModuleRow[]; totals: ModuleRow; results: MutantResult[]
 }
 

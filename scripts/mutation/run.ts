@@ -60,15 +60,36 @@ async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, c
   }
 }
 
+/**
+ * `--rescore <dir>`: a finished (or stopped) run's report again with the current equivalents.json,
+ * after survivors were reviewed, without running anything.
+ */
+async function rescore(dir: string): Promise<void> {
+  const old = JSON.parse(await readFile(join(dir, 'mutation.json'), 'utf8')) as MutationReport
+  const equivalents = await loadEquivalents()
+  const { mutants: all } = await generateAll(ROOT)
+  const results = old.results.map((r) => (equivalents[r.mutant.key] !== undefined ? { ...r, equivalent: equivalents[r.mutant.key] } : r))
+  // A report without its sample's keys was a default run (no --module): its sample is drawn again from its size and seed.
+  const keys = new Set(old.sampledKeys ?? sample(all, old.sampled, old.seed).map((m) => m.key))
+  const sampled = all.filter((m) => keys.has(m.key))
+  const { modules, totals } = tabulate(all, sampled, results)
+  const report: MutationReport = { ...old, modules, totals, results }
+  await writeReport(dir, report)
+  await writeFile(join(dir, 'summary.txt'), `${consoleTable(report)}\n`)
+  const live = totals.judged - totals.equivalent
+  console.log(`${consoleTable(report)}\n\nkit alone: ${totals.kitKilled}/${live} non-equivalent mutants killed (${live ? ((100 * totals.kitKilled) / live).toFixed(1) : '-'}%); npm test: ${totals.npmTestKilled}/${live}`)
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: {
     sample: { type: 'string', default: '300' }, seed: { type: 'string', default: '1' }, module: { type: 'string', multiple: true },
     only: { type: 'string', multiple: true }, jobs: { type: 'string', default: '1' }, list: { type: 'boolean' }, curated: { type: 'boolean' },
     'no-npm-test': { type: 'boolean' }, 'cap-ms': { type: 'string' }, 'test-cap-ms': { type: 'string', default: '60000' },
-    out: { type: 'string' }, 'no-reach': { type: 'boolean' }, 'deadline-min': { type: 'string', default: '55' },
+    out: { type: 'string' }, rescore: { type: 'string' }, 'no-reach': { type: 'boolean' }, 'deadline-min': { type: 'string', default: '55' },
   } })
   const seed = Number(values.seed)
   if (values.curated) return runCurated({ only: values.only, seed, list: values.list })
+  if (values.rescore) return rescore(values.rescore)
 
   const { files, mutants: all } = await generateAll(ROOT)
   const inModule = values.module?.length ? values.module.map(globMatcher) : undefined
@@ -139,7 +160,7 @@ async function main(): Promise<void> {
     const { modules, totals } = tabulate(pool, picked, results)
     return {
       seed, startedAt: new Date(started).toISOString(), wallMs: Date.now() - started, jobs, loadAverage: load.length ? [Math.min(...load), load.reduce((s, n) => s + n, 0) / load.length, Math.max(...load)] : loadavg(),
-      generated: all.length, sampled: picked.length, judged: results.length, npmTestColumn: NPM_TEST_COLUMN, modules, totals,
+      generated: all.length, sampled: picked.length, sampledKeys: picked.map((m) => m.key), judged: results.length, npmTestColumn: NPM_TEST_COLUMN, modules, totals,
       results: [...results].sort((a, b) => a.mutant.key.localeCompare(b.mutant.key)),
     }
   }
