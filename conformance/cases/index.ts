@@ -6,6 +6,7 @@ import { cliPrimaryCases } from './cli-primary.ts'
 import { compatibilityCases } from './compatibility.ts'
 import { cliSecondaryCases } from './cli-secondary.ts'
 import { createRequestCases } from './create-request.ts'
+import { eventEdgeCases } from './edges-events.ts'
 import { sessionEdgeCases } from './edges-session.ts'
 import { websocketEdgeCases } from './edges-websocket.ts'
 import { hostFileCases } from './host-files.ts'
@@ -17,4 +18,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...sessionEdgeCases, ...websocketEdgeCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases]
