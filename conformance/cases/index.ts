@@ -7,6 +7,7 @@ import { compatibilityCases } from './compatibility.ts'
 import { cliSecondaryCases } from './cli-secondary.ts'
 import { createRequestCases } from './create-request.ts'
 import { eventEdgeCases } from './edges-events.ts'
+import { profileEdgeCases } from './edges-profiles.ts'
 import { sessionEdgeCases } from './edges-session.ts'
 import { websocketEdgeCases } from './edges-websocket.ts'
 import { hostFileCases } from './host-files.ts'
@@ -18,4 +19,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases]
