@@ -1,9 +1,7 @@
 /**
- * Edge cases on what a profile grants and what it learns, found by reviewing generated mutation
- * survivors in gateway/host and gateway/protocol (issue 20, Deliver 1). Two classes the kit
- * missed: an acceptance checked only through its refusal (a grant the profile gives must be
- * accepted by name, each of the four the spec names), and a value that must follow later events
- * (ProfileInfo.defaultModel is learned from sessions, so it is not frozen at the first read).
+ * Edge cases on what a profile grants, found by reviewing generated mutation survivors in
+ * gateway/protocol (issue 20, Deliver 1): an acceptance the kit checked only through its refusal.
+ * A grant the profile gives must be accepted by name, for each of the four the spec names.
  */
 import type { CaseContext } from '../harness/context.ts'
 import { Unsupported, type Case } from '../types.ts'
@@ -40,32 +38,6 @@ export const profileCatalogEdgeCases: Case[] = [
         if (res.status === 201) await ctx.http('DELETE', `/sessions/${encodeURIComponent(res.json?.session?.id)}`)
         ctx.check('profiles.6', res.status === 201, `201 for capabilities ${JSON.stringify(grant)} on a profile granting ${NAMED_GRANTS.join(', ')}`, `HTTP ${res.status} ${res.text.slice(0, 200)}`)
       }
-    },
-  },
-  {
-    id: 'profile-default-model-learned', title: "ProfileInfo.defaultModel follows what a session on the profile learned, even after the profile was read before", section: 'profile',
-    clauses: ['profile.9', 'events.4', 'profiles.3'], requires: ['cli_primary'],
-    async run(ctx) {
-      const cwd = ctx.manifest.cwdRoot
-      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
-      const profile = ctx.profile('cli_primary')
-      const path = `/profiles/${encodeURIComponent(profile)}`
-      // Read first: a gateway that keeps the answer it built here must still show what it learns next.
-      ctx.status('profiles.3', await ctx.http('GET', path), 200)
-      const session = await ctx.createSession({ profile, cwd, prompt: 'hello cli' })
-      const ws = await ctx.ws(session.id)
-      const caps = await ws.waitForEvent('capabilities', ctx.deadlineMs)
-      if (typeof caps.defaultModel !== 'string') throw new Unsupported(`the capabilities event carries no defaultModel (${JSON.stringify(caps.defaultModel)}); cli-primary-turn-events judges that`)
-      // profile.9: defaultModel is learned from sessions; events.4: the event's defaultModel is the
-      // wire id the profile's default resolves to. Learning may lag the event: poll to the deadline.
-      const until = Date.now() + ctx.deadlineMs
-      let shown: unknown
-      for (;;) {
-        shown = (await ctx.http('GET', path)).json?.profile?.defaultModel
-        if (shown === caps.defaultModel || Date.now() > until) break
-        await new Promise((done) => setTimeout(done, 100))
-      }
-      ctx.equal('profile.9', shown, caps.defaultModel, `defaultModel of profile ${profile} after a session reported its default`)
     },
   },
 ]
