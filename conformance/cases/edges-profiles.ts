@@ -18,4 +18,31 @@ export const profileEdgeCases: Case[] = [
       ctx.created('profile.3', created, 200)
     },
   },
+  {
+    id: 'profile-default-model-learned-after-read', title: 'ProfileInfo.defaultModel follows what a session learned, also after the profile was read before', section: 'profile',
+    clauses: ['profile.9', 'events.4'], requires: ['cli_primary', 'profileStore', 'principal:manager'],
+    async run(ctx) {
+      // profile.9: defaultModel is learned from sessions. A fresh managed profile is read first (a
+      // gateway may cache the answer), then a session on it reports its default (events.4): a later
+      // read must show it, not the answer from before.
+      const cwd = ctx.manifest.cwdRoot
+      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot inside allowedConfigDirRoots')
+      const name = ctx.unique('kit-learned')
+      const created = await ctx.http('POST', '/profiles', { as: 'manager', body: { name, engine: 'cli_primary', configDir: cwd } })
+      if (created.status >= 300) throw new Unsupported(`no managed cli_primary profile could be created (HTTP ${created.status})`)
+      ctx.onCleanup(() => ctx.http('DELETE', `/profiles/${name}`, { as: 'manager' }))
+      await ctx.http('GET', `/profiles/${name}`)
+      const session = await ctx.createSession({ profile: name, cwd, prompt: 'hello cli' })
+      const ws = await ctx.ws(session.id)
+      const caps = await ws.waitForEvent('capabilities', ctx.deadlineMs)
+      if (typeof caps.defaultModel !== 'string') throw new Unsupported('the capabilities event names no defaultModel')
+      await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      let seen: unknown
+      for (const until = Date.now() + 2000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+        seen = (await ctx.http('GET', `/profiles/${name}`)).json?.profile?.defaultModel
+        if (seen === caps.defaultModel) break
+      }
+      ctx.equal('profile.9', seen, caps.defaultModel, 'ProfileInfo.defaultModel after a session reported its default')
+    },
+  },
 ]
