@@ -40,4 +40,20 @@ export const profileCatalogEdgeCases: Case[] = [
       }
     },
   },
+  {
+    id: 'profiles-managed-missing-config-dir-refused', title: 'a managed cli_primary profile whose configDir does not exist is refused, as startup would refuse it', section: 'errors',
+    clauses: ['errors.4', 'profile.2', 'errors.15'], requires: ['profileStore', 'principal:manager', 'cli_primary'],
+    async run(ctx) {
+      // profile.2 / errors.15: a configDir that does not exist fails startup; errors.4: a profile
+      // create that startup would refuse is 400. The directory is named inside the kit's cwdRoot
+      // (inside allowedConfigDirRoots), so the roots rule (errors.5, 403) is not what refuses it; a
+      // target that cannot place a missing directory inside its roots may still answer that 403.
+      const cwd = ctx.manifest.cwdRoot
+      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot inside allowedConfigDirRoots')
+      const name = ctx.unique('kit-missing-dir')
+      const res = await ctx.http('POST', '/profiles', { as: 'manager', body: { name, engine: 'cli_primary', configDir: `${cwd.replace(/\/$/, '')}/${name}-does-not-exist` } })
+      if (res.status < 300) ctx.onCleanup(() => ctx.http('DELETE', `/profiles/${encodeURIComponent(name)}`, { as: 'manager' }))
+      ctx.check('errors.4', res.status === 400 || res.status === 403, 'the create refused: 400 (errors.4), or 403 where the missing directory cannot be placed inside allowedConfigDirRoots (errors.5)', `HTTP ${res.status} ${res.text.slice(0, 200)}`)
+    },
+  },
 ]
