@@ -2,11 +2,9 @@
  * Edge cases on the job queue found by reviewing generated mutation survivors in gateway/queue
  * (issue 20, Deliver 1). The kit's jobs ran on the provider engine, which never asks for
  * approval (interactiveApprovals: false), so the one job_progress the spec gives content to, a
- * permission request with the full request, was never produced. And the 401 on a WebSocket
- * upgrade was checked on the session socket only, not on the queue's.
+ * permission request with the full request, was never produced.
  */
 import type { CaseContext } from '../harness/context.ts'
-import { openWs, WsRefused } from '../harness/ws-client.ts'
 import { Unsupported, type Case } from '../types.ts'
 import { requireRunningQueue } from './jobs.ts'
 
@@ -75,16 +73,6 @@ export const queueEdgeCases: Case[] = [
       const types = ctx.receiver!.received(hook.path).map((d) => d.body?.type)
       ctx.check('events.23', carried, `a job_progress delivery carrying the permission request ${JSON.stringify(request).slice(0, 200)}`, `deliveries: ${JSON.stringify(types)}`)
       if (typeof request.requestId === 'string') await ctx.http('POST', `/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(request.requestId)}`, { body: { behavior: 'deny', message: 'the kit only looked' } })
-    },
-  },
-  {
-    id: 'auth-401-queue-ws-upgrade', title: 'a /queue/ws upgrade without credentials is 401, as on the session socket', section: 'authentication',
-    clauses: ['authentication.1', 'errors.2', 'jobs-and-queue.6'], requires: ['queue'],
-    async run(ctx) {
-      // authentication.1: authenticate covers every route, WebSocket upgrades included; errors.2: 401.
-      const url = ctx.url('/queue/ws').replace(/^http/, 'ws')
-      const refused = await openWs(ctx.log, url, undefined, ctx.deadlineMs, 'none').then((client) => { client.close(); return undefined }, (err: unknown) => err)
-      ctx.check('authentication.1', refused instanceof WsRefused && refused.status === 401, 'the /queue/ws upgrade refused with 401', refused instanceof Error ? refused.message : 'an open socket')
     },
   },
 ]
