@@ -19,16 +19,22 @@ const USAGE = `usage: gateway-conformance [--target manifest.json | --url <baseU
        gateway-conformance compare <a/report.json> <b/report.json> [--out file.html]
 
   Without --target or --url the kit starts its self target (our gateway with the fake engines).
-  A manifest is checked against conformance/target/manifest.schema.json: unknown fields and
+  A manifest is checked against manifest.schema.json (in the package: gateway-conformance/
+  manifest.schema.json, under dist/conformance/target/; point "$schema" at it): unknown fields and
   feature names are errors. Before any case runs, a preflight checks that the target answers,
-  every token authenticates and the declared profiles exist with their engines.
+  every token authenticates and the declared profiles exist with their engines. A manifest's
+  realEngines names the fake model API each real CLI talks to: the kit checks it answers, or
+  starts it there when that loopback port is free.
   --timeout-ms N   how long one wait may take (default 15000), plus the manifest's timers.turnMs
   --list           the selected cases with their clauses and what the target must offer
   --repeat N       run each case N times; differing outcomes are 'flaky'
   --seed N         reproduce a run's generated inputs (the seed is printed and in report.json)
 
-  exit codes: 0 conformant; 1 a fail, a flaky case or a stale baseline entry; 2 misuse (bad
-  arguments or manifest, a filter matching no case, a preflight problem); 3 a harness error.
+  The console ends with one verdict line: CONFORMANT, NOT CONFORMANT, HARNESS ERROR, or SMOKE TEST
+  for a --url run, a --filter run or one where most cases are unsupported (not a conformance
+  verdict; conformance/target/README.md gives the rule).
+  exit codes: 0 no case failed (a smoke test too); 1 a fail, a flaky case or a stale baseline entry;
+  2 misuse (bad arguments or manifest, a filter matching no case, a preflight problem); 3 a harness error.
   compare exits 1 when a case passing in the first report does not pass in the second.`
 
 function fail(message: string, code: number): never {
@@ -107,8 +113,8 @@ async function main(): Promise<void> {
     selfStarting = startSelfTarget()
     selfStarting.catch(() => {}) // awaited below; a failure is reported there
   }
-  const [{ exitCodeOf, runSuite, selectCases }, { describeRequirement }, { loadManifest, ManifestError, urlManifest }, { preflight }] = await Promise.all([
-    import('./run-suite.ts'), import('./runner.ts'), import('./manifest.ts'), import('./preflight.ts'),
+  const [{ exitCodeOf, runSuite, selectCases }, { describeRequirement }, { loadManifest, ManifestError, urlManifest }, { preflight }, { prepareModelApis }] = await Promise.all([
+    import('./run-suite.ts'), import('./runner.ts'), import('./manifest.ts'), import('./preflight.ts'), import('./target/model-apis.ts'),
   ])
   const filters = values.filter ?? []
   const selected = selectCases(filters)
@@ -138,8 +144,11 @@ async function main(): Promise<void> {
   }
   // A manifest naming a webhook receiver on this host gets the kit's receiver on that port.
   const receiver = self?.receiver ?? (await receiverFor(manifest))
+  // Real engines' fake model APIs (manifest realEngines): checked, or started by the kit, before the preflight.
+  const modelApis = await prepareModelApis(manifest)
+  for (const line of modelApis.started) console.log(line)
   try {
-    const problems = await preflight(manifest)
+    const problems = [...modelApis.problems, ...(modelApis.problems.length ? [] : await preflight(manifest))]
     if (problems.length) {
       for (const line of problems) console.error(`preflight: ${line}`)
       process.exitCode = 2
@@ -149,17 +158,19 @@ async function main(): Promise<void> {
     const [{ createProgress, printSummary }, { writeReports }] = await Promise.all([import('../reports/console.ts'), import('../reports/write.ts')])
     const progress = createProgress(selected.length)
     const report = await runSuite({
-      manifest, filters, seed, baseline, receiver, restart: self?.restart,
+      manifest, filters, seed, baseline, receiver, restart: self?.restart, mode: values.url ? 'url' : values.target ? 'target' : 'self',
       concurrency, timeoutMs, repeat,
       onStart: (c) => progress.start(c), onResult: (r) => progress.finish(r),
     })
     progress.end()
     const dir = resolve(values.reports ?? join('reports/out', report.startedAt.replace(/[:.]/g, '-')))
     await writeReports(report, dir, values.reports === undefined)
-    printSummary(report, dir)
+    for (const [engine, count] of Object.entries(modelApis.served())) console.log(`${engine}: the kit's fake model API answered ${count} model request(s) from the real CLI`)
     if (values['update-baseline']) console.log(`baseline written with ${await writeBaseline(values['update-baseline'], report.cases)} known failure(s)`)
+    printSummary(report, dir)
     process.exitCode = exitCodeOf(report)
   } finally {
+    await modelApis.close()
     await self?.close()
     if (!self) await receiver?.close()
   }

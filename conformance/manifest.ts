@@ -55,9 +55,13 @@ function knownKeys(path: PropertyKey[]): string[] {
  */
 const ENGINE_ROLES = ['cli_secondary'] as const
 
-function checkEngineRoles(m: Pick<TargetManifest, 'features' | 'profiles'>, source: string): void {
+function checkEngineRoles(m: Pick<TargetManifest, 'features' | 'profiles' | 'realEngines'>, source: string): void {
   for (const role of ENGINE_ROLES) {
     if (m.features?.includes(role) && typeof m.profiles?.[role] !== 'string') throw new ManifestError(`${source}: feature ${role} needs profiles.${role}`)
+  }
+  // A real engine nobody runs is a typo or a stale entry; say so rather than start a model API for nothing.
+  for (const engine of Object.keys(m.realEngines ?? {}) as Array<keyof NonNullable<TargetManifest['realEngines']>>) {
+    if (m.realEngines?.[engine] && !m.features?.includes(engine)) throw new ManifestError(`${source}: realEngines.${engine} is set, but features does not offer ${engine}`)
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { CaseContext } from './harness/context.ts'
 import { caseSeed } from './harness/random.ts'
+import { describeScripted, offersScripted } from './harness/scripted-engine.ts'
 import type { WebhookReceiver } from './harness/webhook-receiver.ts'
 import { WsRefused } from './harness/ws-client.ts'
 import { ClauseViolation, NonStrict, Unsupported, type Case, type CaseResult, type TargetManifest } from './types.ts'
@@ -60,6 +61,7 @@ export function describeRequirement(need: string): string {
     case 'timer': return `timer ${arg} in the manifest`
     case 'profile': return `a '${arg}' profile in the manifest`
     case 'absent': return `feature ${arg} listed under absent (explicitly not offered)`
+    case 'scripted': return describeScripted(arg)
     default: return `feature ${need}`
   }
 }
@@ -77,6 +79,7 @@ export function missingRequirement(c: Case, manifest: TargetManifest, hasReceive
     else if (need.startsWith('profile:')) ok = Boolean((manifest.profiles as Record<string, string | undefined>)[arg])
     // Silence is "unknown": a case about a missing feature runs only when the manifest says absent.
     else if (need.startsWith('absent:')) ok = absent.includes(arg)
+    else if (need.startsWith('scripted:')) ok = offersScripted(manifest, arg)
     else ok = features.includes(need)
     if (!ok) return `needs ${describeRequirement(need)}`
   }
@@ -122,7 +125,8 @@ async function runOnce(c: Case, options: RunOptions, attempt = 0): Promise<CaseR
     clearTimeout(timer)
     await ctx.cleanup()
   }
-  return { ...base, ...verdict, durationMs: Date.now() - started, wireLog: ctx.log.entries }
+  const observations = ctx.observations.length ? { observations: ctx.observations } : {}
+  return { ...base, ...verdict, ...observations, durationMs: Date.now() - started, wireLog: ctx.log.entries }
 }
 
 function classify(err: unknown): Pick<CaseResult, 'outcome' | 'message' | 'failure'> {

@@ -4,6 +4,7 @@ import { attachmentCases } from './attachments.ts'
 import { authenticationCases } from './authentication.ts'
 import { cliPrimaryCases } from './cli-primary.ts'
 import { compatibilityCases } from './compatibility.ts'
+import { compatibilityP7Cases } from './compatibility-p7.ts'
 import { cliSecondaryCases } from './cli-secondary.ts'
 import { createRequestCases } from './create-request.ts'
 import { eventEdgeCases } from './edges-events.ts'
@@ -19,4 +20,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases]

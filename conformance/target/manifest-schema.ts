@@ -31,6 +31,13 @@ export const TIMERS = [
   'turnMs',
 ] as const
 
+/** The engines whose profiles may run a real CLI pointed at one of the kit's fake model APIs. */
+export const REAL_ENGINES = {
+  cli_primary: { cli: 'the Claude Code CLI', api: 'the fake Anthropic Messages API (`fake-anthropic-messages`)', probe: 'anthropic-messages' },
+  cli_secondary: { cli: 'codex app-server', api: 'the fake OpenAI Responses API (`fake-openai-responses`)', probe: 'openai-responses' },
+} as const
+export type RealEngine = keyof typeof REAL_ENGINES
+
 const count = z.number().int().nonnegative()
 const origin = z.string().regex(/^https?:\/\/[^/]+$/, 'an origin (scheme://host[:port], no path)')
 
@@ -57,6 +64,10 @@ export const manifestSchema = z.strictObject({
   project: z.strictObject({ cwd: z.string(), name: z.string() }).optional(),
   buildRunnerConfigStamp: z.strictObject({ key: z.string(), value: z.string() }).optional(),
   autodetect: z.strictObject({ baseUrl: z.string().regex(/^https?:\/\//), profiles: z.record(z.string(), z.string()) }).optional(),
+  realEngines: z.strictObject(Object.fromEntries(Object.keys(REAL_ENGINES).map((e) => [e, z.strictObject({
+    modelApi: z.string().regex(/^https?:\/\/[^/]+/, 'an http(s) URL').describe('Where the CLI\'s model API is: the kit\'s fake, which the kit starts there when that loopback port is free.'),
+  }).optional()])) as Record<RealEngine, z.ZodOptional<z.ZodObject<{ modelApi: z.ZodString }, z.core.$strict>>>)
+    .optional().describe('Engines whose profiles run the REAL CLI (not the kit\'s scripted fake) against the kit\'s fake model API; cases needing a scripted fault are then unsupported.'),
   features: z.array(z.enum(FEATURES)).default([]).describe('What the target offers. Silence means unknown, never absent.'),
   absent: z.array(z.enum(FEATURES)).default([]).describe('Features the target explicitly does not offer; only these run the cases that need a feature to be absent.'),
 })

@@ -64,8 +64,8 @@ function play(ws: WebSocket, id: string, session: { body: Record<string, any>; s
     } else if (command.type === 'tool_call_error') {
       event({ type: 'execution_failed', executionId: 'e1', reason: 'failed', error: command.error })
       turn(`The client answered: ${command.error}`)
-    } else if (command.type === 'user_message' && command.text === 'scenario:permission') {
-      event({ type: 'permission_requested', request: { requestId: 'req-1', toolName: 'Bash', input: { command: 'echo hello' } } })
+    } else if (command.type === 'user_message' && command.text === 'scenario:permission-write') {
+      event({ type: 'permission_requested', request: { requestId: 'req-1', toolName: 'Bash', input: { command: 'touch kit-permission-write.txt' } } })
     } else if (command.type === 'user_message' && command.text === 'scenario:long-text') {
       for (const text of ['Hello, ', 'world!']) event({ type: 'stream_delta', event: { type: 'text_delta', text } })
       event({ type: 'assistant_message', message: { role: 'assistant', content: [{ type: 'text', text: 'Hello, world!' }] } })

@@ -38,7 +38,7 @@ let transcript = flags.has('no-session-persistence') ? undefined : new Transcrip
 onSend((frame) => {
   if ((frame.type === 'assistant' || frame.type === 'user') && transcript) transcript.add(frame.type, frame.message, String(frame.uuid))
 })
-/** MCP servers from `--mcp-config` (the SDK passes session servers that way); all report connected. */
+/** MCP servers from `--mcp-config` or the initialize request (the SDK passes session servers one of those ways); all report connected. */
 const mcpServers = new Map<string, { config: Record<string, unknown>; enabled: boolean }>()
 try {
   const raw = flags.get('mcp-config')
@@ -70,6 +70,8 @@ function onControlRequest(frame: Frame): void {
   const request = (frame.request ?? {}) as Record<string, unknown>
   switch (request.subtype) {
     case 'initialize':
+      // `mcpServersDelivery: 'initialize'`: the session's servers come here instead of `--mcp-config`.
+      for (const [name, config] of Object.entries((request.mcpServers as Record<string, Record<string, unknown>> | undefined) ?? {})) mcpServers.set(name, { config, enabled: true })
       for (const name of (request.sdkMcpServers as string[] | undefined) ?? []) {
         const manifest = (request.sdkMcpServerManifests as Record<string, { toolsListResult?: { tools?: Array<{ name: string }> } }> | undefined)?.[name]
         sdkServers.set(name, (manifest?.toolsListResult?.tools ?? []).map((t) => t.name))

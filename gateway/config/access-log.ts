@@ -2,6 +2,9 @@
  * One access line per HTTP request and per WebSocket connection: method, route pattern (ids
  * replaced, so lines group and no id-shaped secret leaks through a path), status, duration,
  * bytes, principal id (never a token), session id, and a request id returned as `x-request-id`.
+ * A caller's (or a proxy's) `x-request-id` is kept when it is a plausible id, so one id follows a
+ * request through every hop; anything else (too long, control characters, spaces) is replaced by
+ * a fresh UUID rather than written into a header or a log line (issue 22).
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, Server } from 'node:http'
@@ -47,10 +50,19 @@ function decodeURIComponentSafe(text: string): string {
   try { return decodeURIComponent(text) } catch { return text }
 }
 
+/** 1-128 characters an id plausibly has (those of UUIDs, ULIDs, base64url, trace ids); nothing a log reader could misread. */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:+\/=-]{1,128}$/
+
+/** The caller's `x-request-id` when valid (one header, not a list), else a fresh UUID. */
+export function requestIdFor(req: IncomingMessage): string {
+  const given = req.headers['x-request-id']
+  return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID()
+}
+
 export function attachAccessLog(server: Server, logger: Logger): void {
   server.prependListener('request', (req, res) => {
     const started = process.hrtime.bigint()
-    const requestId = randomUUID()
+    const requestId = requestIdFor(req)
     res.setHeader('x-request-id', requestId)
     res.once('finish', () => {
       const path = (req.url ?? '/').split('?')[0]
@@ -65,7 +77,7 @@ export function attachAccessLog(server: Server, logger: Logger): void {
   })
   server.prependListener('upgrade', (req: IncomingMessage, socket: Socket) => {
     const started = process.hrtime.bigint()
-    const requestId = randomUUID()
+    const requestId = requestIdFor(req)
     const path = (req.url ?? '/').split('?')[0]
     const { route, sessionId } = routePattern(path)
     socket.once('close', () => {

@@ -33,7 +33,7 @@ describe('configuration validation', () => {
       'cors.origins[0]: origins are exact, no wildcard',
       expect.stringMatching(/^queue\.maxConcurrency: /),
       expect.stringMatching(/^listen\.port: /),
-      expect.stringMatching(/^\(top level\): Unrecognized key: "surprise"/),
+      'surprise: unknown key', // no known key is close enough for a did-you-mean
     ]))
     expect(problems).toHaveLength(7)
   })
@@ -77,5 +77,21 @@ describe('configuration validation', () => {
 describe('the JSON Schema for editors', () => {
   it('is the one generated from the zod schema (regenerate: gateway schema > gateway/config/gateway-config.schema.json)', async () => {
     expect(JSON.parse(await readFile(JSON_SCHEMA_FILE, 'utf8'))).toEqual(configJsonSchema())
+  })
+})
+
+describe('unknown keys (issue 22)', () => {
+  it('name the closest known key at their place, in any union branch', () => {
+    const { problems } = validateConfig({
+      ...AUTH, lisen: { port: 1 },
+      profiles: [{ name: 'p', engine: 'cli_primary', confDir: '/x' }, { name: 'q', engine: 'provider', provider: { id: 'openai', model: 'm', apikeyenv: 'K' } }],
+      queue: { maxConcurency: 2 },
+    }, '/')
+    expect(problems).toEqual(expect.arrayContaining([
+      "lisen: unknown key (did you mean 'listen'?)",
+      "profiles[0].confDir: unknown key (did you mean 'configDir'?)",
+      "profiles[1].provider.apikeyenv: unknown key (did you mean 'apiKeyEnv'?)",
+      "queue.maxConcurency: unknown key (did you mean 'maxConcurrency'?)",
+    ]))
   })
 })

@@ -2,6 +2,8 @@
  * The engine processes the gateway started, by PID, so a shutdown ends every one of them before
  * the process exits: a grace to leave on their own (the SDK closed their input), then SIGTERM,
  * then SIGKILL after the kill grace. Nothing is left behind for the next start to trip over.
+ * Lines name the engine's PID `enginePid`: `pid` is the gateway's own (the logger's base binding),
+ * and one JSON object with two `pid` keys loses one of them in every parser (issue 22).
  */
 import type { Logger } from 'pino'
 import type { EngineProcessEvent } from '../engines/cli-primary/index.ts'
@@ -18,10 +20,10 @@ export class EngineProcesses {
     if (event.pid === undefined) return
     if (event.type === 'spawn') {
       this.#live.set(event.pid, event.profile)
-      this.#logger.info({ kind: 'engine', pid: event.pid, profile: event.profile }, 'engine process spawned')
+      this.#logger.info({ kind: 'engine', enginePid: event.pid, profile: event.profile }, 'engine process spawned')
     } else {
       this.#live.delete(event.pid)
-      this.#logger.info({ kind: 'engine', pid: event.pid, profile: event.profile, code: event.code, signal: event.signal }, 'engine process exited')
+      this.#logger.info({ kind: 'engine', enginePid: event.pid, profile: event.profile, code: event.code, signal: event.signal }, 'engine process exited')
     }
   }
 
@@ -40,7 +42,7 @@ export class EngineProcesses {
 
   #signal(signal: NodeJS.Signals): void {
     for (const [pid, profile] of this.#live) {
-      this.#logger.warn({ kind: 'engine', pid, profile, signal }, 'ending engine process')
+      this.#logger.warn({ kind: 'engine', enginePid: pid, profile, signal }, 'ending engine process')
       try {
         process.kill(pid, signal)
       } catch {

@@ -11,6 +11,7 @@ import type { CreateEngineRunner } from '../sessions/runner.ts'
 import type { ToolBackends } from '../engines/provider/tools.ts'
 import type { EngineProcessEvent } from '../engines/cli-primary/index.ts'
 import type { GatewayConfig, ProfileEntry } from './schema.ts'
+import type { LivePrincipals } from './live-principals.ts'
 import { readEnv } from './env.ts'
 
 export interface EngineWiring {
@@ -25,6 +26,8 @@ export interface EngineObservers {
   onEngineProcess?: (event: EngineProcessEvent) => void
   /** Connections the options opened (a PostgreSQL pool), closed by the command after the gateway stops. */
   closers?: Array<() => Promise<void>>
+  /** The principals file's live set, for the command to reload on change and SIGHUP. */
+  onPrincipals?: (principals: LivePrincipals) => void
 }
 
 export async function wireEngines(config: GatewayConfig, profiles: ProfileEntry[], backends: ToolBackends | undefined, observers: EngineObservers = {}): Promise<EngineWiring> {
@@ -38,11 +41,15 @@ export async function wireEngines(config: GatewayConfig, profiles: ProfileEntry[
 }
 
 async function cliPrimary(config: GatewayConfig, profiles: ProfileEntry[], observers: EngineObservers): Promise<EngineAdapter> {
-  const { createCliPrimaryAdapter } = await import('../engines/cli-primary/index.ts')
+  const { createCliPrimaryAdapter, loadClaudeAgentSdk } = await import('../engines/cli-primary/index.ts')
+  // The SDK is loaded now, not with the first session: a missing package stops startup with one
+  // line naming it (a MissingPackageError), instead of every cli_primary create failing after a 201.
+  await loadClaudeAgentSdk()
   const settings = config.engines?.cli_primary ?? {}
   const executable = settings.executable ?? sdkOwnBinary()
   const adapterFor = (env: Record<string, string>) => createCliPrimaryAdapter({
     pathToClaudeCodeExecutable: executable, env, questionBehavior: settings.questionBehavior ?? 'ask', onProcess: observers.onEngineProcess,
+    ...(settings.mcpServersDelivery ? { mcpServersDelivery: settings.mcpServersDelivery } : {}),
     ...(settings.interpreter ? { executable: settings.interpreter, executableArgs: settings.interpreterArgs ?? [] } : {}),
   })
   return perProfileEnv(adapterFor, profiles)
@@ -77,7 +84,7 @@ function perProfileEnv(adapterFor: (env: Record<string, string>) => EngineAdapte
 }
 
 /** The Agent SDK's own native CLI package for this platform, when it is installed. */
-function sdkOwnBinary(): string {
+export function sdkOwnBinary(): string {
   const name = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`
   try {
     const require = createRequire(import.meta.url)

@@ -7,6 +7,8 @@ import type { GatewayConfig } from './schema.ts'
 export interface EnvReference {
   path: string
   name: string
+  /** Nothing can start without it (a database URL); the others only make a profile or feature unavailable. */
+  required?: boolean
 }
 
 /** Every environment variable the configuration names, with where it names it. */
@@ -22,19 +24,26 @@ export function envReferences(config: GatewayConfig): EnvReference[] {
     if (wiring.bearerTokenEnv) refs.push({ path: `engines.provider.mcpServers.${server}.bearerTokenEnv`, name: wiring.bearerTokenEnv })
   }
   // A database URL carries its password: it is a credential like any other (issue 15).
-  if (config.parking?.store?.kind === 'postgres') refs.push({ path: 'parking.store.urlEnv', name: config.parking.store.urlEnv })
-  if (config.queue?.adapter?.kind === 'postgres') refs.push({ path: 'queue.adapter.urlEnv', name: config.queue.adapter.urlEnv })
+  if (config.parking?.store?.kind === 'postgres') refs.push({ path: 'parking.store.urlEnv', name: config.parking.store.urlEnv, required: true })
+  if (config.queue?.adapter?.kind === 'postgres') refs.push({ path: 'queue.adapter.urlEnv', name: config.queue.adapter.urlEnv, required: true })
   for (const [header, name] of Object.entries(config.notifications?.webhook?.headersFromEnv ?? {})) {
     refs.push({ path: `notifications.webhook.headersFromEnv.${header}`, name })
   }
   return refs
 }
 
-/** One warning per unset variable, naming it and where the file refers to it (never a value). */
+/** One warning per unset optional variable, naming it and where the file refers to it (never a value). */
 export function missingEnvWarnings(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): string[] {
   return envReferences(config)
-    .filter((ref) => !env[ref.name])
+    .filter((ref) => !ref.required && !env[ref.name])
     .map((ref) => `${ref.path}: environment variable ${ref.name} is not set`)
+}
+
+/** One problem per unset required variable (a database URL): `serve` cannot start without it. */
+export function missingEnvProblems(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): string[] {
+  return envReferences(config)
+    .filter((ref) => ref.required && !env[ref.name])
+    .map((ref) => `${ref.path}: environment variable ${ref.name} is not set (it must hold a postgres:// URL)`)
 }
 
 /** `{TARGET: SOURCE_NAME}` to `{TARGET: value}`, leaving out unset variables. */

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { CORE_SCHEMA, load as parseYaml } from 'js-yaml'
 import type { z } from 'zod'
+import { closest, knownKeysAt } from './did-you-mean.ts'
 import { missingEnvWarnings } from './env.ts'
 import { configSchema, type GatewayConfig } from './schema.ts'
 
@@ -31,19 +32,21 @@ export async function loadConfigFile(file: string): Promise<LoadedConfig> {
     return { problems: [`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`], warnings: [], baseDir }
   }
   let raw: unknown
+  const json = /\.json$/i.test(file)
   try {
-    // YAML is a superset of JSON, so one parser reads both. The core schema is YAML 1.2's: no
-    // timestamps turned into Dates, no merge keys, just what JSON has plus YAML's own syntax.
-    raw = parseYaml(text, { schema: CORE_SCHEMA, filename: file })
+    // A `.json` file is strict JSON: YAML would accept a trailing comma or a comment that every
+    // other JSON tool (and the editor's schema check) rejects (issue 22). Anything else is YAML,
+    // with YAML 1.2's core schema: no timestamps turned into Dates, no merge keys.
+    raw = json ? JSON.parse(text) : parseYaml(text, { schema: CORE_SCHEMA, filename: file })
   } catch (err) {
-    return { problems: [`${file}: not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`], warnings: [], baseDir }
+    return { problems: [`${file}: not valid ${json ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`], warnings: [], baseDir }
   }
   return validateConfig(raw ?? {}, baseDir)
 }
 
 export function validateConfig(raw: unknown, baseDir: string): LoadedConfig {
   const parsed = configSchema.safeParse(raw)
-  if (!parsed.success) return { problems: parsed.error.issues.map(formatIssue), warnings: [], baseDir }
+  if (!parsed.success) return { problems: parsed.error.issues.flatMap(formatIssues), warnings: [], baseDir }
   const config = resolvePaths(parsed.data, baseDir)
   const problems = semanticProblems(config)
   if (problems.length) return { problems, warnings: [], baseDir }
@@ -52,9 +55,22 @@ export function validateConfig(raw: unknown, baseDir: string): LoadedConfig {
 
 /** `profiles[2].provider.apiKeyEnv: required`. */
 export function formatIssue(issue: z.core.$ZodIssue): string {
-  const path = issue.path.reduce<string>((out, key) => (typeof key === 'number' ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key)), '')
   const message = issue.code === 'invalid_type' && /received undefined$/.test(issue.message) ? 'required' : issue.message
-  return `${path || '(top level)'}: ${message}`
+  return `${formatPath(issue.path)}: ${message}`
+}
+
+/** One line per issue; an unknown key gets its own line with the closest known key, if one is close. */
+function formatIssues(issue: z.core.$ZodIssue): string[] {
+  if (issue.code !== 'unrecognized_keys') return [formatIssue(issue)]
+  const known = knownKeysAt(issue.path)
+  return issue.keys.map((key) => {
+    const guess = closest(key, known)
+    return `${formatPath([...issue.path, key])}: unknown key${guess ? ` (did you mean '${guess}'?)` : ''}`
+  })
+}
+
+function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.reduce<string>((out, key) => (typeof key === 'number' ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key)), '') || '(top level)'
 }
 
 /** Problems one field cannot see alone: duplicate names, files that must exist. */

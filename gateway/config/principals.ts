@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { readFile, rename, writeFile } from 'node:fs/promises'
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'
+import { bearerToken } from '../server/bearer.ts'
 import type { Principal } from '../server/principal.ts'
 
 const principalEntry = z.strictObject({
@@ -54,17 +55,28 @@ export async function readPrincipals(file: string, { missingOk = false } = {}): 
 export function principalsAuthenticator(file: PrincipalsFile): (req: IncomingMessage) => Principal | null {
   const byHash = new Map<string, Principal>(Object.entries(file.principals).map(([hash, entry]) => [hash, Object.freeze({ ...entry })]))
   return (req) => {
-    const header = req.headers.authorization
-    if (typeof header !== 'string' || !header.startsWith('Bearer ')) return null
-    const token = header.slice(7).trim()
+    const token = bearerToken(req.headers.authorization)
     return token ? byHash.get(hashToken(token)) ?? null : null
   }
 }
 
-/** Adds a principal with a fresh token; returns the token, which exists nowhere else afterwards. */
-export async function createToken(file: string, entry: PrincipalEntry): Promise<string> {
+/** `token create` for an id the file already holds, without `replace`. */
+export class DuplicatePrincipalError extends Error {}
+
+/**
+ * Adds a principal with a fresh token; returns the token, which exists nowhere else afterwards.
+ * An id is one principal: an id already in the file is refused (two entries with one id would be
+ * two live tokens an operator believes are one), unless `replace`, which revokes every token of
+ * that id and records the new one in their place (issue 22).
+ */
+export async function createToken(file: string, entry: PrincipalEntry, { replace = false } = {}): Promise<string> {
   const parsedEntry = principalEntry.parse(entry)
   const current = await readPrincipals(file, { missingOk: true })
+  const existing = Object.keys(current.principals).filter((hash) => current.principals[hash].id === parsedEntry.id)
+  if (existing.length && !replace) {
+    throw new DuplicatePrincipalError(`principal '${parsedEntry.id}' already exists in ${file}; pass --replace to revoke its token and issue a new one`)
+  }
+  for (const hash of existing) delete current.principals[hash]
   const token = `gw_${randomBytes(32).toString('base64url')}`
   current.principals[hashToken(token)] = parsedEntry
   // Atomic and private: a reader never sees half a file, and no other user reads the hashes.

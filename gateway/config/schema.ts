@@ -72,6 +72,8 @@ const engines = z.strictObject({
     interpreter: z.string().min(1).optional(),
     interpreterArgs: z.array(z.string()).optional(),
     questionBehavior: z.enum(['ask', 'auto', 'deny']).optional(),
+    /** 'initialize' (default): session MCP servers over stdin, off the command line; 'argv' only for a Claude Code before 2.1.261. */
+    mcpServersDelivery: z.enum(['argv', 'initialize']).optional(),
   }).optional(),
   cli_secondary: z.strictObject({
     /** The codex binary; unset: an installed `@openai/codex`'s native binary, else `codex` on PATH. */

@@ -10,9 +10,10 @@ import { attachAccessLog, recordingPrincipal } from './access-log.ts'
 import { EngineProcesses } from './engine-processes.ts'
 import { logQueueTransitions, logSessionLifecycle } from './lifecycle-log.ts'
 import { credentialValues } from './env.ts'
-import { loadConfigFile } from './load.ts'
+import { preflight } from './preflight.ts'
 import { createLogger } from './logger.ts'
 import { buildServerOptions, loadHooks } from './server-options.ts'
+import type { LivePrincipals } from './live-principals.ts'
 import type { GatewayConfig } from './schema.ts'
 
 export interface ServeOptions {
@@ -20,6 +21,8 @@ export interface ServeOptions {
   port?: number
   host?: string
   logDestination?: NodeJS.WritableStream
+  /** The environment the file's variables are read from (process.env). */
+  env?: NodeJS.ProcessEnv
 }
 
 export interface RunningGateway {
@@ -29,6 +32,12 @@ export interface RunningGateway {
   logger: Logger
   config: GatewayConfig
   shutdown(): Promise<void>
+  /**
+   * Reads the principals file again (the command calls it on SIGHUP; a change to the file does
+   * too): a valid file replaces the principals at once and WebSockets of revoked principals are
+   * closed; an invalid one is logged and the previous principals stay in force.
+   */
+  reloadPrincipals(why: string): Promise<void>
 }
 
 export class ConfigProblems extends Error {
@@ -40,8 +49,9 @@ export class ConfigProblems extends Error {
 }
 
 export async function serveConfigFile(file: string, overrides: ServeOptions = {}): Promise<RunningGateway> {
-  const loaded = await loadConfigFile(file)
-  if (!loaded.config) throw new ConfigProblems(loaded.problems)
+  // Every check `gateway check` runs, the same function: a file check passes is a file serve starts.
+  const loaded = await preflight(file, { env: overrides.env })
+  if (!loaded.config || loaded.problems.length) throw new ConfigProblems(loaded.problems)
   const config = loaded.config
   const logger = createLogger({
     level: config.logging?.level, redact: config.logging?.redact,
@@ -52,7 +62,8 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   const hooks = await loadHooks(config.hooks)
   const engineProcesses = new EngineProcesses(logger)
   const closers: Array<() => Promise<void>> = []
-  const options = await buildServerOptions(config, hooks, { onEngineProcess: engineProcesses.observe, closers })
+  let principals: LivePrincipals | undefined
+  const options = await buildServerOptions(config, hooks, { onEngineProcess: engineProcesses.observe, closers, onPrincipals: (p) => { principals = p } })
   options.authenticate = recordingPrincipal(options.authenticate)
   const hostOnError = options.onError
   options.onError = (err, where) => {
@@ -77,12 +88,37 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   logSessionLifecycle(gateway, logger)
   const { port, url } = await gateway.listen(overrides.port ?? config.listen.port, overrides.host ?? config.listen.host)
   logger.info({ kind: 'lifecycle', url, profiles: (config.profiles ?? []).map((p) => p.name) }, 'gateway listening')
+  // One reload at a time; a change while one runs is read by a second pass after it.
+  let reloading: Promise<void> | undefined
+  let again = false
+  const reloadPrincipals = async (why: string): Promise<void> => {
+    if (!principals) return
+    if (reloading) {
+      again = true
+      return reloading
+    }
+    reloading = (async () => {
+      do {
+        again = false
+        const result = await principals.reload()
+        if (!result.ok) {
+          logger.warn({ kind: 'auth', why, error: result.error }, 'principals file not reloaded; the previous principals stay in force')
+          continue
+        }
+        const closed = await gateway.reauthenticateSockets()
+        logger.info({ kind: 'auth', why, principals: result.count, socketsClosed: closed }, 'principals reloaded')
+      } while (again)
+    })().finally(() => { reloading = undefined })
+    return reloading
+  }
+  const stopWatching = principals?.watch(() => void reloadPrincipals('file changed'))
   const graceMs = config.shutdown?.graceMs ?? 10_000
   const killGraceMs = config.shutdown?.killGraceMs ?? 5000
   let stopping: Promise<void> | undefined
   return {
-    gateway, url, port, logger, config,
+    gateway, url, port, logger, config, reloadPrincipals,
     shutdown() {
+      stopWatching?.()
       stopping ??= (async () => {
         logger.info({ kind: 'lifecycle', graceMs }, 'shutting down')
         await gateway.shutdown({ graceMs })
@@ -97,21 +133,30 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   }
 }
 
-/** The command's process: first SIGTERM/SIGINT drains and exits 0; a second exits at once. */
-export function exitOnSignals(running: RunningGateway): void {
+/**
+ * The command's process: first SIGTERM/SIGINT drains and exits 0; a second exits at once. Given
+ * the starting gateway (a promise), a signal that arrives while it starts waits for it to listen,
+ * then drains; a start that fails exits through the command's own error path.
+ */
+export function exitOnSignals(starting: RunningGateway | Promise<RunningGateway>): void {
   let signalled = false
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {
-      running.logger.warn({ kind: 'lifecycle', signal }, 'second signal: exiting now')
-      process.exit(1)
+      void Promise.resolve(starting).then((running) => running.logger.warn({ kind: 'lifecycle', signal }, 'second signal: exiting now'), () => {})
+        .finally(() => process.exit(1))
+      return
     }
     signalled = true
-    running.logger.info({ kind: 'lifecycle', signal }, 'signal received')
-    running.shutdown().then(() => process.exit(0), (err) => {
-      running.logger.error({ kind: 'lifecycle', err }, 'shutdown failed')
-      process.exit(1)
-    })
+    Promise.resolve(starting).then((running) => {
+      running.logger.info({ kind: 'lifecycle', signal }, 'signal received')
+      running.shutdown().then(() => process.exit(0), (err) => {
+        running.logger.error({ kind: 'lifecycle', err }, 'shutdown failed')
+        process.exit(1)
+      })
+    }, () => {}) // a failed start is reported (and exits) where it is awaited
   }
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
+  // SIGHUP: read the principals file again (revocation without a restart), never a stop.
+  process.on('SIGHUP', () => void Promise.resolve(starting).then((running) => running.reloadPrincipals('SIGHUP'), () => {}))
 }

@@ -15,7 +15,7 @@ import type { ToolBackends } from '../engines/provider/tools.ts'
 import type { NotificationType } from '../protocol/index.ts'
 import { ConfigError, wireEngines, type EngineObservers } from './engine-wiring.ts'
 import { readEnv } from './env.ts'
-import { principalsAuthenticator, readPrincipals } from './principals.ts'
+import { LivePrincipals } from './live-principals.ts'
 import type { GatewayConfig } from './schema.ts'
 
 /** What a hooks module may export; every export is optional. */
@@ -48,7 +48,7 @@ export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHo
   const profiles = config.profiles ?? []
   const wiring = await wireEngines(config, profiles, hooks.toolBackends, observers)
   const options: GatewayServerOptions = {
-    authenticate: await authenticator(config, hooks),
+    authenticate: await authenticator(config, hooks, observers),
     allowUnauthenticated: config.auth?.allowUnauthenticated,
     authorizeSession: hooks.authorizeSession,
     buildRunnerConfig: hooks.buildRunnerConfig,
@@ -122,9 +122,11 @@ function databaseUrl(path: string, name: string): string {
   return url
 }
 
-/** The principals file first, then the hooks module's `authenticate`; neither: none. */
-async function authenticator(config: GatewayConfig, hooks: GatewayHooks): Promise<Authenticate | undefined> {
-  const fromFile = config.auth?.principalsFile ? principalsAuthenticator(await readPrincipals(config.auth.principalsFile)) : undefined
+/** The principals file first (its live set: reloadable), then the hooks module's `authenticate`; neither: none. */
+async function authenticator(config: GatewayConfig, hooks: GatewayHooks, observers: EngineObservers): Promise<Authenticate | undefined> {
+  const principals = config.auth?.principalsFile ? await LivePrincipals.load(config.auth.principalsFile) : undefined
+  if (principals) observers.onPrincipals?.(principals)
+  const fromFile = principals?.authenticate
   const fromHooks = hooks.authenticate
   if (!fromFile) return fromHooks
   if (!fromHooks) return fromFile

@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   conflict: 409,
   session_parked: 409,
   body_too_large: 413,
+  headers_too_large: 431,
+  request_timeout: 408,
   unsupported_media_type: 415,
   engine_failed: 502,
   internal_error: 500,

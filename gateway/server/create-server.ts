@@ -22,7 +22,8 @@ import { PeerService } from '../sessions/peers.ts'
 import { AttachmentStore } from '../sessions/attachments.ts'
 import type { GatewayContext } from './context.ts'
 import { applyCors } from './cors.ts'
-import { sendRefusal } from './http.ts'
+import { answerClientError, sendRefusal } from './http.ts'
+import { HttpDrain } from './http-drain.ts'
 import { resolveOptions, type GatewayServerOptions } from './options.ts'
 import { AUTH_HOOK_FAILED, createAuthenticator, createVisibility } from './principal.ts'
 import { isRefusal, NOT_FOUND, refuse, UNAUTHORIZED, type Refusal } from './refusal.ts'
@@ -44,6 +45,7 @@ import { MAX_FRAME_BYTES } from './ws/command-parser.ts'
 import { attachQueueClient } from './ws/queue-socket.ts'
 import { attachClient } from './ws/session-socket.ts'
 import { BridgeHub } from './ws/tool-bridge.ts'
+import { AttachedSockets } from './ws/attached-sockets.ts'
 import { LazyWebSocketServer } from './ws/web-socket-server.ts'
 
 export interface GatewayServer {
@@ -56,6 +58,12 @@ export interface GatewayServer {
    * let running turns finish for up to `graceMs`, then close (parks and snapshots are written).
    */
   shutdown(options?: { graceMs?: number }): Promise<void>
+  /**
+   * Asks `authenticate` again for every open WebSocket's upgrade request (after a principals
+   * reload): a socket now refused, or whose principal no longer sees its session, is closed with
+   * 1008. Resolves with how many were closed.
+   */
+  reauthenticateSockets(): Promise<number>
 }
 
 const MALFORMED_PATH = refuse('invalid_request', 'malformed URL path')
@@ -84,6 +92,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     engines: options.engines ?? {},
     bridgeFor: (id) => hub.bridgeFor(id),
     peersFor: (id) => (peers.enabled ? peers.portFor(id) : undefined),
+    // Parking is built next; the claim is only ever made by a running session.
+    claimExecutionId: (id, toolCallId) => parking.claimExecutionId(id, toolCallId),
     approvalTimeoutMs: options.approvalTimeoutMs,
     requireApiKey: options.requireApiKey === true,
     onError,
@@ -94,7 +104,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     rebuild: (record) => factory.rebuild(record),
     onParking: (id, executionId) => (context.queue?.onSessionParking(id, executionId) ?? Promise.resolve(true)),
     onParked: (id, executionId) => context.queue?.onSessionParked(id, executionId) ?? Promise.resolve(),
-    beforeResume: (id) => context.queue?.waitForResumeSlot(id) ?? Promise.resolve(),
+    onParkFailed: (id, error) => context.queue?.onParkFailed(id, error),
+    beforeResume: (id, hint) => context.queue?.waitForResumeSlot(id, hint) ?? Promise.resolve(),
     onResumed: (id, runner) => void context.queue?.onSessionResumed(id, runner),
     onResumeFailed: (id, error) => void context.queue?.onResumeFailed(id, error),
     onError,
@@ -156,10 +167,13 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
         return runner
       },
       discardSession: (id) => void registry.remove(id),
+      ...(parking.store.databaseId !== undefined ? { parkStoreDatabaseId: parking.store.databaseId } : {}),
+      onError,
     })
   }
   const principalOf = createAuthenticator(options.authenticate, onError)
   const webSockets = new LazyWebSocketServer(MAX_FRAME_BYTES)
+  const attached = new AttachedSockets()
   const { basePath } = resolved
   let draining = false
   const handleHealth = options.health ? createHealthRoutes(options.health, {
@@ -229,15 +243,19 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     }
     if (!runner) return abortHandshake(socket, NOT_FOUND)
     const query = target.indexOf('?')
-    const afterSeq = parseAfterSeq(query === -1 ? null : new URLSearchParams(target.slice(query + 1).split('#')[0]).get('afterSeq'))
+    const params = new URLSearchParams(query === -1 ? '' : target.slice(query + 1).split('#')[0])
+    const afterSeq = parseAfterSeq(params.get('afterSeq'))
+    // Protocol 7's opt-in views, for clients that render them and fetch the rest (websocket-framing.1 leaves them open).
+    const views = { truncateResults: params.get('truncateResults') === '1', imageRefs: params.get('imageRefs') === '1' }
     const wss = await webSockets.get()
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = runner.id
       hub.attach(id, ws)
+      attached.add(ws, req, id)
       ws.on('close', () => {
         if (hub.detach(id, ws) === 0) parking.onDetach(id)
       })
-      attachClient(context, ws, socket, runner, afterSeq)
+      attachClient(context, ws, socket, runner, afterSeq, views.truncateResults || views.imageRefs ? views : undefined)
     })
   }
 
@@ -265,10 +283,14 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     if (principal === AUTH_HOOK_FAILED || !principal) return abortHandshake(socket, authRefusal(principal) ?? UNAUTHORIZED)
     if (!context.visibility.isOperator(principal)) return abortHandshake(socket, NOT_FOUND) // authentication.4
     const wss = await webSockets.get()
-    wss.handleUpgrade(req, socket, head, (ws) => void attachQueueClient(ws, queue))
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      attached.add(ws, req)
+      void attachQueueClient(ws, queue)
+    })
   }
 
   const server = createServer((req, res) => {
+    if (!drain.admit(req, res)) return
     route(req, res).catch((err) => {
       onError(err, 'request')
       if (!res.headersSent) sendRefusal(res, refuse('internal_error', 'internal error'))
@@ -282,21 +304,25 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       socket.destroy()
     })
   })
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
-  })
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket))
+  const drain = new HttpDrain(server)
 
-  async function close(): Promise<void> {
-    // The queue first, so runs ended by the shutdown fail without scheduling retries.
+  let closing: Promise<void> | undefined
+  function close(): Promise<void> {
+    return (closing ??= closeOnce())
+  }
+
+  async function closeOnce(): Promise<void> {
+    // HTTP first: the listener stops and every request in flight is answered (its result, or 503)
+    // while the sessions it may be reading still exist; nothing is reset (issue 22).
+    await drain.answerAll()
+    // Then the queue, so runs ended by the shutdown fail without scheduling retries.
     context.queue?.close()
     // Parking before the registry: shutdown closes must not discard what a restart should adopt.
     const flushed = parking.close()
     registry.closeAll()
     await webSockets.close()
-    await new Promise<void>((done) => {
-      server.close(() => done())
-      server.closeAllConnections()
-    })
+    await drain.finish()
     await flushed
   }
 
@@ -319,8 +345,18 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       })
     },
     close,
+    reauthenticateSockets: () => attached.recheck(async (req, sessionId) => {
+      const principal = await principalOf(req)
+      if (principal === AUTH_HOOK_FAILED || !principal) return false
+      if (sessionId === undefined) return context.visibility.isOperator(principal) // the queue socket
+      const info = registry.info(sessionId)
+      return !info || context.visibility.canSee(principal, info)
+    }),
     async shutdown({ graceMs = 10_000 } = {}) {
       draining = true
+      // Keep listening through the grace (readyz answers 503, so a balancer drains the instance),
+      // but every response from now on closes its connection and idle keep-alive sockets close.
+      drain.drain()
       // 1001 "going away": clients know to reconnect elsewhere or later, not that they erred.
       for (const client of webSockets.clients) client.close(1001, 'server shutting down')
       const deadline = Date.now() + graceMs
@@ -340,7 +376,6 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   }
 }
 
-/** Decoded path segments; undefined for a malformed percent-escape or an empty inner segment. */
 /** A missing or non-integer `afterSeq` replays from the start, as protocol 7 does. */
 function parseAfterSeq(value: string | null): number {
   if (value === null || !/^\d{1,15}$/.test(value)) return 0

@@ -1,5 +1,6 @@
 /** Response writers and the bounded JSON body reader. */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
 import { parseClientJson } from './json-limits.ts'
 import { refuse, type Refusal } from './refusal.ts'
 
@@ -93,4 +94,19 @@ export function writeDownloadHead(res: ServerResponse, name: string, contentType
     'x-content-type-options': 'nosniff',
     'content-length': size,
   })
+}
+
+/**
+ * A request Node's parser refused before any route saw it still gets the `{error, code}` body:
+ * headers over `maxHeaderSize` are 431 (RFC 6585), a request too slow to arrive 408, anything else malformed is 400 (issue 22: a
+ * 64 KiB Authorization header got an empty 400). The connection closes: the parser's state is lost.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy()
+  const refusal = err.code === 'HPE_HEADER_OVERFLOW' ? refuse('headers_too_large', 'request headers are too large')
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? refuse('request_timeout', 'the request did not arrive in time')
+    : refuse('invalid_request', 'malformed HTTP request')
+  const body = JSON.stringify({ error: refusal.error, code: refusal.code })
+  const reason = { 431: 'Request Header Fields Too Large', 408: 'Request Timeout' }[refusal.status as 431 | 408] ?? 'Bad Request'
+  socket.end(`HTTP/1.1 ${refusal.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
 }

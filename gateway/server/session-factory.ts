@@ -23,6 +23,8 @@ export interface SessionFactoryDeps {
   bridgeFor: (id: string) => ToolBridge
   /** A session's peer messaging; undefined when peers are disabled. */
   peersFor?: (id: string) => PeerPort | undefined
+  /** Claims deferred execution ids gateway-wide (parking), so a result's lookup is never ambiguous. */
+  claimExecutionId?: (sessionId: string, toolCallId: string) => Promise<string>
   approvalTimeoutMs: number | null | undefined
   requireApiKey: boolean
   onError: (err: unknown, where: string) => void
@@ -41,7 +43,11 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
     let runner: Runner
     if (profile.engine === 'provider') {
       if (!deps.createEngineRunner) throw new Error('no createEngineRunner hook is configured')
-      runner = await deps.createEngineRunner({ config: final, profile, bridge: deps.bridgeFor(config.id), ...(restore ? { restore } : {}), ...(peers ? { peers } : {}) })
+      const claim = deps.claimExecutionId
+      runner = await deps.createEngineRunner({
+        config: final, profile, bridge: deps.bridgeFor(config.id), ...(restore ? { restore } : {}), ...(peers ? { peers } : {}),
+        ...(claim ? { claimExecutionId: (toolCallId: string) => claim(config.id, toolCallId) } : {}),
+      })
     } else {
       if (restore) throw new Error(`engine ${profile.engine} cannot restore a parked session`)
       const adapter = deps.engines[profile.engine]

@@ -84,11 +84,12 @@ export interface Runner {
 /**
  * A client's answer to a bridged call (commands.1). `value` is what the model receives (the value
  * of protocol 7's `{type, value}` output); `output` keeps the typed form for `execution_result`.
- * A failure's `error` is what the model reads; `reason` is the machine-readable cause.
+ * A failure's `error` is the bare error `execution_failed` carries; `reason` is the machine-readable
+ * cause; `modelText`, when set, is what the model reads instead of `error`.
  */
 export type ToolCallAnswer =
   | { ok: true; value: unknown; output: ToolExecutionOutput; logs?: string[] }
-  | { ok: false; error: string; reason: string; logs?: string[] }
+  | { ok: false; error: string; reason: string; modelText?: string; logs?: string[] }
 
 export interface ProducedFile {
   fileId: string
@@ -139,6 +140,11 @@ export interface EngineRunnerContext {
   restore?: RunnerSnapshot
   /** Session-to-session messaging for this session's peer tools; absent when peers are disabled. */
   peers?: import('./peers.ts').PeerPort
+  /**
+   * The execution id for a deferred tool call: its own tool-call id unless that id already names
+   * an execution the gateway knows (then a suffixed one). Absent: the tool-call id as it is.
+   */
+  claimExecutionId?(toolCallId: string): Promise<string>
 }
 
 export type CreateEngineRunner = (ctx: EngineRunnerContext) => Runner | Promise<Runner>

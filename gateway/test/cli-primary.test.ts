@@ -2,7 +2,7 @@
  * The cli_primary engine end to end: the real Agent SDK spawning the fake Claude Code CLI as a
  * child process, through the gateway's REST and WebSocket routes.
  */
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -200,6 +200,26 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     expect(disabled.body.servers[0].status).toBe('disabled')
     expect((await g.request('POST', `/sessions/${session.id}/mcp/nope`, { body: { action: 'reconnect' } })).status).toBe(400)
     expect((await g.request('POST', `/sessions/${session.id}/mcp/docs`, { body: { action: 'explode' } })).status).toBe(400)
+  })
+
+  it('keeps MCP servers\' headers and env off the CLI\'s command line (issue 22): /proc/<pid>/cmdline has no token, and the servers still arrive', async () => {
+    const spawned: number[] = []
+    const g = await start({ onProcess: (event) => { if (event.type === 'spawn' && event.pid) spawned.push(event.pid) } })
+    const secret = 'per-session-token-4f1c9a'
+    const { session, ws } = await primarySession(g, { mcpServers: {
+      docs: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { authorization: `Bearer ${secret}` } },
+      tool: { type: 'stdio', command: 'true', env: { TOOL_TOKEN: `${secret}-env` } },
+    } })
+    await ws.waitForEvent('capabilities')
+    expect(spawned.length).toBeGreaterThan(0)
+    for (const pid of spawned) {
+      const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0')
+      expect(argv.some((arg) => arg.includes('main.ts'))).toBe(true) // the fake CLI's own process
+      expect(argv.join(' ')).not.toContain(secret)
+      expect(argv).not.toContain('--mcp-config')
+    }
+    const listed = await g.request('GET', `/sessions/${session.id}/mcp`)
+    expect(listed.body.servers.map((s: { name: string }) => s.name).sort()).toEqual(['docs', 'tool'])
   })
 
   it('lists the CLI\'s stored sessions and resumes one with its history replayed; a fork gets a new id', async () => {

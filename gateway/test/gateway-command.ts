@@ -19,10 +19,12 @@ export function gatewayArgs(args: string[]): string[] {
   return ['--import', 'tsx', join(ROOT, 'gateway/cli.ts'), ...args]
 }
 
-/** Runs a command that exits by itself (check, token create, --help). */
-export function runGateway(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<CommandResult> {
+/** Runs a command that exits by itself (check, token create, --help); killed (signal SIGKILL) after `timeoutMs`. */
+export function runGateway(args: string[], env: NodeJS.ProcessEnv = process.env, { timeoutMs = 60_000, nodeArgs = [] as string[] } = {}): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, gatewayArgs(args), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [...nodeArgs, ...gatewayArgs(args)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('exit', () => clearTimeout(timer))
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))

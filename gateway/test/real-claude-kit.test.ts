@@ -3,12 +3,9 @@
  * run the REAL Claude Code CLI (against the fake Messages API) instead of our fake CLI. Skipped
  * only when the CLI cannot be installed (reason printed).
  *
- * Five cli_primary cases are left out because they script behaviour only the fake CLI can play,
- * not because the gateway differs:
- * - cli-primary-permission-flow, cli-primary-approval-timeout: the `permission` scenario runs
- *   `echo hello`, which the real CLI runs without asking (read-only), and the case recognises the
- *   edited input in the fake's canned tool output. The gateway's permission path on the real CLI is
- *   covered by real-claude-cli.test.ts and the differential test (scenario `touch`).
+ * Three cli_primary cases are left out because they script behaviour only the fake CLI can play,
+ * not because the gateway differs (a manifest with `realEngines` makes them `unsupported` with
+ * that reason: real-engines-kit.test.ts):
  * - cli-primary-engine-death: the `crash` step makes the fake CLI exit 137; a Messages API cannot
  *   kill the real CLI.
  * - cli-primary-rate-limit: the fake CLI emits `rate_limit_event` for the `rate_limit` step; the
@@ -27,7 +24,7 @@ const real = await installRealClaude()
 if (!real.ok) console.warn(`SKIPPED the kit on the real Claude Code CLI: ${REAL_CLAUDE_PACKAGE.name}@${REAL_CLAUDE_PACKAGE.version} could not be installed: ${real.reason}`)
 
 const CASES = [
-  'cli-primary-turn-events', 'cli-primary-controls', 'cli-primary-produced-files', 'cli-primary-mcp-servers',
+  'cli-primary-turn-events', 'cli-primary-permission-flow', 'cli-primary-approval-timeout', 'cli-primary-controls', 'cli-primary-produced-files', 'cli-primary-mcp-servers',
   'cli-primary-sdk-sessions-and-resume', 'cli-primary-clear-context', 'session-project-and-icon',
 ]
 
@@ -37,7 +34,9 @@ describe.skipIf(!real.ok)('the kit\'s cli_primary cases against the real Claude 
   beforeAll(async () => {
     if (!real.ok) return
     target = await startSelfTarget({ claudeExecutable: real.binary })
-    report = await runSuite({ manifest: target.manifest, seed: 1234, receiver: target.receiver, filters: CASES })
+    // A real CLI is far slower than the fake on a loaded machine (one npm test run saw a Bash
+    // permission ask take over 15 s): each wait may take 45 s, as a manifest's timers.turnMs would allow.
+    report = await runSuite({ manifest: target.manifest, seed: 1234, receiver: target.receiver, filters: CASES, timeoutMs: 45_000 })
   }, 180_000)
   afterAll(async () => { await target?.close() })
 

@@ -24,10 +24,17 @@ async function workDir(): Promise<string> {
   return dir
 }
 
+async function installProgram(path: string, fake: string): Promise<void> {
+  await writeFile(path, `#!/bin/sh\nexec "${process.execPath}" --import tsx "${join(ROOT, fake)}" "$@"\n`, { mode: 0o755 })
+}
+
 /** The example as documented, with its `/srv/gateway` prefix moved into a temporary directory. */
 async function installExample(dir: string): Promise<string> {
   const text = (await readFile(join(ROOT, 'docs/examples/gateway.yaml'), 'utf8')).replaceAll('/srv/gateway', dir)
-  for (const sub of ['claude-config', 'codex-home', 'work', 'state']) await mkdir(join(dir, sub), { recursive: true })
+  for (const sub of ['claude-config', 'codex-home', 'work', 'state', 'claude', 'codex/bin']) await mkdir(join(dir, sub), { recursive: true })
+  // The engines' executables where the example names them (serve and check refuse a missing one): the fakes.
+  await installProgram(join(dir, 'claude/claude'), 'fake-engines/claude-cli/main.ts')
+  await installProgram(join(dir, 'codex/bin/codex'), 'fake-engines/codex-app-server/main.ts')
   const file = join(dir, 'gateway.yaml')
   await writeFile(file, text.replace('# yaml-language-server: $schema=../../gateway/config/gateway-config.schema.json', `# yaml-language-server: $schema=${join(ROOT, 'gateway/config/gateway-config.schema.json')}`))
   return file
@@ -92,7 +99,9 @@ describe('gateway serve --config with the documented example', { timeout: 60_000
 describe('gateway check --config', { timeout: 60_000 }, () => {
   it('passes the documented example', async () => {
     const dir = await workDir()
-    const result = await runGateway(['check', '--config', await installExample(dir)], { ...process.env, ANTHROPIC_API_KEY: 'x', LOCAL_LLM_API_KEY: 'x', DOCS_MCP_TOKEN: 'x', NOTIFY_WEBHOOK_AUTH: 'x' })
+    const config = await installExample(dir)
+    expect((await runGateway(['token', 'create', '--principals', join(dir, 'principals.json'), '--id', 'ops'])).code).toBe(0)
+    const result = await runGateway(['check', '--config', config], { ...process.env, ANTHROPIC_API_KEY: 'x', LOCAL_LLM_API_KEY: 'x', DOCS_MCP_TOKEN: 'x', NOTIFY_WEBHOOK_AUTH: 'x' })
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
   })

@@ -56,6 +56,14 @@ describe('gateway serve with PostgreSQL from the configuration file', { timeout:
     expect(result.stderr + result.stdout).toContain('queue.adapter.urlEnv: environment variable GATEWAY_TEST_DATABASE_URL_UNSET is not set')
   })
 
+  it('gateway check connects to the declared database and passes (issue 22)', async () => {
+    const url = await pg.createDatabase('checked')
+    const file = await writeConfig('DATABASE_URL')
+    const result = await runGateway(['check', '--config', file], { ...process.env, DATABASE_URL: url })
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+  })
+
   it('shares one job queue between two processes, and never logs the URL', async () => {
     const url = await pg.createDatabase('served')
     const file = await writeConfig('DATABASE_URL')

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net'
 import { isAbsolute, join } from 'node:path'
 import { ScenarioError, type Step } from '../../scenario/format.ts'
 import { planLeg } from '../../provider-model/plan.ts'
+import { answerIdentity, IDENTITY_PATH } from '../identity.ts'
 import type { WireMessage } from '../../provider-model/wire.ts'
 
 export interface FakeAnthropicOptions {
@@ -60,6 +61,7 @@ export async function startFakeAnthropicServer(options: FakeAnthropicOptions = {
 
 async function handle(req: IncomingMessage, res: ServerResponse, scenariosDir?: string): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://x').pathname
+  if (req.method === 'GET' && path === IDENTITY_PATH) return answerIdentity(res, 'anthropic-messages')
   if (path !== '/v1/messages') return sendError(res, 404, 'not_found_error', `no route ${path}`)
   if (req.method !== 'POST') return sendError(res, 405, 'invalid_request_error', 'method not allowed')
   let body: MessagesRequest

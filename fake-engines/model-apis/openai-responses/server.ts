@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { echoScenario, selectScenario } from '../../scenario/select.ts'
 import { legsOf, ScenarioError, type Scenario } from '../../scenario/format.ts'
 import { playResponse, type SseWriter } from './play.ts'
+import { answerIdentity, IDENTITY_PATH } from '../identity.ts'
 
 export interface FakeResponsesServer {
   url: string
@@ -45,6 +46,7 @@ export async function startFakeResponsesServer(options: { host?: string; port?: 
 
 async function handle(req: IncomingMessage, res: ServerResponse, requests: Array<Record<string, unknown>>, scenariosDir?: string): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://x').pathname
+  if (req.method === 'GET' && path === IDENTITY_PATH) return answerIdentity(res, 'openai-responses')
   if (req.method === 'GET' && path === '/v1/models') return sendJson(res, 200, { object: 'list', data: [], models: [] })
   if (path !== '/v1/responses') return sendError(res, 404, `no route ${path}`)
   if (req.method !== 'POST') return sendError(res, 405, 'method not allowed')

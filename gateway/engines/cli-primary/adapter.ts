@@ -26,6 +26,13 @@ export interface CliPrimaryOptions {
   questionBehavior?: QuestionBehavior
   /** Observes every CLI process (spawn, exit code or signal), e.g. for lifecycle logs. */
   onProcess?: (event: EngineProcessEvent) => void
+  /**
+   * How a session's MCP servers reach the CLI. `'initialize'` (the default here) sends them over
+   * stdin, so their `env` and `headers` (per-session bearer tokens) never sit on the command line,
+   * where any user of the machine can read `/proc/<pid>/cmdline`. `'argv'` is only for a Claude
+   * Code older than the SDK's bundled one (before 2.1.261), which refuses the stdin delivery.
+   */
+  mcpServersDelivery?: 'argv' | 'initialize'
 }
 
 export const CONFIG_DIR_ENV = 'CLAUDE_CONFIG_DIR'
@@ -37,6 +44,7 @@ export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
     ...(options.executable ? { executable: options.executable as Options['executable'] } : {}),
     ...(options.executableArgs ? { executableArgs: options.executableArgs } : {}),
     env: environmentFor(config, profile, options.env),
+    mcpServersDelivery: options.mcpServersDelivery ?? 'initialize',
     ...(options.onProcess ? { spawnClaudeCodeProcess: observedSpawner(profile.name, options.onProcess) } : {}),
   })
   return {

@@ -10,6 +10,9 @@ export interface Settled extends PermissionDecision {
   resolvedBy: ResolvedBy
 }
 
+/** The message of a deny that gave none (protocol 7's default). */
+export const DEFAULT_DENY_MESSAGE = 'Denied'
+
 interface Pending {
   resolve: (settled: Settled) => void
   timer?: ReturnType<typeof setTimeout>
@@ -49,10 +52,11 @@ export class Approvals {
     if (!pending) return false
     this.#pending.delete(requestId)
     clearTimeout(pending.timer)
-    // A deny carries its message, as protocol 7's permission_resolved does.
-    const message = decision.behavior === 'deny' && decision.message ? { message: decision.message } : {}
-    this.#emit({ type: 'permission_resolved', requestId, behavior: decision.behavior, resolvedBy, ...message })
-    pending.resolve({ ...decision, resolvedBy })
+    // A deny always carries a message, as protocol 7's permission_resolved does ('Denied' when the
+    // answer gave none); the engine is told the same words the transcript shows.
+    const settled: Settled = decision.behavior === 'deny' ? { ...decision, message: decision.message || DEFAULT_DENY_MESSAGE, resolvedBy } : { ...decision, resolvedBy }
+    this.#emit({ type: 'permission_resolved', requestId, behavior: settled.behavior, resolvedBy, ...(settled.behavior === 'deny' ? { message: settled.message } : {}) })
+    pending.resolve(settled)
     return true
   }
 

@@ -11,7 +11,7 @@ import {
 import type { EventListener } from '../../sessions/event-log.ts'
 import type { PermissionDecision, ProducedFile, Runner, RunnerConfig } from '../../sessions/runner.ts'
 import { SessionCore } from '../../sessions/session-core.ts'
-import { Approvals } from './approvals.ts'
+import { Approvals, DEFAULT_DENY_MESSAGE } from './approvals.ts'
 import { InputQueue } from './input-queue.ts'
 import { ProducedFiles } from './produced.ts'
 import { PEER_SERVER, PEER_TOOL_NAMES, peerServer } from './peer-tools.ts'
@@ -451,5 +451,5 @@ function toPermissionResult(settled: PermissionDecision, input: Record<string, u
     const updatedInput = typeof settled.updatedInput === 'object' && settled.updatedInput !== null ? settled.updatedInput as Record<string, unknown> : input
     return { behavior: 'allow', updatedInput, toolUseID }
   }
-  return { behavior: 'deny', message: settled.message ?? 'The user denied this tool call', ...(settled.interrupt ? { interrupt: true } : {}), toolUseID }
+  return { behavior: 'deny', message: settled.message || DEFAULT_DENY_MESSAGE, ...(settled.interrupt ? { interrupt: true } : {}), toolUseID }
 }

@@ -218,7 +218,7 @@ class ProviderRunner implements Runner {
     if (!turn || !call || call.output) return false
     this.#settle(turn, call, outcome.status === 'ok'
       ? { ok: true, value: outcome.output, ...(outcome.typed ? { output: outcome.typed } : {}), ...(outcome.logs ? { logs: outcome.logs } : {}) }
-      : { ok: false, error: `${outcome.reason}: ${outcome.error}`, reason: outcome.reason, ...(outcome.logs ? { logs: outcome.logs } : {}) })
+      : { ok: false, error: outcome.error, reason: outcome.reason, modelText: `${outcome.reason}: ${outcome.error}`, ...(outcome.logs ? { logs: outcome.logs } : {}) })
     return true
   }
 
@@ -358,7 +358,10 @@ class ProviderRunner implements Runner {
       if (leg.aborted) return this.#finishTurn(turn, 'interrupted')
       if (leg.error) return this.#finishTurn(turn, 'error', leg.error)
       if (!calls.length) return this.#finishTurn(turn, 'success')
-      turn.calls = calls.map((c) => ({ ...c, executionId: randomUUID(), kind: this.#tools.get(c.toolName)?.kind ?? 'unknown' }))
+      // Protocol 7 correlates execution_* events with the tool_use block by its id: the execution
+      // id is the tool call's own, except where the gateway-wide lookup would become ambiguous.
+      turn.calls = calls.map((c) => ({ ...c, executionId: c.toolCallId, kind: this.#tools.get(c.toolName)?.kind ?? 'unknown' }))
+      if (!(await this.#claimDeferredIds(turn))) return
       await this.#dispatch(turn)
       if (this.#state.turn !== turn || core.closed) return
       if (turn.interrupted) {
@@ -373,6 +376,23 @@ class ProviderRunner implements Runner {
       }
       this.#appendToolResults(turn)
     }
+  }
+
+  /**
+   * Deferred ids are looked up across every session (`POST /executions/:id/result`, parking, the
+   * queue's `parkedExecutionId`), so each is claimed before its dispatch. False: the turn moved on
+   * (an interrupt or a close) while the claim was answered.
+   */
+  async #claimDeferredIds(turn: TurnState): Promise<boolean> {
+    const claim = this.#ctx.claimExecutionId
+    const deferred = turn.calls.filter((c) => c.kind === 'deferred')
+    if (!claim || !deferred.length) return true
+    for (const call of deferred) {
+      const id = await claim(call.toolCallId)
+      if (this.#state.turn !== turn || this.#core.closed || call.output) return false
+      call.executionId = id
+    }
+    return true
   }
 
   #flushAssistant(text: string, calls: LegToolCall[], model: string, usage: Usage): void {

@@ -14,12 +14,14 @@ import { peerTools } from './peer-tools.ts'
 
 /**
  * A tool call's answer. `value` is what the model receives; `output` is the typed form the answer
- * came in (protocol 7's `{type, value}`), shown on `execution_result`; `reason` is the
- * machine-readable cause of a failure, shown on `execution_failed`.
+ * came in (protocol 7's `{type, value}`), shown on `execution_result`. A failure's `error` is the
+ * bare error and `reason` its machine-readable cause, both shown on `execution_failed`;
+ * `modelText`, when set, is what the model reads instead of `error` (`<reason>: <error>` for an
+ * answer from outside the gateway).
  */
 export type ToolOutput =
   | { ok: true; value: unknown; output?: ToolExecutionOutput; logs?: string[] }
-  | { ok: false; error: string; reason?: string; logs?: string[] }
+  | { ok: false; error: string; reason?: string; modelText?: string; logs?: string[] }
 
 export interface ToolEnv {
   fs: ScratchFs

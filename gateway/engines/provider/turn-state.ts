@@ -61,10 +61,11 @@ export function toolResultEntry(calls: CallRecord[]): { message: ApiMessage; his
   for (const call of calls) {
     const output = call.output ?? { ok: false, error: 'no result' }
     // Protocol 7 hands the model the answer's value as a JSON tool result, whatever type it came with.
-    blocks.push({ type: 'tool_result', tool_use_id: call.toolCallId, content: output.ok ? JSON.stringify(output.value ?? null) : output.error, is_error: !output.ok })
+    const failure = output.ok ? '' : output.modelText ?? output.error
+    blocks.push({ type: 'tool_result', tool_use_id: call.toolCallId, content: output.ok ? JSON.stringify(output.value ?? null) : failure, is_error: !output.ok })
     parts.push({
       type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName,
-      output: output.ok ? { type: 'json', value: (output.value ?? null) as never } : { type: 'error-text', value: output.error },
+      output: output.ok ? { type: 'json', value: (output.value ?? null) as never } : { type: 'error-text', value: failure },
     })
   }
   return { message: { role: 'user', content: blocks }, history: { role: 'tool', content: parts } }

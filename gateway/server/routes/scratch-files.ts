@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http'
 import { posix } from 'node:path'
 import type { ScratchFiles } from '../../sessions/runner.ts'
+import { ScratchPathError } from '../../engines/provider/scratch-fs.ts'
 import { sendJson, sendRefusal, writeDownloadHead } from '../http.ts'
 import { refuse } from '../refusal.ts'
 
@@ -19,7 +20,15 @@ export function serveScratchFile(res: ServerResponse, files: ScratchFiles | unde
   if (!segments.length) return sendJson(res, 200, { files: files.list().map(({ path, size }) => ({ path, bytes: size })) })
   // Canonicalised before lookup: `a/../b` names `/b`, and nothing climbs above the root.
   const path = posix.resolve('/', ...segments)
-  const bytes = files.read(path)
+  let bytes
+  try {
+    bytes = files.read(path)
+  } catch (err) {
+    // The store refuses a path no file can have (a NUL, over its length limit): the caller's input
+    // is wrong, so a 400 naming why, never the 500 an uncaught throw became (issue 22).
+    if (err instanceof ScratchPathError) return sendRefusal(res, refuse('invalid_request', `invalid file path: ${err.message}`))
+    throw err
+  }
   if (!bytes) return sendRefusal(res, refuse('not_found', `no such file: ${path}`))
   const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase()
   writeDownloadHead(res, posix.basename(path), CONTENT_TYPES[ext] ?? 'text/plain; charset=utf-8', bytes.byteLength)

@@ -13,6 +13,7 @@ import { handleMcp } from './mcp.ts'
 import { handleAttachments } from './attachments.ts'
 import { serveProjectIcon } from './project-icon.ts'
 import { handleProduced } from './produced-files.ts'
+import { serveToolResult } from './tool-results.ts'
 
 export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, principal: Principal, id: string, rest: string[]): Promise<void> {
   const runner = gateSession(ctx, principal, id)
@@ -49,6 +50,8 @@ export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMe
       return serveScratchFile(res, info.capabilities.scratchFiles ? runner.files?.() : undefined, rest.slice(1))
     case 'attachments':
       return handleAttachments(req, res, ctx.attachments, info, rest)
+    case 'events':
+      return serveToolResult(req, res, runner, rest)
     case 'produced':
       return handleProduced(req, res, runner, rest)
     case 'project':

@@ -6,12 +6,13 @@
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import { ENGINE_CAPABILITIES, PROTOCOL_VERSION, type SessionCommand } from '../../protocol/index.ts'
-import type { FramedEvent } from '../../sessions/event-log.ts'
+import { eventFrame, type FramedEvent } from '../../sessions/event-log.ts'
+import { viewOf, type ToolResultViews } from '../../sessions/tool-result-views.ts'
 import type { Runner } from '../../sessions/runner.ts'
 import type { GatewayContext } from '../context.ts'
 import { parseCommand } from './command-parser.ts'
 
-export function attachClient(ctx: GatewayContext, ws: WebSocket, socket: Duplex, runner: Runner, afterSeq: number): void {
+export function attachClient(ctx: GatewayContext, ws: WebSocket, socket: Duplex, runner: Runner, afterSeq: number, views: ToolResultViews = NO_VIEWS): void {
   const info = ctx.registry.info(runner.id) ?? runner.info()
   const batch = corkedBatch(socket)
   batch()
@@ -32,8 +33,11 @@ export function attachClient(ctx: GatewayContext, ws: WebSocket, socket: Duplex,
     }
     held = undefined
   }
-  const unsubscribe = runner.subscribe((event, entry) => {
+  // The replay is delivered synchronously inside subscribe(); everything after it is live.
+  let replaying = true
+  const unsubscribe = runner.subscribe((event, stored) => {
     if (ws.readyState !== ws.OPEN) return
+    const entry = viewed(stored, views, replaying)
     if (held) return void held.push(entry)
     const wait = ctx.parking.hold(runner, event)
     if (wait) {
@@ -44,6 +48,7 @@ export function attachClient(ctx: GatewayContext, ws: WebSocket, socket: Duplex,
     batch()
     ws.send(entry.frame())
   }, afterSeq)
+  replaying = false
   ws.on('message', (data, isBinary) => {
     const text = isBinary ? '' : data.toString()
     const parsed = parseCommand(text)
@@ -57,6 +62,15 @@ export function attachClient(ctx: GatewayContext, ws: WebSocket, socket: Duplex,
   })
   ws.on('close', unsubscribe)
   ws.on('error', unsubscribe)
+}
+
+const NO_VIEWS: ToolResultViews = { truncateResults: false, imageRefs: false }
+
+/** The entry itself unless the client's views change the event (the shared frame stays untouched). */
+function viewed(entry: FramedEvent, views: ToolResultViews, replay: boolean): FramedEvent {
+  if (views === NO_VIEWS) return entry
+  const event = viewOf(entry.event, views, replay)
+  return event === entry.event ? entry : { event, frame: () => eventFrame(event) }
 }
 
 /**
@@ -135,9 +149,11 @@ function dispatch(ctx: GatewayContext, runner: Runner, command: SessionCommand):
       runner.resolveToolCall?.(command.executionId, { ok: true, value: command.output.value, output: command.output, ...(command.logs ? { logs: command.logs } : {}) })
       return undefined
     case 'tool_call_error':
-      // Fed back as tool output the way a failed deferred result is: `<reason>: <error>` (events.14).
+      // Fed back as tool output the way a failed deferred result is: `<reason>: <error>` (events.14);
+      // execution_failed carries the bare error, as protocol 7's does.
       runner.resolveToolCall?.(command.executionId, {
-        ok: false, reason: command.reason ?? 'client_error', error: command.reason ? `${command.reason}: ${command.error}` : command.error,
+        ok: false, reason: command.reason ?? 'client_error', error: command.error,
+        ...(command.reason ? { modelText: `${command.reason}: ${command.error}` } : {}),
         ...(command.logs ? { logs: command.logs } : {}),
       })
       return undefined
