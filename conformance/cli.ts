@@ -19,7 +19,8 @@ const USAGE = `usage: gateway-conformance [--target manifest.json | --url <baseU
        gateway-conformance compare <a/report.json> <b/report.json> [--out file.html]
 
   Without --target or --url the kit starts its self target (our gateway with the fake engines).
-  A manifest is checked against conformance/target/manifest.schema.json: unknown fields and
+  A manifest is checked against manifest.schema.json (in the package: gateway-conformance/
+  manifest.schema.json, under dist/conformance/target/; point "$schema" at it): unknown fields and
   feature names are errors. Before any case runs, a preflight checks that the target answers,
   every token authenticates and the declared profiles exist with their engines. A manifest's
   realEngines names the fake model API each real CLI talks to: the kit checks it answers, or
@@ -29,8 +30,11 @@ const USAGE = `usage: gateway-conformance [--target manifest.json | --url <baseU
   --repeat N       run each case N times; differing outcomes are 'flaky'
   --seed N         reproduce a run's generated inputs (the seed is printed and in report.json)
 
-  exit codes: 0 conformant; 1 a fail, a flaky case or a stale baseline entry; 2 misuse (bad
-  arguments or manifest, a filter matching no case, a preflight problem); 3 a harness error.
+  The console ends with one verdict line: CONFORMANT, NOT CONFORMANT, HARNESS ERROR, or SMOKE TEST
+  for a --url run, a --filter run or one where most cases are unsupported (not a conformance
+  verdict; conformance/target/README.md gives the rule).
+  exit codes: 0 no case failed (a smoke test too); 1 a fail, a flaky case or a stale baseline entry;
+  2 misuse (bad arguments or manifest, a filter matching no case, a preflight problem); 3 a harness error.
   compare exits 1 when a case passing in the first report does not pass in the second.`
 
 function fail(message: string, code: number): never {
@@ -154,16 +158,16 @@ async function main(): Promise<void> {
     const [{ createProgress, printSummary }, { writeReports }] = await Promise.all([import('../reports/console.ts'), import('../reports/write.ts')])
     const progress = createProgress(selected.length)
     const report = await runSuite({
-      manifest, filters, seed, baseline, receiver, restart: self?.restart,
+      manifest, filters, seed, baseline, receiver, restart: self?.restart, mode: values.url ? 'url' : values.target ? 'target' : 'self',
       concurrency, timeoutMs, repeat,
       onStart: (c) => progress.start(c), onResult: (r) => progress.finish(r),
     })
     progress.end()
     const dir = resolve(values.reports ?? join('reports/out', report.startedAt.replace(/[:.]/g, '-')))
     await writeReports(report, dir, values.reports === undefined)
-    printSummary(report, dir)
     for (const [engine, count] of Object.entries(modelApis.served())) console.log(`${engine}: the kit's fake model API answered ${count} model request(s) from the real CLI`)
     if (values['update-baseline']) console.log(`baseline written with ${await writeBaseline(values['update-baseline'], report.cases)} known failure(s)`)
+    printSummary(report, dir)
     process.exitCode = exitCodeOf(report)
   } finally {
     await modelApis.close()

@@ -8,8 +8,9 @@ import type { WebhookReceiver } from './harness/webhook-receiver.ts'
 import { ALL_CASES } from './cases/index.ts'
 import { runCases } from './runner.ts'
 import { summarise } from '../reports/summary.ts'
+import { verdictOf } from '../reports/verdict.ts'
 import { KIT_VERSION } from './kit-version.ts'
-import type { Case, CaseResult, Report, TargetManifest } from './types.ts'
+import type { Case, CaseResult, Report, RunMode, TargetManifest } from './types.ts'
 
 
 export interface SuiteOptions {
@@ -24,6 +25,8 @@ export interface SuiteOptions {
   restart?: () => Promise<void>
   onStart?: (c: Case) => void
   onResult?: (r: CaseResult) => void
+  /** How the manifest came (the CLI knows): a `url` run is a smoke test, never a conformance verdict. */
+  mode?: RunMode
 }
 
 export function selectCases(filters: string[] = []): Case[] {
@@ -47,7 +50,7 @@ export async function runSuite(options: SuiteOptions): Promise<Report> {
   })
   const staleBaseline = options.baseline ? applyBaseline(results, options.baseline) : []
   const tokens = Object.fromEntries(Object.keys(options.manifest.tokens).map((k) => [k, '<redacted>']))
-  return {
+  const report: Report = {
     kit: { name: 'gateway-conformance', version: KIT_VERSION },
     target: { baseUrl: options.manifest.baseUrl, features: options.manifest.features },
     manifest: { ...options.manifest, tokens },
@@ -59,10 +62,12 @@ export async function runSuite(options: SuiteOptions): Promise<Report> {
     coverage: coverageOf(ALL_CASES, results),
     staleBaseline,
     cases: results,
+    run: { mode: options.mode ?? 'target', suiteCases: ALL_CASES.length, filters: options.filters ?? [] },
   }
+  return { ...report, verdict: verdictOf(report) }
 }
 
-/** 0 conformant, 1 a fail (or a stale baseline entry), 3 an error. */
+/** 0 no case failed (conformant only when the verdict says so: a smoke run also exits 0), 1 a fail (or a stale baseline entry), 3 an error. */
 export function exitCodeOf(report: Report): number {
   if (report.summary.error > 0) return 3
   if (report.summary.fail > 0 || report.summary.flaky > 0 || report.staleBaseline.length > 0) return 1

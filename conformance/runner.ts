@@ -125,7 +125,8 @@ async function runOnce(c: Case, options: RunOptions, attempt = 0): Promise<CaseR
     clearTimeout(timer)
     await ctx.cleanup()
   }
-  return { ...base, ...verdict, durationMs: Date.now() - started, wireLog: ctx.log.entries }
+  const observations = ctx.observations.length ? { observations: ctx.observations } : {}
+  return { ...base, ...verdict, ...observations, durationMs: Date.now() - started, wireLog: ctx.log.entries }
 }
 
 function classify(err: unknown): Pick<CaseResult, 'outcome' | 'message' | 'failure'> {

@@ -60,6 +60,8 @@ export interface CaseResult {
   repeats?: Outcome[]
   /** Listed in the baseline as a known failure. */
   baselined?: string
+  /** Open choices the target took otherwise than protocol 7 (CaseContext.observe); never an outcome. */
+  observations?: string[]
 }
 
 export interface Summary {
@@ -83,7 +85,16 @@ export interface Report {
   coverage: Coverage
   staleBaseline: string[]
   cases: CaseResult[]
+  /**
+   * How the run was made: `url` for `--url` (a manifest of the operator alone), `target` for a
+   * manifest, `self` for the self target; the suite's size and the filters (reports/verdict.ts).
+   */
+  run?: { mode: RunMode; suiteCases: number; filters: string[] }
+  /** The run's one-line verdict (reports/verdict.ts): what the console's last line says. */
+  verdict?: { kind: 'conformant' | 'not-conformant' | 'smoke' | 'error'; line: string }
 }
+
+export type RunMode = 'self' | 'target' | 'url'
 
 /**
  * Clause coverage of a run. `satisfied`: cited by at least one passing (or non-strict) case;

@@ -34,6 +34,12 @@ export interface DevGatewayOptions {
    * (fake-engines/model-apis/anthropic-messages) on loopback, with its own HOME and TMPDIR.
    */
   claudeExecutable?: string
+  /**
+   * An OpenAI-compatible base URL for the provider profiles instead of the bundled fake model
+   * server: a local model, or a layer in front of the fake one (the conformance kit's variation
+   * proxy reshapes the tool definitions there, as another gateway would define them).
+   */
+  modelUrl?: string
 }
 
 const ALLOWED_ORIGIN = 'http://allowed.example'
@@ -121,7 +127,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
   const fakes = await loadKitFakes()
   // DEV_PROFILES declares cli_primary profiles: a missing SDK is a startup error, not a failed session.
   await loadClaudeAgentSdk()
-  const model = await fakes.startFakeModelServer({ host: '127.0.0.1', port: 0 })
+  const model = options.modelUrl ? { baseURL: options.modelUrl, close: async () => {} } : await fakes.startFakeModelServer({ host: '127.0.0.1', port: 0 })
   const mcp = await fakes.startFakeMcpServer({ host: '127.0.0.1', port: 0 })
   const claude = options.claudeExecutable ? await realClaudeCli(fakes, options.claudeExecutable, options.cwdRoot) : undefined
   const tokens = options.tokens ?? {

@@ -1,5 +1,6 @@
 /** Console progress while cases finish, and the closing summary. */
 import type { Case, CaseResult, Report } from '../conformance/types.ts'
+import { verdictOf } from './verdict.ts'
 
 const MARK: Record<string, string> = { pass: '✓', fail: '✗', 'non-strict': '~', unsupported: '-', error: '!', flaky: '?' }
 
@@ -36,6 +37,8 @@ export function printSummary(report: Report, reportDir: string, out: NodeJS.Writ
   for (const r of report.cases.filter((x) => ['fail', 'error', 'flaky'].includes(x.outcome) && !x.baselined)) out.write(`  ${MARK[r.outcome]} ${r.id}: ${r.message}\n`)
   for (const id of report.staleBaseline) out.write(`  stale baseline entry (now passes): ${id}\n`)
   out.write(`reports: ${reportDir}\n`)
+  // The last line is the verdict, for a person and for a CI log's tail.
+  out.write(`${(report.verdict ?? verdictOf(report)).line}\n`)
 }
 
 function elapsed(since: number): string {

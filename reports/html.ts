@@ -6,10 +6,11 @@
  * 'unsafe-inline'`; the one inline script only adds filtering.
  */
 import type { CaseResult, Report, WireEntry } from '../conformance/types.ts'
+import { verdictOf } from './verdict.ts'
 
 const STYLE = `*{box-sizing:border-box}body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;padding:16px 24px;max-width:1400px;color:#1d1d1d}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:20px 0 8px}h3{font-size:15px;margin:0 0 6px}
-.verdict{padding:12px 16px;border-radius:6px;border-left:8px solid}.verdict.ok{background:#e8f5e9;border-color:#2e7d32}.verdict.bad{background:#fdecea;border-color:#b00020}
+.verdict{padding:12px 16px;border-radius:6px;border-left:8px solid}.verdict.ok{background:#e8f5e9;border-color:#2e7d32}.verdict.bad{background:#fdecea;border-color:#b00020}.verdict.smoke{background:#f3f3f3;border-color:#8a8a8a}
 .counts span{display:inline-block;margin:4px 14px 0 0;font-size:15px;color:#555}.counts b{font-size:17px}
 .counts .pass.some{color:#176b2c}.counts .fail.some,.counts .error.some,.counts .flaky.some{color:#b00020}.counts .non-strict.some{color:#8a5a00}
 .badge{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:600;color:#fff;background:#777}
@@ -33,14 +34,16 @@ export function renderHtml(report: Report): string {
   const counts: Array<[string, number]> = [['pass', s.pass], ['fail', s.fail], ['non-strict', s.nonStrict], ['unsupported', s.unsupported], ['error', s.error], ['flaky', s.flaky]]
   const baselined = report.cases.filter((c) => c.baselined).length
   const c = report.coverage
-  const verdict = ok
-    ? `Conformant: no case failed (${s.pass} passed${s.nonStrict ? `, ${s.nonStrict} non-strict` : ''})`
-    : `Not conformant: ${failures.length} case(s) failed${report.staleBaseline.length ? `, ${report.staleBaseline.length} stale baseline entr(ies)` : ''}`
+  // The same one-line verdict as the console's last line: a smoke run is grey, never green.
+  const { kind, line: verdict } = report.verdict ?? verdictOf(report)
+  const smoke = ok && kind === 'smoke'
+  const look = smoke ? 'smoke' : ok ? 'ok' : 'bad'
+  const state = smoke ? 'smoke' : ok ? 'pass' : 'fail'
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${ok ? 'PASS' : 'FAIL'} · gateway conformance · ${esc(report.target.baseUrl)}</title><style>${STYLE}</style></head>
+<title>${smoke ? 'SMOKE' : ok ? 'PASS' : 'FAIL'} · gateway conformance · ${esc(report.target.baseUrl)}</title><style>${STYLE}</style></head>
 <body>
-<header id="summary" class="verdict ${ok ? 'ok' : 'bad'}" data-verdict="${ok ? 'pass' : 'fail'}">
+<header id="summary" class="verdict ${look}" data-verdict="${state}">
 <h1>${esc(verdict)}</h1>
 <div class="counts">${counts.map(([label, n]) => `<span class="${label}${n ? ' some' : ''}" data-outcome="${label}">${label} <b>${n}</b></span>`).join('')}${baselined ? `<span>baselined <b>${baselined}</b></span>` : ''}</div>
 <p class="muted">Clauses satisfied: <b>${c.satisfied}/${c.testable}</b> testable (shown by a passing case) · cited but failing ${c.failing} · cited but unsupported ${c.unsupported} · uncovered ${c.uncovered} · ${c.excluded} excluded as not observable<br>
@@ -81,7 +84,7 @@ function wireTable(entries: WireEntry[]): string {
 function caseRow(c: CaseResult): string {
   const label = c.baselined ? `${c.outcome} (baselined)` : c.outcome
   const search = `${c.id} ${c.title} ${c.clauses.join(' ')} ${c.section}`.toLowerCase()
-  return `<tr data-outcome="${c.outcome}" data-search="${esc(search)}"><td><span class="badge ${c.outcome}">${esc(label)}</span></td><td>${FAILING.has(c.outcome) && !c.baselined ? `<a href="#case-${esc(c.id)}">${esc(c.id)}</a>` : esc(c.id)}</td><td>${esc(c.title)}${c.message ? `<div class="muted">${esc(c.message)}</div>` : ''}</td><td>${esc(c.clauses.join(', '))}</td><td>${c.durationMs}</td></tr>`
+  return `<tr data-outcome="${c.outcome}" data-search="${esc(search)}"><td><span class="badge ${c.outcome}">${esc(label)}</span></td><td>${FAILING.has(c.outcome) && !c.baselined ? `<a href="#case-${esc(c.id)}">${esc(c.id)}</a>` : esc(c.id)}</td><td>${esc(c.title)}${c.message ? `<div class="muted">${esc(c.message)}</div>` : ''}${c.observations?.length ? `<div class="muted">observed (open in the spec, not an outcome): ${esc(c.observations.join('; '))}</div>` : ''}</td><td>${esc(c.clauses.join(', '))}</td><td>${c.durationMs}</td></tr>`
 }
 
 function bar(satisfied: number, failing: number, unsupported: number, total: number): string {

@@ -12,7 +12,7 @@ const pkgDir = process.cwd()
 const name = basename(pkgDir)
 const DATA = {
   gateway: ['gateway/config/gateway-config.schema.json'],
-  conformance: ['scenarios', 'conformance/spec/clauses.json', 'conformance/exclusions.json'],
+  conformance: ['scenarios', 'conformance/spec/clauses.json', 'conformance/exclusions.json', 'conformance/target/manifest.schema.json'],
 }
 if (!(name in DATA)) throw new Error(`build-package: unknown package directory ${pkgDir}`)
 

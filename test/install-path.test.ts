@@ -4,7 +4,7 @@
  * node_modules, and used there as the README tells each kind of user to.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
@@ -172,6 +172,8 @@ describe('installed from the packed tarballs into an empty project', () => {
     const suite = await run('npx', ['--yes=false', 'gateway-conformance', '--url', url, '--token', TOKEN, '--reports', reports], { cwd: project })
     expect(suite.stdout).toContain(`against ${url}`)
     expect([0, 1]).toContain(suite.code)
+    // A --url run is a smoke test (issue 20): its verdict line, the last, never says CONFORMANT.
+    expect(suite.stdout.trimEnd().split('\n').at(-1)).toMatch(suite.code === 0 ? /^SMOKE TEST: \d+ of \d+ cases ran, none failed: not a conformance verdict/ : /^NOT CONFORMANT: /)
     const report = JSON.parse(await readFile(join(reports, 'report.json'), 'utf8'))
     expect(report.manifest.baseUrl).toBe(url)
     expect(report.summary.pass).toBeGreaterThan(0)
@@ -194,6 +196,16 @@ describe('installed from the packed tarballs into an empty project', () => {
     expect(installed.has('gateway-conformance')).toBe(true)
     expect(ENGINE_SDKS.filter((name) => installed.has(name))).toEqual([])
     expect(installed.has('agent-session-gateway')).toBe(false)
+  })
+
+  it('ships manifest.schema.json in the packed kit, where the target README\'s $schema points and as the export gateway-conformance/manifest.schema.json (issue 20)', async () => {
+    const readme = await readFile(join(ROOT, 'conformance/target/README.md'), 'utf8')
+    const pointer = /\{ "\$schema": "([^"]+)" \}/.exec(readme)?.[1]
+    expect(pointer).toMatch(/^\.\/node_modules\/gateway-conformance\//)
+    const shipped = join(kitOnly, pointer!)
+    expect(JSON.parse(await readFile(shipped, 'utf8'))).toEqual(JSON.parse(await readFile(join(ROOT, 'conformance/target/manifest.schema.json'), 'utf8')))
+    const resolved = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('gateway-conformance/manifest.schema.json'))"], { cwd: kitOnly })
+    expect(fileURLToPath(resolved.stdout.trim())).toBe(realpathSync(shipped))
   })
 
   it('the kit alone, asked for the self target, names the gateway package to install in one line and exits 2', async () => {

@@ -49,7 +49,11 @@ export const attachmentCases: Case[] = [
       while (total <= sessionCap) {
         last = await upload(ctx, session.id, 'y'.repeat(fileCap), 'text/plain')
         total += fileCap
-        if (last.status < 200 || last.status >= 300) break
+        // Exact: every upload that keeps the session within its cap is accepted.
+        if (last.status < 200 || last.status >= 300) {
+          ctx.check('limits.3', total > sessionCap, `uploads within the session cap (${sessionCap} bytes) accepted`, `refused at ${total} bytes: HTTP ${last.status}`)
+          break
+        }
       }
       ctx.errorStatus('limits.3', last!, 413)
     },

@@ -1,5 +1,5 @@
 /** Cases for Authentication (authentication.*), Scope and the 401/403/404 rows of Errors. */
-import type { Case } from '../types.ts'
+import { Unsupported, type Case } from '../types.ts'
 import { WsRefused } from '../harness/ws-client.ts'
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-00000000beef'
@@ -35,6 +35,9 @@ export const authenticationCases: Case[] = [
     async run(ctx) {
       const s = await ctx.createSession({}, 'tenantA')
       const seen = (await ctx.http('GET', `/sessions/${s.id}`, { as: 'tenantA' })).json?.session
+      // SessionInfo lists `scope` without requiring it (session.1); the stamp's effect, visibility,
+      // is judged by the scope-miss cases. Without the field there is nothing to read here.
+      if (!seen || !('scope' in seen)) throw new Unsupported('SessionInfo carries no scope field to read the stamp from')
       ctx.check('scope.1', seen?.scope && typeof seen.scope === 'object' && Object.keys(seen.scope).length > 0, 'the caller\'s scope tags on SessionInfo', seen?.scope)
     },
   },
@@ -124,7 +127,7 @@ export const authenticationCases: Case[] = [
       const ok = await ctx.http('OPTIONS', '/sessions', { as: 'none', headers: { origin, 'access-control-request-method': 'POST' } })
       ctx.check('authentication.7', ok.status >= 200 && ok.status < 300, 'a 2xx preflight without credentials', ok.status)
       ctx.check('authentication.7', ok.headers['access-control-allow-credentials'] === undefined, 'no Access-Control-Allow-Credentials', ok.headers)
-      ctx.nonStrict(ok.status === 204, `protocol 7 answers a preflight with 204; got ${ok.status}`)
+      ctx.observe(ok.status === 204, `a preflight answered ${ok.status}; protocol 7 answers 204 (authentication.7 gives no status)`)
       const denied = await ctx.http('OPTIONS', '/sessions', { as: 'none', headers: { origin: 'http://not-allowed.example', 'access-control-request-method': 'POST' } })
       ctx.check('authentication.7', denied.headers['access-control-allow-origin'] === undefined, 'no allow-origin for an origin outside the list', denied.headers)
       ctx.nonStrict(denied.status === 403, `protocol 7 answers a disallowed preflight with 403; got ${denied.status}`)

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { CaseContext } from '../harness/context.ts'
+import { permissionRequestIdOf } from '../harness/permission-request.ts'
 import type { WsClient } from '../harness/ws-client.ts'
 import { scripted } from '../harness/scripted-engine.ts'
 import { Unsupported, type Case } from '../types.ts'
@@ -33,9 +34,12 @@ export const cliPrimaryCases: Case[] = [
       ctx.check('events.2', typeof init.sdkSessionId === 'string' && typeof init.apiKeySource === 'string' && Array.isArray(init.tools), 'sdkSessionId, apiKeySource, tools', init)
       const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
       ctx.check('events.12', result.isError === false && typeof result.numTurns === 'number' && typeof result.durationMs === 'number', 'a successful turn_result', result)
-      ctx.check('events.10', ws.events().some((e) => e.type === 'assistant_message' && 'parentToolUseId' in e), 'assistant_message with parentToolUseId', ws.events().map((e) => e.type))
+      // events.10 lists parentToolUseId; a top-level message has no parent, so absent and null both say so.
+      const assistant = ws.events().filter((e) => e.type === 'assistant_message')
+      ctx.check('events.10', assistant.length > 0 && assistant.every((e) => e.parentToolUseId === undefined || e.parentToolUseId === null || typeof e.parentToolUseId === 'string'), 'assistant_message with no parentToolUseId, or a null or string one', assistant)
       const usage = await ws.waitForEvent('context_usage', ctx.deadlineMs)
-      ctx.check('events.7', typeof usage.usage === 'object' && usage.usage !== null, 'a ContextUsage snapshot after the turn', usage)
+      // ContextUsage's shape is not shown (other-shapes.6), nor where the event carries it: some content beyond the envelope.
+      ctx.check('events.7', Object.keys(usage).some((k) => !['type', 'seq', 'ts'].includes(k)), 'a ContextUsage snapshot after the turn', usage)
     },
   },
   {
@@ -48,17 +52,18 @@ export const cliPrimaryCases: Case[] = [
       const asked = await ws.waitForEvent('permission_requested', ctx.deadlineMs)
       await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'awaiting_approval')
       const info = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session
-      ctx.equal('permission-request.1', info?.pendingPermissionCount, 1, 'pendingPermissionCount while asked')
+      // pendingPermissionCount is listed on SessionInfo, not required (session.1): compared when present.
+      if (info && 'pendingPermissionCount' in info) ctx.equal('permission-request.1', info.pendingPermissionCount, 1, 'pendingPermissionCount while asked')
       // The edited command's word shows in the result on any CLI: the fake repeats the input, a real one the output.
       const edited = `kit-edited-${Math.floor(ctx.random() * 1e9)}`
-      const res = await ctx.http('POST', `/sessions/${session.id}/permissions/${asked.request.requestId}`, { body: { behavior: 'allow', updatedInput: { command: `echo ${edited}` } } })
-      ctx.status('sessions.13', res, 200)
+      const res = await ctx.http('POST', `/sessions/${session.id}/permissions/${permissionRequestIdOf(asked)}`, { body: { behavior: 'allow', updatedInput: { command: `echo ${edited}` } } })
+      ctx.created('sessions.13', res, 200)
       const resolved = await ws.waitForEvent('permission_resolved', ctx.deadlineMs)
-      // The spec names no values for a REST answer; compatibility.ts checks protocol 7's (`client`).
+      // The spec names no resolvedBy value for a REST answer; compatibility.ts notes the protocol-7 client's (`client`).
       ctx.check('events.13', typeof resolved.resolvedBy === 'string', 'permission_resolved carries resolvedBy', resolved)
       const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
       ctx.check('events.13', String(result.result).includes(edited), `the tool ran with the edited input (echo ${edited})`, result.result)
-      const again = await ctx.http('POST', `/sessions/${session.id}/permissions/${asked.request.requestId}`, { body: { behavior: 'deny' } })
+      const again = await ctx.http('POST', `/sessions/${session.id}/permissions/${permissionRequestIdOf(asked)}`, { body: { behavior: 'deny' } })
       ctx.errorStatus('errors.3', again, 404)
       ctx.errorStatus('errors.3', await ctx.http('POST', `/sessions/${session.id}/permissions/never-asked`, { body: { behavior: 'allow' } }), 404)
     },
@@ -71,6 +76,9 @@ export const cliPrimaryCases: Case[] = [
       ws.send({ type: 'user_message', text: 'scenario:permission-write' })
       const resolved = await ws.waitForEvent('permission_resolved', ctx.deadlineMs)
       ctx.equal('server-configuration.17', [resolved.behavior, resolved.resolvedBy], ['deny', 'timeout'], 'behavior and resolvedBy')
+      // Not before approvalTimeoutMs: both events' `ts` are on the target's clock (a millisecond of rounding).
+      const requested = ws.events().find((e) => e.type === 'permission_requested')
+      ctx.check('limits.7', resolved.ts - requested.ts >= 150 - 1, 'the denial no sooner than approvalTimeoutMs (150 ms) after the request', `${resolved.ts - requested.ts} ms`)
       await ws.waitForEvent('turn_result', ctx.deadlineMs)
       await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'idle' && e.seq > resolved.seq)
       ctx.equal('permission-request.1', (await ctx.http('GET', `/sessions/${session.id}`)).json?.session?.status, 'idle', 'status after the timed-out approval')
@@ -84,7 +92,10 @@ export const cliPrimaryCases: Case[] = [
       ws.send({ type: 'user_message', text: 'scenario:crash' })
       await ws.waitForEvent('session_error', ctx.deadlineMs)
       await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'failed')
-      await ws.waitForEvent('session_closed', ctx.deadlineMs, (e) => e.reason === 'error')
+      // events.21 names only 'client' among the reasons ("Other reason values: not shown").
+      const closed = await ws.waitForEvent('session_closed', ctx.deadlineMs)
+      ctx.check('events.21', typeof closed.reason === 'string', 'session_closed with a reason', closed)
+      ctx.observe(closed.reason === 'error', `session_closed after the engine died has reason ${JSON.stringify(closed.reason)}, not 'error' (protocol 7's reasons: client, server, error)`)
       const other = await primary(ctx, { prompt: 'are you there?' })
       const result = await other.ws.waitForEvent('turn_result', ctx.deadlineMs)
       ctx.check('events.21', result.isError === false, 'another session still completes a turn', result)
@@ -149,7 +160,7 @@ export const cliPrimaryCases: Case[] = [
       const titles = await ws.waitForEvent('tool_titles', ctx.deadlineMs)
       ctx.check('events.16', typeof titles.titles === 'object' && Object.values(titles.titles).every((t) => typeof t === 'string'), 'labels keyed by wire tool name', titles)
       const asked = await ws.waitForEvent('permission_requested', ctx.deadlineMs)
-      ws.send({ type: 'permission_decision', requestId: asked.request.requestId, behavior: 'allow' })
+      ws.send({ type: 'permission_decision', requestId: permissionRequestIdOf(asked), behavior: 'allow' })
       const produced = await ws.waitForEvent('file_produced', ctx.deadlineMs)
       ctx.check('events.18', typeof produced.fileId === 'string' && produced.path.startsWith('/'), 'an opaque fileId and an absolute path', produced)
       const list = await ctx.http('GET', `/sessions/${session.id}/produced`)
@@ -220,7 +231,7 @@ export const cliPrimaryCases: Case[] = [
       // authentication.4: refused to a scoped principal; "the status code of that refusal: not shown" (protocol 7: 404).
       const scoped = await ctx.http('GET', `/sdk-sessions?profile=${profile}`, { as: 'tenantA' })
       ctx.check('authentication.4', scoped.status >= 400, '/sdk-sessions refused to a scoped principal', `HTTP ${scoped.status}`)
-      ctx.noteNonStrict(scoped.status === 404, `/sdk-sessions refused to a scoped principal with ${scoped.status} (protocol 7: 404)`)
+      ctx.observe(scoped.status === 404, `/sdk-sessions refused to a scoped principal with ${scoped.status} (protocol 7: 404; authentication.4: not shown)`)
       const resumed = await primary(ctx, { resume: init.sdkSessionId })
       const replayed = await resumed.ws.waitForEvent('assistant_message', ctx.deadlineMs, (e) => e.replay === true)
       ctx.check('events.10', JSON.stringify(replayed.message).includes(word), 'the resumed history arrives flagged replay: true', replayed)

@@ -6,6 +6,7 @@
  * kit's fake Responses API (manifest `realEngines`), so scenarios/ drive it.
  */
 import type { CaseContext } from '../harness/context.ts'
+import { permissionRequestIdOf } from '../harness/permission-request.ts'
 import type { WsClient } from '../harness/ws-client.ts'
 import { scripted } from '../harness/scripted-engine.ts'
 import { Unsupported, type Case } from '../types.ts'
@@ -18,24 +19,42 @@ async function secondary(ctx: CaseContext, body: Record<string, unknown> = {}): 
   return { session, ws }
 }
 
+
+/**
+ * The engine's thread id after a turn: SessionInfo.sdkSessionId, or system_init's when the target
+ * sends one (neither is obliged, so without both the case cannot go on: unsupported).
+ */
+async function engineSessionId(ctx: CaseContext, ws: WsClient, id: string): Promise<string> {
+  const info = (await ctx.http('GET', `/sessions/${id}`)).json?.session
+  const found = info?.sdkSessionId ?? ws.events().find((e) => e.type === 'system_init')?.sdkSessionId
+  if (typeof found !== 'string') throw new Unsupported('the session reports no sdkSessionId (SessionInfo or system_init) to read the thread by')
+  return found
+}
 export const cliSecondaryCases: Case[] = [
   {
     id: 'cli-secondary-turn-events', title: 'a cli_secondary session is served (no 501): its record, the thread id as sdkSessionId, a turn with usage, context_usage and a derived title', section: 'engine-capability-record',
     clauses: ['what-the-service-does.5', 'engine-capability-record.1', 'profile.4', 'profile.10', 'events.12', 'events.7', 'session.2', 'errors.9'], requires: ['cli_secondary'],
     async run(ctx) {
       const { session, ws } = await secondary(ctx, { prompt: 'hello codex' })
-      ctx.equal('what-the-service-does.5', session.engine, 'cli_secondary', 'SessionInfo.engine')
+      // SessionInfo.engine is listed, not required (session.1): compared when present.
+      if ('engine' in session) ctx.equal('what-the-service-does.5', session.engine, 'cli_secondary', 'SessionInfo.engine')
       const caps = session.capabilities ?? {}
       ctx.check('engine-capability-record.1', caps.mcpServerActions === false && caps.hostCwd === true, 'the cli_secondary record: mcpServerActions false, hostCwd', caps)
-      ctx.equal('profile.10', caps.permissionModes, ['default', 'acceptEdits', 'bypassPermissions', 'auto'], 'the permission modes cli_secondary runs')
-      const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
-      ctx.check('profile.4', typeof init.sdkSessionId === 'string' && init.sdkSessionId !== session.id, 'the engine thread id as sdkSessionId', init)
+      // The record "lists supported permission modes" under a key the spec does not name.
+      const CODEX_MODES = ['acceptEdits', 'auto', 'bypassPermissions', 'default']
+      const modes = Object.values(caps).find((v) => Array.isArray(v) && v.length > 0 && v.every((m) => typeof m === 'string' && ['default', 'acceptEdits', 'bypassPermissions', 'dontAsk', 'auto'].includes(m)))
+      ctx.equal('profile.10', Array.isArray(modes) ? [...modes].sort() : modes, CODEX_MODES, 'the permission modes cli_secondary runs')
       const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
-      ctx.check('events.12', result.isError === false && typeof result.usage?.input_tokens === 'number' && typeof result.usage?.output_tokens === 'number', 'a successful turn_result with per-turn usage', result)
+      const sdkSessionId = await engineSessionId(ctx, ws, session.id)
+      ctx.check('profile.4', sdkSessionId !== session.id, 'the engine thread id as sdkSessionId, not the server id', sdkSessionId)
+      // "per-turn usage" (events.12) without a shown layout: an object holding some count.
+      ctx.check('events.12', result.isError === false && typeof result.usage === 'object' && Object.values(result.usage ?? {}).some((v) => typeof v === 'number'), 'a successful turn_result with per-turn usage', result)
       const usage = await ws.waitForEvent('context_usage', ctx.deadlineMs)
-      ctx.check('events.7', typeof usage.usage === 'object' && usage.usage !== null, 'a ContextUsage snapshot after the turn', usage)
+      // ContextUsage's shape is not shown (other-shapes.6), nor where the event carries it: some content beyond the envelope.
+      ctx.check('events.7', Object.keys(usage).some((k) => !['type', 'seq', 'ts'].includes(k)), 'a ContextUsage snapshot after the turn', usage)
       const info = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session
-      ctx.equal('session.2', info?.title, 'hello codex', 'the title derived from the first prompt')
+      // "derived from the first prompt" (session.2), not equal to it: its opening words.
+      ctx.check('session.2', typeof info?.title === 'string' && info.title.length > 0 && 'hello codex'.startsWith(info.title.replace(/…$/, '').trim().slice(0, 5)), 'a title derived from the first prompt "hello codex"', info?.title)
       ctx.errorStatus('errors.9', await ctx.http('POST', `/sessions/${session.id}/mcp/any`, { body: { action: 'reconnect' } }), 501)
     },
   },
@@ -59,17 +78,19 @@ export const cliSecondaryCases: Case[] = [
       ws.send({ type: 'user_message', text: 'scenario:permission' })
       const asked = await ws.waitForEvent('permission_requested', ctx.deadlineMs)
       await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'awaiting_approval')
-      ctx.equal('permission-request.1', (await ctx.http('GET', `/sessions/${session.id}`)).json?.session?.pendingPermissionCount, 1, 'pendingPermissionCount while asked')
-      ctx.status('sessions.13', await ctx.http('POST', `/sessions/${session.id}/permissions/${asked.request.requestId}`, { body: { behavior: 'allow' } }), 200)
-      // events.13 names resolvedBy without its values; protocol 7's are checked by the compatibility cases.
+      // pendingPermissionCount is listed on SessionInfo, not required (session.1): compared when present.
+      const info = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session
+      if (info && 'pendingPermissionCount' in info) ctx.equal('permission-request.1', info.pendingPermissionCount, 1, 'pendingPermissionCount while asked')
+      ctx.created('sessions.13', await ctx.http('POST', `/sessions/${session.id}/permissions/${permissionRequestIdOf(asked)}`, { body: { behavior: 'allow' } }), 200)
+      // events.13 names resolvedBy without its values; the compatibility cases note the protocol-7 client's.
       const resolved = await ws.waitForEvent('permission_resolved', ctx.deadlineMs)
       ctx.check('events.13', typeof resolved.resolvedBy === 'string', 'permission_resolved carries resolvedBy', resolved)
       const allowed = await ws.waitForEvent('turn_result', ctx.deadlineMs)
       ctx.check('events.13', String(allowed.result).includes('hello'), 'the allowed command ran', allowed.result)
-      ctx.errorStatus('errors.3', await ctx.http('POST', `/sessions/${session.id}/permissions/${asked.request.requestId}`, { body: { behavior: 'deny' } }), 404)
+      ctx.errorStatus('errors.3', await ctx.http('POST', `/sessions/${session.id}/permissions/${permissionRequestIdOf(asked)}`, { body: { behavior: 'deny' } }), 404)
       ws.send({ type: 'user_message', text: 'scenario:permission' })
-      const second = await ws.waitForEvent('permission_requested', ctx.deadlineMs, (e) => e.request.requestId !== asked.request.requestId)
-      ws.send({ type: 'permission_decision', requestId: second.request.requestId, behavior: 'deny' })
+      const second = await ws.waitForEvent('permission_requested', ctx.deadlineMs, (e) => permissionRequestIdOf(e) !== permissionRequestIdOf(asked))
+      ws.send({ type: 'permission_decision', requestId: permissionRequestIdOf(second), behavior: 'deny' })
       const denied = await ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.seq > allowed.seq)
       ctx.check('events.13', !String(denied.result).includes('hello'), 'the denied command did not run', denied.result)
     },
@@ -100,13 +121,14 @@ export const cliSecondaryCases: Case[] = [
     async run(ctx) {
       const word = `amber-${Math.floor(ctx.random() * 1e9)}`
       const { session, ws } = await secondary(ctx, { prompt: `remember ${word}` })
-      const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
       await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      const init = { sdkSessionId: await engineSessionId(ctx, ws, session.id) }
       await ctx.http('DELETE', `/sessions/${session.id}`)
       const profile = encodeURIComponent(ctx.profile('cli_secondary'))
       const listed = await ctx.http('GET', `/sdk-sessions?profile=${profile}&dir=${encodeURIComponent(ctx.manifest.cwdRoot!)}`)
       ctx.status('engine-session-stores-and-host-files.1', listed, 200)
-      ctx.check('engine-session-stores-and-host-files.1', listed.json?.sdkSessions?.some((s: any) => s.sessionId === init.sdkSessionId), 'the finished thread is listed', listed.text.slice(0, 300))
+      // SdkSessionSummary's shape is not shown (other-shapes.6): the listing names the thread somewhere.
+      ctx.check('engine-session-stores-and-host-files.1', listed.text.includes(init.sdkSessionId), 'the finished thread is listed', listed.text.slice(0, 300))
       ctx.errorStatus('server-configuration.4', await ctx.http('GET', `/sdk-sessions?profile=${profile}&dir=/`), 403)
       const resumed = await secondary(ctx, { resume: init.sdkSessionId })
       const replayed = await resumed.ws.waitForEvent('assistant_message', ctx.deadlineMs, (e) => e.replay === true)
@@ -124,7 +146,10 @@ export const cliSecondaryCases: Case[] = [
       ws.send({ type: 'user_message', text: 'scenario:crash' })
       await ws.waitForEvent('session_error', ctx.deadlineMs)
       await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'failed')
-      await ws.waitForEvent('session_closed', ctx.deadlineMs, (e) => e.reason === 'error')
+      // events.21 names only 'client' among the reasons ("Other reason values: not shown").
+      const closed = await ws.waitForEvent('session_closed', ctx.deadlineMs)
+      ctx.check('events.21', typeof closed.reason === 'string', 'session_closed with a reason', closed)
+      ctx.observe(closed.reason === 'error', `session_closed after the engine died has reason ${JSON.stringify(closed.reason)}, not 'error' (protocol 7's reasons: client, server, error)`)
       const other = await secondary(ctx, { prompt: 'are you there?' })
       ctx.check('events.21', (await other.ws.waitForEvent('turn_result', ctx.deadlineMs)).isError === false, 'another session still completes a turn', 'an error')
     },
@@ -137,8 +162,8 @@ export const cliSecondaryCases: Case[] = [
       const upload = (body: string, type: string, name: string) => ctx.http('POST', `/sessions/${session.id}/attachments?name=${name}`, { raw: body, headers: { 'content-type': type } })
       ctx.errorStatus('errors.8', await upload('%PDF-1.4\n', 'application/pdf', 'a.pdf'), 415)
       const text = await upload('attached words', 'text/plain', 'a.txt')
-      ctx.status('engine-capability-record.1', text, 201)
-      ws.send({ type: 'user_message', text: 'read it', attachmentIds: [text.json?.attachment?.id] })
+      ctx.created('engine-capability-record.1', text, 201)
+      ws.send({ type: 'user_message', text: 'read it', attachmentIds: [(text.json?.attachment ?? text.json)?.id] })
       const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
       ctx.check('engine-capability-record.1', String(result.result).includes('attached words'), 'the text attachment reached the engine inlined', result.result)
     },

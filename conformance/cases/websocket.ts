@@ -12,8 +12,11 @@ export const websocketCases: Case[] = [
       const first = await ws.waitFor(() => true, ctx.deadlineMs, 'the first frame')
       ctx.equal('websocket-framing.1', first.type, 'attached', 'the first frame\'s type')
       ctx.equal('versioning.1', first.protocolVersion, PROTOCOL_VERSION, 'protocolVersion')
-      ctx.equal('websocket-framing.1', first.session?.id, s.id, 'attached.session.id')
-      ctx.equal('websocket-framing.1', first.replayingFrom, 0, 'replayingFrom')
+      // websocket-framing.1 names the SessionInfo snapshot but not its key (protocol 7: `session`),
+      // and `replayingFrom` without its value (protocol 7 echoes afterSeq: a note).
+      ctx.check('websocket-framing.1', Object.values(first).some((v: any) => v?.id === s.id), 'attached carrying the SessionInfo snapshot', first)
+      ctx.check('websocket-framing.1', 'replayingFrom' in first, 'attached.replayingFrom', Object.keys(first))
+      ctx.noteNonStrict(first.replayingFrom === 0, `replayingFrom ${JSON.stringify(first.replayingFrom)} for afterSeq 0 (protocol 7 echoes afterSeq; the value is not stated)`)
     },
   },
   {
@@ -83,8 +86,9 @@ export const websocketCases: Case[] = [
       const second = await ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.seq > first.seq)
       ctx.equal('events.12', second.numTurns, first.numTurns + 1, 'numTurns after a second turn')
       ctx.check('events.12', second.totalCostUsd >= first.totalCostUsd, 'totalCostUsd never decreasing', [first.totalCostUsd, second.totalCostUsd])
+      // session.1 lists numTurns on SessionInfo without requiring it: compared when present.
       const info = (await ctx.http('GET', `/sessions/${session.id}`)).json.session
-      ctx.equal('session.1', info.numTurns, second.numTurns, 'SessionInfo.numTurns')
+      if ('numTurns' in info) ctx.equal('session.1', info.numTurns, second.numTurns, 'SessionInfo.numTurns')
     },
   },
   {
@@ -109,8 +113,10 @@ export const websocketCases: Case[] = [
       ws.send({ type: 'user_message', text: 'scenario:hang' })
       await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'running')
       ws.send({ type: 'interrupt' })
+      // The hanging turn ends only by the interrupt: its turn_result is the observable (the spec
+      // does not say how an interrupted turn's turn_result reads, so isError is not compared).
       const result = await ws.waitForEvent('turn_result', ctx.deadlineMs)
-      ctx.equal('commands.3', result.isError, true, 'turn_result.isError of an interrupted turn')
+      ctx.check('commands.3', typeof result.seq === 'number', 'the interrupted turn ends with a turn_result', result)
     },
   },
   {
@@ -123,7 +129,9 @@ export const websocketCases: Case[] = [
       const other = models!.find((m) => m !== session.model) ?? models![1]
       ws.send({ type: 'set_model', model: other })
       ctx.equal('events.5', (await ws.waitForEvent('model_changed', ctx.deadlineMs)).model, other, 'model_changed.model')
-      ctx.equal('commands.5', (await ctx.http('GET', `/sessions/${session.id}`)).json.session.model, other, 'SessionInfo.model')
+      // SessionInfo.model is listed, not required (session.1): compared when present.
+      const info = (await ctx.http('GET', `/sessions/${session.id}`)).json.session
+      if ('model' in info) ctx.equal('commands.5', info.model, other, 'SessionInfo.model')
       ws.send({ type: 'set_model' })
       const reset = await ws.waitForEvent('model_changed', ctx.deadlineMs, (e) => e.model !== other)
       ctx.check('events.5', reset.model === undefined || models!.includes(reset.model), 'model_changed back to the default', reset)
@@ -135,7 +143,9 @@ export const websocketCases: Case[] = [
     async run(ctx) {
       const { ws } = await ctx.idleSession()
       ws.send({ type: 'set_permission_mode', mode: 'dontAsk' })
-      ctx.equal('events.6', (await ws.waitForEvent('permission_mode_changed', ctx.deadlineMs)).mode, 'dontAsk', 'permission_mode_changed.mode')
+      // events.6 names no field for the new mode: the event names it somewhere.
+      const changed = await ws.waitForEvent('permission_mode_changed', ctx.deadlineMs)
+      ctx.check('events.6', JSON.stringify(changed).includes('"dontAsk"'), 'permission_mode_changed naming dontAsk', changed)
       ws.send({ type: 'set_permission_mode', mode: 'acceptEdits' })
       await ws.waitFor((f) => f.type === 'protocol_error', ctx.deadlineMs, 'a protocol_error for a mode outside the record')
     },
@@ -196,12 +206,14 @@ export const websocketCases: Case[] = [
     id: 'ws-seq-and-ts', title: 'every event carries seq from 1, increasing by one, and ts in epoch milliseconds', section: 'event-and-command-envelope',
     clauses: ['event-and-command-envelope.1', 'events.1'], requires: ['provider'],
     async run(ctx) {
-      const { ws } = await ctx.idleSession({ prompt: 'count with me' })
+      const session = await ctx.createSession({ prompt: 'count with me' })
+      // Attached from afterSeq 0, so the replay holds the session's first event (websocket-framing.1).
+      const ws = await ctx.ws(session.id, { afterSeq: 0 })
       await ws.waitForEvent('turn_result', ctx.deadlineMs)
       const events = ws.events()
-      // "starts at 1, increases monotonically": gaps are allowed, so a gap is never blamed here
-      // (a replay that drops events is the replay clause's business, ws-replay-after-seq).
-      ctx.check('event-and-command-envelope.1', Number.isInteger(events[0]?.seq) && events[0].seq >= 1, 'seq starting at 1', events[0]?.seq)
+      // "starts at 1" is exact: the first event's seq is 1. "increases monotonically" allows gaps,
+      // so a gap is never blamed here (a replay that drops events is ws-replay-after-seq's business).
+      ctx.check('event-and-command-envelope.1', events[0]?.seq === 1, 'the first event\'s seq = 1', events[0]?.seq)
       events.forEach((e, i) => {
         if (i) ctx.check('event-and-command-envelope.1', Number.isInteger(e.seq) && e.seq > events[i - 1].seq, 'seq increasing monotonically', [events[i - 1].seq, e.seq])
         ctx.check('event-and-command-envelope.1', Number.isInteger(e.ts) && Math.abs(e.ts - Date.now()) < 3_600_000, 'ts in epoch milliseconds', e.ts)
@@ -215,15 +227,21 @@ export const websocketCases: Case[] = [
       const { session, ws } = await ctx.idleSession()
       const read = async () => (await ctx.http('GET', `/sessions/${session.id}`)).json.session.activityCount as number
       const counts = [await read()]
+      // session.1 lists activityCount without requiring it; session.4 says how it moves when it is there.
+      if (typeof counts[0] !== 'number') throw new Unsupported(`SessionInfo carries no activityCount (${JSON.stringify(counts[0])})`)
       for (const text of ['one', 'two']) {
         ws.send({ type: 'user_message', text })
-        await ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.numTurns === counts.length)
+        await ws.waitFor(() => ws.events().filter((e) => e.type === 'turn_result').length === counts.length, ctx.deadlineMs, `turn ${counts.length}'s turn_result`)
         counts.push(await read())
       }
-      ws.send({ type: 'clear_context' })
-      await ws.waitForEvent('conversation_reset', ctx.deadlineMs)
-      counts.push(await read())
-      ctx.check('session.4', counts.every((c, i) => i === 0 || c >= counts[i - 1]), 'activityCount never decreasing, across a reset too', counts)
+      // A reset is sent only when the session's record offers clear_context (clearContext; absent
+      // means false, engine-capability-record.1): the command is not the target's to accept otherwise.
+      if (session.capabilities?.clearContext === true) {
+        ws.send({ type: 'clear_context' })
+        await ws.waitForEvent('conversation_reset', ctx.deadlineMs)
+        counts.push(await read())
+      }
+      ctx.check('session.4', counts.every((c, i) => i === 0 || c >= counts[i - 1]), 'activityCount never decreasing (across a reset too, where the engine offers one)', counts)
       ctx.check('events.22', counts[1] > counts[0] && counts[2] > counts[1], 'activityCount growing with each turn', counts)
     },
   },
@@ -232,7 +250,7 @@ export const websocketCases: Case[] = [
     clauses: ['events.2', 'events.4', 'versioning.3'], requires: ['provider'],
     async run(ctx) {
       // The Events table lists these events but obliges no engine to emit them: their shape is
-      // checked when they come; their absence is only a departure from protocol 7.
+      // checked when they come.
       const { ws } = await ctx.idleSession()
       ws.send({ type: 'user_message', text: 'hello' })
       await ws.waitForEvent('turn_result', ctx.deadlineMs)
@@ -240,8 +258,8 @@ export const websocketCases: Case[] = [
       const caps = ws.events().find((e) => e.type === 'capabilities')
       if (init) ctx.check('events.2', typeof init.apiKeySource === 'string', 'system_init.apiKeySource a string', init)
       if (caps) ctx.check('events.4', Array.isArray(caps.models), 'capabilities.models an array', caps)
-      ctx.noteNonStrict(init !== undefined, 'no system_init by the end of the first turn (protocol 7 emits one when the engine starts)')
-      ctx.noteNonStrict(caps !== undefined, 'no capabilities event by the end of the first turn (protocol 7 emits the model catalog after init)')
+      // Their absence is no note either: the protocol-7 reference does not say its provider engine
+      // emits them (issue 20), and the spec leaves it open.
     },
   },
 ]

@@ -40,6 +40,12 @@ export class CaseContext {
   #cleanups: Array<() => unknown> = []
   /** Departures from protocol 7 where the spec is open, noted without stopping the case. */
   readonly nonStrictNotes: string[] = []
+  /**
+   * Where the spec leaves a choice explicitly open ("not shown", no status given) and the target
+   * takes it otherwise than protocol 7: a fact for the report that never changes the outcome, so
+   * a gateway taking every open choice the other way still passes (issue 20; conformance/variants).
+   */
+  readonly observations: string[] = []
 
   constructor(manifest: TargetManifest, seed: number, deadlineMs: number, receiver?: WebhookReceiver, restartTarget?: () => Promise<void>) {
     this.manifest = manifest
@@ -125,14 +131,33 @@ export class CaseContext {
     this.check(clause, res.status === expected, `HTTP ${expected}`, `HTTP ${res.status} ${res.text.slice(0, 200)}`)
   }
 
-  /** An error answer: the status, and a JSON body whose `error` is a string (errors.16 is open; protocol 7 uses {error}). */
+  /** An error answer: the status (errors.1); the body's shape is open (errors.16), protocol 7's {error: string} is only observed. */
   errorStatus(clause: string, res: HttpAnswer, expected: number): void {
     this.status(clause, res, expected)
-    this.noteNonStrict(typeof res.json?.error === 'string', `HTTP ${expected} without a protocol-7 {error: string} body (errors.16: the shape is not shown): ${res.text.slice(0, 120)}`)
+    this.observe(typeof res.json?.error === 'string', `HTTP ${expected} without protocol 7's {error: string} body (errors.16: the shape is not shown): ${res.text.slice(0, 120)}`)
+  }
+
+  /**
+   * A refusal whose status the spec does not fix, or fixes two ways at once (two rows apply and the
+   * spec does not rank them): any of `allowed` (default: any 4xx) satisfies `clause`. Where the
+   * protocol-7 reference states the status it answers, pass it as `protocol7`: another allowed one
+   * is then an observation (an open choice), never a fail.
+   */
+  refusal(clause: string, res: HttpAnswer, options: { allowed?: number[]; protocol7?: number; why?: string } = {}): void {
+    const { allowed, protocol7, why } = options
+    const ok = allowed ? allowed.includes(res.status) : res.status >= 400 && res.status < 500
+    this.check(clause, ok, `${allowed ? `HTTP ${allowed.join(' or ')}` : 'a 4xx refusal'}${why ? ` (${why})` : ''}`, `HTTP ${res.status} ${res.text.slice(0, 200)}`)
+    if (protocol7 !== undefined) this.observe(res.status === protocol7, `refused with ${res.status} where protocol 7 answers ${protocol7} (the spec does not fix the status)`)
+    this.observe(typeof res.json?.error === 'string', `HTTP ${res.status} without protocol 7's {error: string} body (errors.16: the shape is not shown): ${res.text.slice(0, 120)}`)
   }
 
   nonStrict(condition: boolean, message: string): void {
     if (!condition) throw new NonStrict(message)
+  }
+
+  /** Records an open choice taken otherwise than protocol 7 (see `observations`); the outcome is unchanged. */
+  observe(condition: boolean, message: string): void {
+    if (!condition) this.observations.push(message)
   }
 
   /** Like nonStrict, but the case goes on checking; a case that otherwise passes ends `non-strict`. */
@@ -142,11 +167,11 @@ export class CaseContext {
 
   /**
    * A create on a route whose success status the spec does not give (jobs, profiles,
-   * attachments): any 2xx satisfies `clause`; a status other than protocol 7's is a note.
+   * attachments): any 2xx satisfies `clause`; a status other than protocol 7's is an observation.
    */
   created(clause: string, res: HttpAnswer, protocol7Status: number): void {
     this.check(clause, res.status >= 200 && res.status < 300, 'a 2xx success (the spec gives no status for this route)', `HTTP ${res.status} ${res.text.slice(0, 200)}`)
-    this.noteNonStrict(res.status === protocol7Status, `answered ${res.status} where protocol 7 answers ${protocol7Status} (the spec gives no status)`)
+    this.observe(res.status === protocol7Status, `answered ${res.status} where protocol 7 answers ${protocol7Status} (the spec gives no status)`)
   }
 
   onCleanup(fn: () => unknown): void {

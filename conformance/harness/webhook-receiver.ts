@@ -17,6 +17,7 @@ export class WebhookReceiver {
   readonly deliveries: Delivery[] = []
   #server: Server
   #scripts = new Map<string, number[]>()
+  #matching: Array<{ path: string; match: (body: any) => boolean; statuses: number[] }> = []
   #handedOut = new Set<string>()
   url = ''
 
@@ -26,9 +27,9 @@ export class WebhookReceiver {
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {
         const path = req.url ?? '/'
-        const status = this.#scripts.get(path)?.shift() ?? 200
         let body: unknown
         try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')) } catch { body = undefined }
+        const status = this.#scriptedFor(path, body) ?? this.#scripts.get(path)?.shift() ?? 200
         this.deliveries.push({ at: Date.now(), path, headers: req.headers, body, status })
         res.statusCode = status
         res.end()
@@ -45,6 +46,19 @@ export class WebhookReceiver {
   /** The next answers to deliveries on `path`, in order (e.g. [500, 500], then 200s). */
   answerNext(path: string, statuses: number[]): void {
     this.#scripts.set(path, [...(this.#scripts.get(path) ?? []), ...statuses])
+  }
+
+  /**
+   * The next answers to deliveries on `path` whose body `match`es: for a webhook every case shares
+   * (notifications go to one configured URL), so one case scripts only its own session's deliveries.
+   */
+  answerNextWhere(path: string, match: (body: any) => boolean, statuses: number[]): void {
+    this.#matching.push({ path, match, statuses: [...statuses] })
+  }
+
+  #scriptedFor(path: string, body: unknown): number | undefined {
+    const script = this.#matching.find((s) => s.path === path && s.statuses.length > 0 && s.match(body))
+    return script?.statuses.shift()
   }
 
   /**

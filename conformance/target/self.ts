@@ -51,6 +51,10 @@ export interface SelfTargetOptions {
    * at a scratch copy holding one mutant; production code carries no fault hooks).
    */
   root?: string
+  /** An OpenAI-compatible base URL the gateway's provider profiles use instead of its own fake model server. */
+  modelUrl?: string
+  /** Where the gateway posts notifications instead of straight to the receiver (the variation proxy relays them). */
+  webhookUrl?: (receiverUrl: string) => string
 }
 
 export interface SelfTarget {
@@ -72,7 +76,8 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
   const dir = await mkdtemp(join(tmpdir(), 'gateway-self-target-'))
   const manifestPath = join(dir, 'manifest.json')
   const receiver = new WebhookReceiver()
-  const webhookUrl = await receiver.start()
+  const receiverUrl = await receiver.start()
+  const webhookUrl = options.webhookUrl ? options.webhookUrl(receiverUrl) : receiverUrl
   let output = ''
   // Never leave a gateway behind if this process ends without calling close().
   let child: ChildProcess | undefined
@@ -83,6 +88,7 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
     const args = [...command, '--port', String(port), '--manifest', manifestPath, '--webhook-url', webhookUrl,
       '--cwd-root', dir, '--park-delay-ms', String(options.parkDelayMs ?? 200), '--store-dir', join(dir, 'store'), '--tokens-file', join(dir, 'tokens.json')]
     if (options.claudeExecutable) args.push('--claude-executable', options.claudeExecutable)
+    if (options.modelUrl) args.push('--model-url', options.modelUrl)
     const started = spawn(process.execPath, args, { cwd: options.root ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: options.env ? { ...process.env, ...options.env } : process.env })
     started.stdout!.on('data', (c: Buffer) => { output += c })
     started.stderr!.on('data', (c: Buffer) => { output += c })

@@ -39,6 +39,7 @@ export async function devCommand(args: string[]): Promise<void> {
       'store-dir': { type: 'string' },
       'tokens-file': { type: 'string' },
       'claude-executable': { type: 'string' },
+      'model-url': { type: 'string' },
     },
   })
   const port = Number(values.port)
@@ -53,6 +54,7 @@ export async function devCommand(args: string[]): Promise<void> {
     // A restart that must find its sessions again needs the same principals (embedding-rules.15).
     tokens: values['tokens-file'] ? await readTokens(values['tokens-file']) : undefined,
     claudeExecutable: values['claude-executable'],
+    modelUrl: values['model-url'],
   }
   const dev = await startDevGateway(options)
   // JSON lines like `gateway serve`, quieter by default (GATEWAY_LOG_LEVEL=info shows every request).

@@ -19,6 +19,7 @@ Prints the configuration file's JSON Schema (for editors).`
 export const DEV_USAGE = `usage: gateway dev [--port 8787] [--host 127.0.0.1] [--manifest file.json] [--cwd-root dir]
                [--webhook-url url] [--park-delay-ms n] [--store-dir dir] [--tokens-file f]
                [--claude-executable path (the real Claude Code CLI, against the fake Messages API)]
+               [--model-url url (an OpenAI-compatible server for the provider profiles instead of the fake model)]
 The development gateway on the fake engines (bare options mean \`dev\`).`
 
 /** A command-line mistake: printed with the usage text, exit code 2. */

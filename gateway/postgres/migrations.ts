@@ -5,7 +5,24 @@
  */
 import type pg from 'pg'
 
-/** Advisory lock keys (any fixed bigint: they only need to differ from each other). */
+/**
+ * Advisory lock keys (any fixed bigint: they only need to differ from each other).
+ *
+ * LOCK ORDER (issue 21; docs/deployment.md, "Lock order"). Every transaction that touches a job
+ * row and the claim lock takes them in this order, and only this order:
+ *
+ *   1. the job's row lock (an UPDATE of the row, or SELECT … FOR UPDATE), then
+ *   2. the claim advisory lock (`pg_advisory_xact_lock[_shared](LOCKS.claim)`), then
+ *   3. the `gateway_queue_state` row (slot_waiters).
+ *
+ * A transaction holding the claim lock never waits for a job row: the rows it takes after the
+ * lock are taken with `FOR UPDATE SKIP LOCKED` (claims, reclaims) or were locked before it (the
+ * resume locks its job row first, then takes the lock). The transition trigger takes the lock
+ * shared while its row is locked (order 1 then 2); the completion in gateway_complete_and_claim
+ * likewise. So no wait-for cycle between a row and the lock can form: the cycle of issue 21 was
+ * the resume holding the lock while it waited for the job row that a completion held while it
+ * waited, in the trigger, for the lock. A heartbeat takes only rows, with SKIP LOCKED.
+ */
 export const LOCKS = { migrate: 7_150_001, claim: 7_150_002 } as const
 
 /** Channel notified when work appears or a running slot frees (onWork). */
@@ -293,6 +310,85 @@ const MIGRATIONS: string[] = [
     FOR EACH ROW EXECUTE FUNCTION gateway_jobs_columns();
   CREATE TRIGGER gateway_jobs_columns_update BEFORE UPDATE ON gateway_jobs
     FOR EACH ROW WHEN (OLD.info IS DISTINCT FROM NEW.info) EXECUTE FUNCTION gateway_jobs_columns();
+  `,
+
+  // 5: settled execution ids shared by the fleet (issue 21): a duplicate result reaching any
+  // process answers applied: false while the session (or, for a job's session, the job) lives.
+  `
+  -- Written in the transaction that adopts the park for that result (so a duplicate arriving
+  -- while the adopting process rebuilds the session already finds it), or when a live session
+  -- applies a result. info is the session's SessionInfo, for the duplicate's visibility check.
+  -- Removed when the session is discarded, or for a job's session when the job is pruned.
+  CREATE TABLE gateway_settled_executions (
+    execution_id text PRIMARY KEY,
+    session_id text NOT NULL,
+    job_id text,
+    info jsonb NOT NULL,
+    settled_at timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE INDEX gateway_settled_executions_session ON gateway_settled_executions (session_id);
+  CREATE INDEX gateway_settled_executions_job ON gateway_settled_executions (job_id) WHERE job_id IS NOT NULL;
+  `,
+
+  // 6: fencing (issue 21, Deliver 3): an attempt's writes carry its fence, the claim a process
+  // holds for that attempt (lease owner and attempt number), checked in the writing statement.
+  `
+  -- A write fenced by (p_fence_owner, p_fence_attempt) changes the row only while that process
+  -- still holds the job's claim for that attempt (running, or parked by it): a process that
+  -- stalled past its lease, whose job another process reclaimed (lease_owner changed) or already
+  -- retried (attempt moved on), changes nothing and emits nothing. The same function as
+  -- migration 3's with the fence on its completion; the old signature stays for older processes.
+  CREATE FUNCTION gateway_complete_and_claim(p_id text, p_patch jsonb, p_cleared text[], p_now bigint, p_worker text,
+    p_lease_ms double precision, p_max_running integer, p_lock bigint, p_fence_owner text, p_fence_attempt integer)
+  RETURNS TABLE (done_info jsonb, next_info jsonb, next_request jsonb) LANGUAGE plpgsql AS $$
+  DECLARE
+    v_margin integer := current_setting('max_connections')::integer;
+    v_release text;
+  BEGIN
+    IF p_max_running > v_margin THEN
+      UPDATE gateway_jobs j SET info = (j.info || p_patch) - p_cleared WHERE j.id = p_id
+        AND (p_fence_owner IS NULL OR (j.lease_owner = p_fence_owner AND j.status IN ('running', 'parked') AND (j.info->>'attempt')::integer = p_fence_attempt))
+        RETURNING j.info INTO done_info;
+      PERFORM pg_advisory_xact_lock_shared(p_lock);
+      IF (SELECT count(*) FROM (SELECT 1 FROM gateway_jobs j WHERE j.status = 'running' LIMIT p_max_running) r) + v_margin >= p_max_running THEN
+        PERFORM pg_notify('${WORK_CHANNEL}', '');
+        RETURN NEXT;
+        RETURN;
+      END IF;
+    ELSE
+      PERFORM set_config('gateway.claim_follows', 'on', true);
+      UPDATE gateway_jobs j SET info = (j.info || p_patch) - p_cleared WHERE j.id = p_id
+        AND (p_fence_owner IS NULL OR (j.lease_owner = p_fence_owner AND j.status IN ('running', 'parked') AND (j.info->>'attempt')::integer = p_fence_attempt))
+        RETURNING j.info INTO done_info;
+      SELECT current_setting('gateway.claim_follows'), set_config('gateway.claim_follows', '', true) INTO v_release;
+      PERFORM pg_advisory_xact_lock(p_lock);
+      IF v_release = 'released' THEN
+        UPDATE gateway_queue_state SET slot_waiters = false WHERE slot_waiters;
+        IF FOUND THEN PERFORM pg_notify('${WORK_CHANNEL}', ''); END IF;
+      END IF;
+      IF (SELECT count(*) FROM (SELECT 1 FROM gateway_jobs j WHERE j.status = 'running' LIMIT p_max_running) r) >= p_max_running THEN
+        PERFORM gateway_wait_for_slot();
+        RETURN NEXT;
+        RETURN;
+      END IF;
+    END IF;
+    UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"'), lease_owner = p_worker,
+      lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000)
+    WHERE j.id = (
+      SELECT q.id FROM gateway_jobs q
+      WHERE q.status = 'queued' AND (q.next_run_at IS NULL OR q.next_run_at <= p_now)
+      ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT 1
+    ) RETURNING j.info, j.request INTO next_info, next_request;
+    RETURN NEXT;
+  END $$;
+  `,
+
+  // 7: fleet-wide timers (issue 21, Deliver 4): any live process finds a park's lapsed deadline
+  // and a job parked past maxParkedDurationMs, so neither waits for its parker (maybe dead).
+  `
+  ALTER TABLE gateway_session_executions ADD COLUMN expires_at bigint;
+  CREATE INDEX gateway_session_executions_expiry ON gateway_session_executions (expires_at) WHERE expires_at IS NOT NULL;
+  CREATE INDEX gateway_jobs_parked ON gateway_jobs (seq) WHERE status = 'parked';
   `,
 ]
 

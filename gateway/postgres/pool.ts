@@ -1,4 +1,5 @@
 /** One connection pool per database URL option, migrated once before first use. */
+import { createHash } from 'node:crypto'
 import pg from 'pg'
 import { migrate } from './migrations.ts'
 
@@ -30,4 +31,12 @@ export async function openPool(options: PostgresConnectionOptions): Promise<pg.P
 /** Error texts may quote the connection string; it can carry a password. */
 export function redact(text: string, url: string): string {
   return url ? text.split(url).join('postgres://…') : text
+}
+
+/**
+ * Which database a URL names, as an opaque digest (never the URL, which may carry a password):
+ * a queue and a session store with the same id can change a job and its park in one transaction.
+ */
+export function databaseIdOf(url: string): string {
+  return createHash('sha256').update(url).digest('hex').slice(0, 32)
 }

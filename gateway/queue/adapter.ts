@@ -20,8 +20,13 @@ export interface QueueAdapter {
   get(id: string): Promise<JobRecord | undefined>
   /** Oldest first. */
   list(): Promise<JobRecord[]>
-  /** Shallow merge into `info`; a key set to undefined clears the field. */
-  update(id: string, patch: Partial<JobInfo>): Promise<JobRecord | undefined>
+  /**
+   * Shallow merge into `info`; a key set to undefined clears the field. With `fence` (a shared
+   * adapter), only while this process still holds the job's claim for `fence.attempt` (issue 21,
+   * Deliver 3); otherwise nothing changes and the answer is undefined. A single-process adapter
+   * holds every claim and may ignore it.
+   */
+  update(id: string, patch: Partial<JobInfo>, fence?: Fence): Promise<JobRecord | undefined>
   /** Deletes terminal jobs finished at or before `now - olderThanMs`; returns how many. */
   prune(olderThanMs: number, now: number): Promise<number>
   addDailyTokens(dayKey: string, tokens: number): Promise<number>
@@ -40,6 +45,35 @@ export interface QueueAdapter {
    */
   resumeParked?(id: string, limits: ClaimLimits): Promise<'resumed' | 'full' | 'taken'>
   /**
+   * `resumeParked` and the adoption of the job's park in ONE transaction (issue 21): the park row
+   * leaves the session store sharing this adapter's database (`databaseId`), the job moves to
+   * `running` for this process, its history row is written and `settledExecutionId` is recorded
+   * settled for the fleet, all together or not at all. `taken`: the job is not parked, or is not
+   * the job of `sessionId`. `resumed` with no park: the job is now running here but its park was
+   * gone, and the caller fails the attempt.
+   */
+  resumeAndAdopt?(id: string, sessionId: string, limits: ClaimLimits, settledExecutionId?: string): Promise<ResumeAndAdoptOutcome>
+  /**
+   * Of these attempts, the ids whose claim this process still holds (lease owner, attempt, and
+   * running or parked): the others were reclaimed elsewhere after this process's lease lapsed.
+   */
+  claimsHeld?(claims: Array<{ id: string; attempt: number }>): Promise<Set<string>>
+  /**
+   * Jobs parked at or before `parkedBefore` (their maxParkedDurationMs passed), wherever they were
+   * parked: each one's park is deleted and the job is now held by this process (still `parked`),
+   * which applies the retry rules to it exactly once (issue 21, Deliver 4).
+   */
+  takeOverdueParked?(parkedBefore: number): Promise<JobRecord[]>
+  /**
+   * False once this process's lease on the running job `id` may have lapsed (its last renewal,
+   * or its claim, is more than the lease ago): events nothing writes are then not sent.
+   */
+  leaseHeld?(id: string): boolean
+  /** Called after each lease renewal (every leaseMs / 3). */
+  onHeartbeat?(listener: () => void): void
+  /** The database this adapter keeps its jobs in (opaque); a store with the same id shares it. */
+  readonly databaseId?: string
+  /**
    * Running jobs whose claim lapsed (their worker stopped renewing it: it died); each is now
    * claimed by this process, which applies the retry rules to it exactly once.
    */
@@ -49,9 +83,16 @@ export interface QueueAdapter {
    * `claimNext(now, limits)`, in one atomic step (one round trip for a database): the updated
    * job's info and the claimed job, each undefined as theirs would be.
    */
-  completeAndClaim?(id: string, patch: Partial<JobInfo>, now: number, limits: ClaimLimits): Promise<{ completed?: JobInfo; claimed?: JobRecord }>
+  completeAndClaim?(id: string, patch: Partial<JobInfo>, now: number, limits: ClaimLimits, fence?: Fence): Promise<{ completed?: JobInfo; claimed?: JobRecord }>
   /** The job whose current session is `sessionId` (any status), wherever it runs or was parked. */
   findJobBySession?(sessionId: string): Promise<JobRecord | undefined>
+}
+
+export type ResumeAndAdoptOutcome = { outcome: 'resumed'; park: unknown } | { outcome: 'full' | 'taken' }
+
+/** The attempt a write is for: it lands only while this process holds that attempt's claim. */
+export interface Fence {
+  attempt: number
 }
 
 export interface ClaimLimits {

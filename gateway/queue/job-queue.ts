@@ -10,7 +10,7 @@ import {
 } from '../protocol/index.ts'
 import type { Runner } from '../sessions/runner.ts'
 import type { WebhookDeliverer } from '../sessions/webhooks.ts'
-import { dayKeyOf, msUntilUtcRollover, type JobRecord, type QueueAdapter } from './adapter.ts'
+import { dayKeyOf, msUntilUtcRollover, type Fence, type JobRecord, type QueueAdapter } from './adapter.ts'
 import { JobRun, stricter, sumUsage } from './job-run.ts'
 import { createMemoryQueueAdapter } from './memory-adapter.ts'
 import { QUEUE_DEFAULTS, type QueueOptions } from './options.ts'
@@ -22,8 +22,18 @@ export interface QueueDeps {
   deliverer: WebhookDeliverer
   /** Drops a parked session's stored state (parking, a later issue). */
   discardSession?(sessionId: string): void
+  /**
+   * The session store's database (`SessionStore.databaseId`): when it is the adapter's, a parked
+   * job's resume and its park's adoption are one transaction (`QueueAdapter.resumeAndAdopt`).
+   */
+  parkStoreDatabaseId?: string
+  /** A store operation failed (issue 21): the one job operation it served fails, the process goes on. */
+  onError?: (err: unknown, where: string) => void
   now?: () => number
 }
+
+/** What parking gets back when it asks to resume a job's park (see ParkingDeps.beforeResume). */
+export type ResumeGrant = boolean | { park: unknown }
 
 export class QueueRefusal extends Error {}
 
@@ -38,17 +48,24 @@ export class JobQueue {
   #listeners = new Set<(event: JobEvent) => void>()
   /** Slots promised to parked jobs whose session is being rebuilt; resumes go before new claims. */
   #reserved = new Set<string>()
-  #resumeWaiters: Array<{ jobId: string; grant: (mine: boolean) => void }> = []
+  #resumeWaiters: Array<{ jobId: string; sessionId: string; settledExecutionId?: string; grant: (mine: ResumeGrant) => void }> = []
   #pumping = false
   #pumpAgain = false
   #closed = false
+  #atomicResume: boolean
+  #sweepingCaps = false
 
   constructor(options: QueueOptions, deps: QueueDeps) {
     this.#options = options
     this.#deps = deps
     this.#now = deps.now ?? Date.now
     this.adapter = options.adapter ?? createMemoryQueueAdapter()
+    this.#atomicResume = this.adapter.resumeAndAdopt !== undefined && this.adapter.databaseId !== undefined && this.adapter.databaseId === deps.parkStoreDatabaseId
     this.adapter.onWork?.(() => void this.pump())
+    this.adapter.onHeartbeat?.(() => {
+      void this.#checkClaims()
+      void this.#sweepParkedCaps()
+    })
     const retention = options.retention
     if (retention) {
       const timer = setInterval(() => void this.#sweep(), retention.sweepIntervalMs ?? Math.min(retention.maxAgeMs, 60_000))
@@ -114,11 +131,15 @@ export class JobQueue {
     const jobs = await this.adapter.list()
     const used = await this.adapter.dailyTokens(dayKeyOf(this.#now()))
     const limit = this.#options.dailyTokenLimit
+    // A shared adapter answers for the fleet (issue 21, item 7): every process gives the same
+    // counts, read from the store; one process alone counts its slots, resuming ones included.
+    const shared = this.adapter.resumeParked !== undefined
+    const count = (status: JobStatus) => jobs.filter((j) => j.info.status === status).length
     const stats: QueueStats = {
       maxConcurrency: this.maxConcurrency,
-      running: this.#running.size + this.#reserved.size,
-      queued: jobs.filter((j) => j.info.status === 'queued').length,
-      parked: this.#parked.size,
+      running: shared ? count('running') : this.#running.size + this.#reserved.size,
+      queued: count('queued'),
+      parked: shared ? count('parked') : this.#parked.size,
       dailyTokensUsed: used,
       paused: limit !== undefined && used >= limit,
     }
@@ -127,7 +148,11 @@ export class JobQueue {
     return stats
   }
 
-  /** Claims while a slot is free and the daily budget allows (job-status.3). Single-flight. */
+  /**
+   * Claims while a slot is free and the daily budget allows (job-status.3). Single-flight. Never
+   * rejects: a store error is reported and the next wake-up (a notification, the heartbeat, a
+   * job's end) pumps again.
+   */
   async pump(): Promise<void> {
     if (this.#pumping) {
       this.#pumpAgain = true
@@ -143,7 +168,8 @@ export class JobQueue {
           const waiter = this.#resumeWaiters.shift()
           if (waiter) {
             // A shared adapter counts the whole fleet: wait for a slot freed anywhere (job-status.6).
-            const outcome = this.adapter.resumeParked ? await this.#tryResume(waiter.jobId, limits) : 'resumed'
+            const tried = this.adapter.resumeParked ? await this.#tryResume(waiter, limits) : 'resumed'
+            const outcome = typeof tried === 'object' ? 'resumed' : tried
             if (outcome === 'full') {
               this.#resumeWaiters.unshift(waiter)
               break
@@ -155,7 +181,7 @@ export class JobQueue {
               continue
             }
             this.#reserved.add(waiter.jobId)
-            waiter.grant(true)
+            waiter.grant(typeof tried === 'object' ? tried : true)
             continue
           }
           if (await this.#budgetExhausted()) break
@@ -164,15 +190,29 @@ export class JobQueue {
           await this.#start(claimed)
         }
       } while (this.#pumpAgain && !this.#closed)
+    } catch (err) {
+      this.#report(err, 'queue pump')
     } finally {
       this.#pumping = false
     }
   }
 
-  async #tryResume(jobId: string, limits: { maxRunning: number }): Promise<'resumed' | 'full' | 'taken'> {
+  #report(err: unknown, where: string): void {
     try {
-      return await this.adapter.resumeParked!(jobId, limits)
+      this.#deps.onError?.(err, where)
     } catch {
+      // A throwing error hook must not break the queue.
+    }
+  }
+
+  /** `{park}`: resumed and its park adopted in one transaction (the store shares the adapter's database). */
+  async #tryResume(waiter: { jobId: string; sessionId: string; settledExecutionId?: string }, limits: { maxRunning: number }): Promise<'resumed' | 'full' | 'taken' | { park: unknown }> {
+    try {
+      if (!this.#atomicResume) return await this.adapter.resumeParked!(waiter.jobId, limits)
+      const tried = await this.adapter.resumeAndAdopt!(waiter.jobId, waiter.sessionId, limits, waiter.settledExecutionId)
+      return tried.outcome === 'resumed' ? { park: tried.park } : tried.outcome
+    } catch (err) {
+      this.#report(err, 'resume')
       return 'full' // the store is unreachable: the next wake-up asks again
     }
   }
@@ -219,17 +259,33 @@ export class JobQueue {
     try {
       runner = await this.#deps.startSession({ ...record.request.session, meta, scope: record.info.scope })
     } catch (err) {
-      const info = await this.adapter.update(record.info.id, { status: 'failed', finishedAt: this.#now(), error: (err as Error).message })
+      // The claim lapses if this write fails too: another process applies the retry rules.
+      const info = await this.adapter.update(record.info.id, { status: 'failed', finishedAt: this.#now(), error: (err as Error).message }, { attempt: record.info.attempt })
       if (info) this.#emit({ type: 'job_completed' }, info.info, undefined, record.request)
       return
     }
     const run = new JobRun(record, runner, this.#now())
+    let started!: () => void
+    run.started = new Promise<void>((resolve) => { started = resolve })
     this.#running.set(run.id, run)
     // No status here: claimNext set `running`, and the session may already be parking, whose
     // `parked` must not be overwritten by this write landing after it (updates merge per key).
-    const info = await this.adapter.update(run.id, { startedAt: this.#now(), sessionId: runner.id })
-    if (info) run.record.info = info.info
+    // The park waits for this write and for job_started (run.started): the job's session id is
+    // in the store before the job can be recorded parked (a process adopting the park finds its
+    // job), and job_started goes out before job_parked (issue 21, items 2 and 3).
+    try {
+      // Each attempt starts clean (issue 21, item 8): the previous attempt's error went out with its job_retrying.
+      const info = await this.adapter.update(run.id, { startedAt: this.#now(), sessionId: runner.id, error: undefined }, this.#fenceOf(run))
+      if (!info) {
+        started()
+        return this.#abandon(run)
+      }
+      run.record.info = info.info
+    } catch (err) {
+      this.#report(err, 'job start')
+    }
     this.#emit({ type: 'job_started' }, run.record.info, run)
+    started()
     this.#armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.#onEvent(run, event), 0)
   }
@@ -246,7 +302,7 @@ export class JobQueue {
     run.lastSeq = event.seq
     switch (event.type) {
       case 'system_init':
-        if (event.sdkSessionId) void this.adapter.update(run.id, { sdkSessionId: event.sdkSessionId })
+        if (event.sdkSessionId) this.adapter.update(run.id, { sdkSessionId: event.sdkSessionId }, this.#fenceOf(run)).catch((err) => this.#report(err, 'job update'))
         break
       case 'assistant_message': {
         if (event.replay) break
@@ -254,13 +310,13 @@ export class JobQueue {
         const limit = stricter(run.record.request.maxTokens, this.#options.sessionTokenLimit)
         if (limit !== undefined && run.estimatedTokens > limit) this.#kill(run, `session token limit exceeded (${run.estimatedTokens} > ${limit})`)
         const progress = progressOf(event)
-        if (progress) this.#emit({ type: 'job_progress', progress }, run.record.info, run)
+        if (progress) this.#emitProgress(run, progress)
         break
       }
       case 'permission_requested':
       case 'permission_resolved': {
         const progress = progressOf(event)
-        if (progress) this.#emit({ type: 'job_progress', progress }, run.record.info, run)
+        if (progress) this.#emitProgress(run, progress)
         break
       }
       case 'turn_result': {
@@ -269,14 +325,14 @@ export class JobQueue {
         const result = { subtype: event.subtype, isError: event.isError, durationMs: event.durationMs, ...(event.result !== undefined ? { result: event.result } : {}), ...(event.errors ? { errors: event.errors } : {}) }
         const status: JobStatus = run.killReason ? (run.canceled ? 'canceled' : 'failed') : event.isError ? 'failed' : 'succeeded'
         const error = run.killReason ?? (event.isError ? (event.errors?.join('; ') || event.subtype) : undefined)
-        void this.#finalize(run, status, { result, ...(error ? { error } : {}) }, { tokens, totalCostUsd: event.totalCostUsd, numTurns: event.numTurns })
+        this.#finalizeSafely(run, status, { result, ...(error ? { error } : {}) }, { tokens, totalCostUsd: event.totalCostUsd, numTurns: event.numTurns })
         break
       }
       case 'session_error':
-        void this.#finalize(run, run.canceled ? 'canceled' : 'failed', { error: event.message })
+        this.#finalizeSafely(run, run.canceled ? 'canceled' : 'failed', { error: event.message })
         break
       case 'session_closed':
-        void this.#finalize(run, run.canceled ? 'canceled' : 'failed', { error: run.killReason ?? 'session closed before completing' })
+        this.#finalizeSafely(run, run.canceled ? 'canceled' : 'failed', { error: run.killReason ?? 'session closed before completing' })
         break
     }
   }
@@ -286,11 +342,16 @@ export class JobQueue {
     if (run.killReason || run.finalized) return
     run.killReason = reason
     if (run.parked) {
-      void this.#finalize(run, 'failed', { error: reason })
+      this.#finalizeSafely(run, 'failed', { error: reason })
       return
     }
     try { run.runner.interrupt() } catch { /* the grace timer finalizes anyway */ }
-    run.forceTimer = setTimeout(() => void this.#finalize(run, run.canceled ? 'canceled' : 'failed', { error: reason }), this.#options.killGraceMs ?? QUEUE_DEFAULTS.killGraceMs)
+    run.forceTimer = setTimeout(() => this.#finalizeSafely(run, run.canceled ? 'canceled' : 'failed', { error: reason }), this.#options.killGraceMs ?? QUEUE_DEFAULTS.killGraceMs)
+  }
+
+  /** #finalize from an event or a timer: a store error is reported, never an unhandled rejection. */
+  #finalizeSafely(run: JobRun, status: JobStatus, patch: Partial<JobInfo>, usage?: { tokens: number; totalCostUsd: number; numTurns: number }): void {
+    this.#finalize(run, status, patch, usage).catch((err) => this.#report(err, 'job finalize'))
   }
 
   async #finalize(run: JobRun, status: JobStatus, patch: Partial<JobInfo>, usage?: { tokens: number; totalCostUsd: number; numTurns: number }): Promise<void> {
@@ -306,14 +367,24 @@ export class JobQueue {
     try { run.runner.close('server') } catch { /* already closed */ }
     if (wasParked) this.#deps.discardSession?.(run.runner.id)
     const tokens = usage?.tokens ?? run.estimatedTokens
-    if (tokens > 0) await this.adapter.addDailyTokens(dayKeyOf(this.#now()), tokens)
-    const current = (await this.adapter.get(run.id))?.info ?? run.record.info
-    const total = {
-      tokens: current.usage.tokens + tokens,
-      totalCostUsd: current.usage.totalCostUsd + (usage?.totalCostUsd ?? 0),
-      numTurns: current.usage.numTurns + (usage?.numTurns ?? 0),
+    if (tokens > 0) await this.adapter.addDailyTokens(dayKeyOf(this.#now()), tokens).catch((err) => this.#report(err, 'daily tokens'))
+    // The attempt's end must reach the store, or the job stays `running` under this process's
+    // renewed lease with nothing left to end it: a failed write is reported and tried again.
+    const record = async (tries: number): Promise<void> => {
+      try {
+        const current = (await this.adapter.get(run.id))?.info ?? run.record.info
+        const total = {
+          tokens: current.usage.tokens + tokens,
+          totalCostUsd: current.usage.totalCostUsd + (usage?.totalCostUsd ?? 0),
+          numTurns: current.usage.numTurns + (usage?.numTurns ?? 0),
+        }
+        await this.#conclude(run.record, run, status, patch, current, total)
+      } catch (err) {
+        this.#report(err, 'job finalize')
+        if (!this.#closed) this.#later(Math.min(30_000, 250 * 2 ** tries), () => void record(tries + 1))
+      }
     }
-    await this.#conclude(run.record, run, status, patch, current, total)
+    await record(0)
     void this.pump()
   }
 
@@ -321,6 +392,9 @@ export class JobQueue {
   async #conclude(record: JobRecord, run: JobRun | undefined, status: JobStatus, patch: Partial<JobInfo>, current: JobInfo, total = current.usage): Promise<void> {
     const retry = status === 'failed' && current.attempt < current.maxAttempts && !this.#closed
     const id = current.id
+    // The attempt this end is for (the record's, not the store's current one, which another
+    // process may have moved on): the write lands only while this process holds its claim.
+    const fence = { attempt: record.info.attempt }
     if (retry) {
       const delay = (record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * 2 ** (current.attempt - 1)
       const now = this.#now()
@@ -329,13 +403,15 @@ export class JobQueue {
         status: 'queued', attempt: current.attempt + 1, nextRunAt, error: patch.error, usage: total,
         sessionId: undefined, sdkSessionId: undefined, startedAt: undefined, result: undefined, parkedAt: undefined, parkedExecutionId: undefined,
       }, (updated) => {
-        if (updated) this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated, run, record.request, now)
+        if (!updated) return this.#fencedOut(id, fence)
+        this.#emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated, run, record.request, now)
         this.#wakeAt(nextRunAt)
-      })
+      }, fence)
     } else {
-      await this.#complete(id, { ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() }, (updated) => {
-        if (updated) this.#emit({ type: 'job_completed' }, updated, run, record.request)
-      })
+      await this.#complete(id, { error: undefined, ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: this.#now() }, (updated) => {
+        if (!updated) return this.#fencedOut(id, fence)
+        this.#emit({ type: 'job_completed' }, updated, run, record.request)
+      }, fence)
       await this.#sweep()
     }
   }
@@ -347,19 +423,19 @@ export class JobQueue {
    * the claim in one step, one round trip for a database, and the claimed job starts here as the
    * pump would start it; the pump that follows the attempt's end claims for any other free slot.
    */
-  async #complete(id: string, patch: Partial<JobInfo>, done: (updated: JobInfo | undefined) => void): Promise<void> {
+  async #complete(id: string, patch: Partial<JobInfo>, done: (updated: JobInfo | undefined) => void, fence: Fence): Promise<void> {
     const adapter = this.adapter
     if (!adapter.completeAndClaim || this.#pumping || this.#closed || this.#resumeWaiters.length > 0 || this.#running.size + this.#reserved.size >= this.maxConcurrency) {
-      done((await adapter.update(id, patch))?.info)
+      done((await adapter.update(id, patch, fence))?.info)
       return
     }
     this.#pumping = true // a claim, so single-flight with the pump's
     try {
       if (await this.#budgetExhausted()) {
-        done((await adapter.update(id, patch))?.info)
+        done((await adapter.update(id, patch, fence))?.info)
         return
       }
-      const { completed, claimed } = await adapter.completeAndClaim(id, patch, this.#now(), { maxRunning: this.maxConcurrency })
+      const { completed, claimed } = await adapter.completeAndClaim(id, patch, this.#now(), { maxRunning: this.maxConcurrency }, fence)
       done(completed)
       if (claimed) await this.#start(claimed)
     } finally {
@@ -387,12 +463,49 @@ export class JobQueue {
   async onSessionParked(sessionId: string, executionId: string): Promise<void> {
     const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
     if (!run) return
-    const updated = await this.adapter.update(run.id, { status: 'parked', parkedAt: run.parkedAt, parkedExecutionId: executionId })
+    await run.started
+    let updated
+    try {
+      updated = await this.adapter.update(run.id, { status: 'parked', parkedAt: run.parkedAt, parkedExecutionId: executionId }, this.#fenceOf(run))
+      if (!updated) return this.#abandon(run)
+    } catch (err) {
+      // Not recorded parked: nothing could wake it. The attempt fails (retry rules apply) and its park is discarded.
+      this.#report(err, 'job park')
+      this.#kill(run, `the park could not be recorded: ${(err as Error).message}`)
+      return
+    }
     if (updated) run.record.info = updated.info
     this.#emit({ type: 'job_parked', executionId }, run.record.info, run)
     const cap = this.#options.maxParkedDurationMs
-    if (cap !== undefined) run.parkTimer = setTimeout(() => void this.#parkedTooLong(run, cap), Math.max(0, cap - run.parkedMs))
+    if (cap !== undefined) run.parkTimer = setTimeout(() => void this.#parkedTooLong(run, cap).catch((err) => this.#report(err, 'job park cap')), Math.max(0, cap - run.parkedMs))
     void this.pump()
+  }
+
+  /**
+   * A shared adapter: jobs parked longer than maxParkedDurationMs anywhere in the fleet, their
+   * parker alive or not, fail their attempt here (retry rules apply), once (issue 21, Deliver 4).
+   */
+  async #sweepParkedCaps(): Promise<void> {
+    const cap = this.#options.maxParkedDurationMs
+    if (cap === undefined || !this.adapter.takeOverdueParked || this.#closed || this.#sweepingCaps) return
+    this.#sweepingCaps = true
+    try {
+      for (const record of await this.adapter.takeOverdueParked(this.#now() - cap)) {
+        this.#dropParked(record.info.id)
+        if (record.info.sessionId) this.#deps.discardSession?.(record.info.sessionId)
+        await this.#conclude(record, undefined, 'failed', { error: `job exceeded max parked duration (${cap}ms)` }, record.info)
+      }
+    } catch (err) {
+      this.#report(err, 'job park cap')
+    } finally {
+      this.#sweepingCaps = false
+    }
+  }
+
+  /** Parking could not store the park: the attempt fails (retry rules apply), its job never recorded parked. */
+  onParkFailed(sessionId: string, error: string): void {
+    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
+    if (run) this.#kill(run, error)
   }
 
   async #parkedTooLong(run: JobRun, cap: number): Promise<void> {
@@ -409,12 +522,12 @@ export class JobQueue {
    * so a resume never pushes `running` past maxConcurrency. Sessions of no job resolve at once.
    * False (shared adapter): another process resumed the job first and this one must not rebuild it.
    */
-  async waitForResumeSlot(sessionId: string): Promise<boolean> {
-    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId) ?? await this.#adoptParked(sessionId)
+  async waitForResumeSlot(sessionId: string, hint: { jobId?: string; settledExecutionId?: string } = {}): Promise<ResumeGrant> {
+    const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId) ?? await this.#adoptParked(sessionId, hint.jobId)
     if (run === 'not-parked') return false
     if (!run || this.#closed) return true
     return new Promise((grant) => {
-      this.#resumeWaiters.push({ jobId: run.id, grant })
+      this.#resumeWaiters.push({ jobId: run.id, sessionId, ...(hint.settledExecutionId !== undefined ? { settledExecutionId: hint.settledExecutionId } : {}), grant })
       void this.pump()
     })
   }
@@ -424,9 +537,18 @@ export class JobQueue {
    * when its park is adopted here: it becomes this process's parked run. Its clocks restart
    * from the stored parkedAt; the running time of earlier legs stays with the process that ran them.
    */
-  async #adoptParked(sessionId: string): Promise<JobRun | 'not-parked' | undefined> {
+  async #adoptParked(sessionId: string, jobId: string | undefined): Promise<JobRun | 'not-parked' | undefined> {
     if (!this.adapter.findJobBySession || this.#closed) return undefined
-    const record = await this.adapter.findJobBySession(sessionId).catch(() => undefined)
+    // The park names its job (meta.jobId): a job not found, or whose session is not (yet) this
+    // one, is not resumed and its park not adopted as a plain session's (issue 21, item 2).
+    let record: JobRecord | undefined
+    try {
+      record = jobId !== undefined ? await this.adapter.get(jobId) : await this.adapter.findJobBySession(sessionId)
+    } catch (err) {
+      this.#report(err, 'resume')
+      return 'not-parked'
+    }
+    if (jobId !== undefined && record?.info.sessionId !== sessionId) return 'not-parked'
     if (!record) return undefined
     // The job of this session is no longer parked (another process resumed it): not ours to wake.
     if (record.info.status !== 'parked' || this.#running.has(record.info.id) || this.#parked.has(record.info.id)) return 'not-parked'
@@ -444,7 +566,7 @@ export class JobQueue {
   /** The parked job's session could not be rebuilt here: the attempt failed (retry rules apply). */
   async onResumeFailed(sessionId: string, error: string): Promise<void> {
     const run = [...this.#parked.values()].find((r) => r.runner.id === sessionId)
-    if (run) await this.#finalize(run, 'failed', { error })
+    if (run) await this.#finalize(run, 'failed', { error }).catch((err) => this.#report(err, 'job finalize'))
   }
 
   /** A rebuilt session takes its slot back and is watched from where it left off (job-status.6). */
@@ -465,12 +587,71 @@ export class JobQueue {
     this.#running.set(run.id, run)
     const executionId = run.record.info.parkedExecutionId
     // A shared adapter moved the job to running atomically in resumeParked; a second status write could land after a new park.
-    const updated = await this.adapter.update(run.id, { ...(this.adapter.resumeParked ? {} : { status: 'running' as const }), parkedAt: undefined, parkedExecutionId: undefined })
-    if (updated) run.record.info = updated.info
+    try {
+      const updated = await this.adapter.update(run.id, { ...(this.adapter.resumeParked ? {} : { status: 'running' as const }), parkedAt: undefined, parkedExecutionId: undefined }, this.#fenceOf(run))
+      if (updated) run.record.info = updated.info
+    } catch (err) {
+      this.#report(err, 'job resume') // the job runs here already; only the park fields stay
+    }
     // Protocol 7 names the execution the run resumed on, as job_parked does.
     this.#emit(executionId ? { type: 'job_resumed', executionId } : { type: 'job_resumed' }, run.record.info, run)
     this.#armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.#onEvent(run, event), run.lastSeq)
+  }
+
+  /**
+   * Progress is written nowhere, so no statement fences it: it goes out only while this
+   * process's lease on the job is known to hold (Deliver 3). A lapsed one (the process stalled
+   * past it) drops the event and asks the store at once whether the claim is still held.
+   */
+  #emitProgress(run: JobRun, progress: NonNullable<ReturnType<typeof progressOf>>): void {
+    if (this.adapter.leaseHeld?.(run.id) === false) {
+      void this.#checkClaims()
+      return
+    }
+    this.#emit({ type: 'job_progress', progress }, run.record.info, run)
+  }
+
+  #fenceOf(run: JobRun): Fence {
+    return { attempt: run.record.info.attempt }
+  }
+
+  /**
+   * Fencing (issue 21, Deliver 3): this process no longer holds the claim of `run`'s attempt
+   * (its lease lapsed and another process reclaimed the job, or moved it on). The run stops
+   * here without a write and without an event: the attempt's outcome is the other process's.
+   */
+  #abandon(run: JobRun): void {
+    if (run.finalized) return
+    run.finalized = true
+    run.unsubscribe()
+    run.clearTimers()
+    this.#running.delete(run.id)
+    this.#parked.delete(run.id)
+    this.#reserved.delete(run.id)
+    this.#fencedOut(run.id, this.#fenceOf(run))
+    try { run.runner.close('server') } catch { /* already closed */ }
+    // A park this process stored for the lost attempt must not wake it: the job runs elsewhere.
+    if (run.parked) this.#deps.discardSession?.(run.runner.id)
+    void this.pump()
+  }
+
+  #fencedOut(jobId: string, fence: Fence): void {
+    this.#report(new Error(`job ${jobId} attempt ${fence.attempt}: this process no longer holds its claim (its lease lapsed and another process took the job); its run stopped, nothing written or sent`), 'job fence')
+  }
+
+  /** On each heartbeat of a shared adapter: runs whose claim this process no longer holds stop (Deliver 3). */
+  async #checkClaims(): Promise<void> {
+    const runs = [...this.#running.values()]
+    if (!this.adapter.claimsHeld || runs.length === 0 || this.#closed) return
+    let held: Set<string>
+    try {
+      held = await this.adapter.claimsHeld(runs.map((r) => ({ id: r.id, attempt: r.record.info.attempt })))
+    } catch (err) {
+      return this.#report(err, 'job fence')
+    }
+    // A run that ended meanwhile is no longer in #running; only the rest are stale.
+    for (const run of runs) if (!held.has(run.id) && this.#running.get(run.id) === run) this.#abandon(run)
   }
 
   // `ts` is passed when the event states a delay from "now", so nextRunAt - ts is exactly that delay.

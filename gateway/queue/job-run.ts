@@ -21,6 +21,8 @@ export class JobRun {
   durationTimer: NodeJS.Timeout | undefined
   forceTimer: NodeJS.Timeout | undefined
   parkTimer: NodeJS.Timeout | undefined
+  /** Resolves once the attempt's start is recorded and job_started emitted; a park waits for it. */
+  started: Promise<void> = Promise.resolve()
 
   readonly record: JobRecord
 

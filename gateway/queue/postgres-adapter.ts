@@ -5,13 +5,16 @@
  * another process, which applies the retry rules once. `maxRunning` is counted over the whole
  * table under one advisory lock, so maxConcurrency holds fleet-wide. Daily token counters are an
  * atomic upsert per UTC day. `onWork` listens on a channel the jobs table's trigger notifies.
+ * Every statement and transaction goes through `postgres/retry.ts` (40001/40P01 retried with
+ * jitter, other errors reach the caller) and keeps the lock order stated at `LOCKS`.
  */
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { TERMINAL_JOB_STATUSES, type CreateJobRequest, type JobInfo } from '../protocol/index.ts'
 import { LOCKS, WORK_CHANNEL } from '../postgres/migrations.ts'
-import { openPool, type PostgresConnectionOptions } from '../postgres/pool.ts'
-import type { ClaimLimits, JobRecord, QueueAdapter } from './adapter.ts'
+import { databaseIdOf, openPool, type PostgresConnectionOptions } from '../postgres/pool.ts'
+import { query, transaction } from '../postgres/retry.ts'
+import type { ClaimLimits, JobRecord, QueueAdapter, ResumeAndAdoptOutcome } from './adapter.ts'
 
 export interface PostgresQueueOptions extends PostgresConnectionOptions {
   /** A claim lapses this long after its last heartbeat (default 30 000 ms); heartbeats run every third of it. */
@@ -22,6 +25,8 @@ export interface PostgresQueueOptions extends PostgresConnectionOptions {
 
 export interface PostgresQueueAdapter extends QueueAdapter {
   readonly workerId: string
+  readonly databaseId: string
+  resumeAndAdopt: NonNullable<QueueAdapter['resumeAndAdopt']>
   completeAndClaim: NonNullable<QueueAdapter['completeAndClaim']>
   /** Stops heartbeats and listening and ends the pool. Claims held lapse after leaseMs. */
   close(): Promise<void>
@@ -32,6 +37,8 @@ export const POSTGRES_QUEUE_DEFAULTS = { leaseMs: 30_000 } as const
 type Row = { info: JobInfo; request: CreateJobRequest }
 const RETURNING = 'RETURNING info, request'
 const TERMINAL = [...TERMINAL_JOB_STATUSES]
+/** The fence (issue 21, Deliver 3): this process still holds the claim for that attempt (running, or parked by it). */
+const FENCED = (owner: string, attempt: string) => `lease_owner = ${owner} AND status IN ('running', 'parked') AND (info->>'attempt')::integer = ${attempt}`
 
 /** An update's patch as SQL values: the defined keys to merge, the keys set to undefined to drop (JSON has no undefined). */
 function merge(patch: Partial<JobInfo>): [string, string[]] {
@@ -44,8 +51,10 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
   const leaseMs = options.leaseMs ?? POSTGRES_QUEUE_DEFAULTS.leaseMs
   const leaseSql = `clock_timestamp() + make_interval(secs => ${Number(leaseMs) / 1000})`
   const listeners = new Set<() => void>()
+  const beats = new Set<() => void>()
   const wake = () => { for (const l of listeners) { try { l() } catch { /* a listener never breaks the adapter */ } } }
   let closed = false
+  const q = <R extends pg.QueryResultRow>(config: pg.QueryConfig | string, values?: unknown[]) => query<R>(pool, config, values)
 
   // Claims from one process go one at a time, in call order: the oldest job to the first caller.
   let claimTail: Promise<unknown> = Promise.resolve()
@@ -57,25 +66,18 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
 
   const record = (row: Row | undefined): JobRecord | undefined => (row ? { info: row.info, request: row.request } : undefined)
 
-  /** Runs `op` in a transaction holding the claim lock: the running count cannot move under it. */
-  async function underClaimLock<T>(op: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await pool.connect()
-    try {
-      await client.query('BEGIN')
-      await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.claim])
-      const result = await op(client)
-      await client.query('COMMIT')
-      return result
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined)
-      throw err
-    } finally {
-      client.release()
-    }
+  /**
+   * Takes the claim lock (after the caller's job row lock: LOCKS' order) and answers whether a
+   * fleet-wide slot is free; when not, the next release is asked to notify (slot_waiters).
+   */
+  const slotFree = async (client: pg.PoolClient, limits: ClaimLimits): Promise<boolean> => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.claim])
+    const running = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM gateway_jobs WHERE status = 'running'`)).rows[0].n)
+    if (running < limits.maxRunning) return true
+    await client.query('SELECT gateway_wait_for_slot()')
+    return false
   }
-
-  const runningCount = async (client: pg.PoolClient) =>
-    Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM gateway_jobs WHERE status = 'running'`)).rows[0].n)
+  const toRunning = `UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql} WHERE id = $1`
 
   const claimSql = `
     UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql}
@@ -86,16 +88,31 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     ) ${RETURNING}`
 
   // Heartbeat: renew every claim this process holds; the same tick wakes the queue so an idle
-  // process notices lapsed claims of a dead one even when no notification comes.
+  // process notices lapsed claims of a dead one even when no notification comes. SKIP LOCKED: a
+  // heartbeat never waits for a row (a row locked now is being completed or reclaimed; the next
+  // beat renews it if it is still ours).
+  // Until when (this process's clock) each running job's lease surely holds: the time a renewal
+  // or claim was sent, plus the lease (the database set lease_until later than that).
+  let heldUntil = new Map<string, number>()
   const heartbeat = setInterval(() => {
     if (closed) return
-    pool.query({ name: 'gw_heartbeat', text: `UPDATE gateway_jobs SET lease_until = ${leaseSql} WHERE lease_owner = $1 AND status = 'running'`, values: [workerId] })
+    const sentAt = Date.now()
+    q<{ id: string }>({ name: 'gw_heartbeat_held', text: `UPDATE gateway_jobs SET lease_until = ${leaseSql} WHERE id IN (
+      SELECT id FROM gateway_jobs WHERE lease_owner = $1 AND status = 'running' FOR UPDATE SKIP LOCKED) RETURNING id`, values: [workerId] })
+      .then(({ rows }) => {
+        // Renewed now, or claimed since this beat was sent; every other lease is left to lapse.
+        const next = new Map([...heldUntil].filter(([, until]) => until - leaseMs > sentAt))
+        for (const r of rows) next.set(r.id, sentAt + leaseMs)
+        heldUntil = next
+      })
       .catch((err) => options.onError?.(err))
+      .finally(() => { for (const l of beats) { try { l() } catch { /* never breaks the heartbeat */ } } })
     wake()
   }, Math.max(10, Math.floor(leaseMs / 3)))
   heartbeat.unref()
 
-  // A dedicated connection for LISTEN; reconnects while the adapter is open.
+  // A dedicated connection for LISTEN; reconnects while the adapter is open, and keeps trying
+  // while the server is down (the heartbeat's wake-ups keep the queue pumping meanwhile).
   let listener: pg.Client | undefined
   const listen = async (): Promise<void> => {
     if (closed) return
@@ -104,47 +121,79 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     client.on('notification', wake)
     client.on('end', () => {
       if (listener === client) listener = undefined
-      if (!closed) setTimeout(() => void listen().catch(() => undefined), 1000).unref()
+      if (!closed) relisten()
     })
     await client.connect()
     await client.query(`LISTEN ${WORK_CHANNEL}`)
     if (closed) await client.end()
     else listener = client
   }
+  const relisten = (): void => {
+    setTimeout(() => void listen().catch((err) => { options.onError?.(err); if (!closed && !listener) relisten() }), 1000).unref()
+  }
   await listen()
 
   return {
     workerId,
+    databaseId: databaseIdOf(options.url),
 
     async add(rec) {
-      await pool.query('INSERT INTO gateway_jobs (id, info, request) VALUES ($1, $2, $3)', [rec.info.id, rec.info, rec.request])
+      await q('INSERT INTO gateway_jobs (id, info, request) VALUES ($1, $2, $3)', [rec.info.id, rec.info, rec.request])
     },
 
     claimNext(now, limits?: ClaimLimits) {
       return serial(async () => {
-        if (!limits) return record((await pool.query<Row>({ name: 'gw_claim_unlimited', text: claimSql, values: [now, workerId] })).rows[0])
-        const { rows } = await pool.query<Row>({ name: 'gw_claim', text: 'SELECT info, request FROM gateway_claim($1, $2, $3, $4, $5)', values: [now, workerId, leaseMs, limits.maxRunning, LOCKS.claim] })
+        const sentAt = Date.now()
+        const { rows } = limits
+          ? await q<Row>({ name: 'gw_claim', text: 'SELECT info, request FROM gateway_claim($1, $2, $3, $4, $5)', values: [now, workerId, leaseMs, limits.maxRunning, LOCKS.claim] })
+          : await q<Row>({ name: 'gw_claim_unlimited', text: claimSql, values: [now, workerId] })
+        for (const r of rows) heldUntil.set(r.info.id, sentAt + leaseMs)
         return record(rows[0])
       })
     },
 
     resumeParked(id, limits) {
-      return serial(() => underClaimLock(async (client) => {
+      const sentAt = Date.now()
+      return serial(() => transaction(pool, async (client) => {
+        // The job row first, then the claim lock (LOCKS' order). Taking the lock first and then
+        // waiting here for the row was the deadlock of issue 21.
         const { rows } = await client.query<{ status: string; lease_owner: string | null }>('SELECT status, lease_owner FROM gateway_jobs WHERE id = $1 FOR UPDATE', [id])
         // Already resumed by this process (an earlier call whose answer was lost): still ours.
         if (rows[0]?.status === 'running' && rows[0].lease_owner === workerId) return 'resumed' as const
         if (rows[0]?.status !== 'parked') return 'taken' as const
-        if ((await runningCount(client)) >= limits.maxRunning) {
-          await client.query('SELECT gateway_wait_for_slot()') // the next release notifies
-          return 'full' as const
-        }
-        await client.query(`UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql} WHERE id = $1`, [id, workerId])
+        if (!(await slotFree(client, limits))) return 'full' as const
+        await client.query(toRunning, [id, workerId])
+        heldUntil.set(id, sentAt + leaseMs)
         return 'resumed' as const
       }))
     },
 
+    resumeAndAdopt(id, sessionId, limits, settledExecutionId) {
+      const sentAt = Date.now()
+      return serial(() => transaction(pool, async (client): Promise<ResumeAndAdoptOutcome> => {
+        // The job row first, then the claim lock (LOCKS' order). The job must be this session's:
+        // a session's own meta cannot name some other job into being resumed.
+        const { rows } = await client.query<{ status: string; session_id: string | null }>('SELECT status, session_id FROM gateway_jobs WHERE id = $1 FOR UPDATE', [id])
+        if (rows[0]?.status !== 'parked' || rows[0].session_id !== sessionId) return { outcome: 'taken' }
+        if (!(await slotFree(client, limits))) return { outcome: 'full' }
+        // The park leaves the store, the job runs here, its history row is written, and the
+        // result's id is recorded settled for the fleet: all in this one transaction.
+        const { rows: parks } = await client.query<{ record: unknown }>(`DELETE FROM gateway_sessions WHERE id = $1 AND kind = 'park' RETURNING record`, [sessionId])
+        const park = parks[0]?.record
+        if (park !== undefined && settledExecutionId !== undefined) {
+          await client.query(`INSERT INTO gateway_settled_executions (execution_id, session_id, job_id, info) VALUES ($1, $2, $3, $4::jsonb -> 'info')
+            ON CONFLICT (execution_id) DO NOTHING`, [settledExecutionId, sessionId, id, JSON.stringify(park)])
+        }
+        await client.query(toRunning, [id, workerId])
+        heldUntil.set(id, sentAt + leaseMs)
+        // No park (lost outside this path): the job is running here and the caller fails this
+        // attempt (retry rules apply), rather than leaving it parked with nothing to wake it.
+        return { outcome: 'resumed', park }
+      }))
+    },
+
     async reclaimExpired() {
-      const { rows } = await pool.query<Row>(`
+      const { rows } = await q<Row>(`
         UPDATE gateway_jobs SET lease_owner = $1, lease_until = ${leaseSql}
         WHERE id IN (
           SELECT id FROM gateway_jobs WHERE status = 'running' AND lease_until < clock_timestamp()
@@ -153,48 +202,69 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
       return rows.map((r) => record(r)!)
     },
 
+    async takeOverdueParked(parkedBefore) {
+      // Rows with SKIP LOCKED (LOCKS' order: no wait while holding anything); the status stays
+      // parked, so no transition and no claim lock; the owner moves here, and with it the fence.
+      const { rows } = await q<Row>(`
+        WITH due AS (
+          SELECT id, session_id FROM gateway_jobs WHERE status = 'parked' AND (info->>'parkedAt')::numeric <= $2
+          ORDER BY seq FOR UPDATE SKIP LOCKED LIMIT 20
+        ), parks AS (DELETE FROM gateway_sessions s USING due WHERE s.id = due.session_id AND s.kind = 'park')
+        UPDATE gateway_jobs j SET lease_owner = $1 FROM due WHERE j.id = due.id RETURNING j.info, j.request`, [workerId, parkedBefore])
+      return rows.map((r) => record(r)!)
+    },
+
     async findJobBySession(sessionId) {
-      const { rows } = await pool.query<Row>(`SELECT info, request FROM gateway_jobs WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [sessionId])
+      const { rows } = await q<Row>(`SELECT info, request FROM gateway_jobs WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [sessionId])
       return record(rows[0])
     },
 
     async get(id) {
-      return record((await pool.query<Row>({ name: 'gw_get', text: 'SELECT info, request FROM gateway_jobs WHERE id = $1', values: [id] })).rows[0])
+      return record((await q<Row>({ name: 'gw_get', text: 'SELECT info, request FROM gateway_jobs WHERE id = $1', values: [id] })).rows[0])
     },
 
     async list() {
-      return (await pool.query<Row>('SELECT info, request FROM gateway_jobs ORDER BY seq')).rows.map((r) => record(r)!)
+      return (await q<Row>('SELECT info, request FROM gateway_jobs ORDER BY seq')).rows.map((r) => record(r)!)
     },
 
-    async update(id, patch) {
-      const { rows } = await pool.query<Row>({ name: 'gw_update', text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE id = $1 ${RETURNING}`, values: [id, ...merge(patch)] })
+    async update(id, patch, fence) {
+      if (!fence) {
+        const { rows } = await q<Row>({ name: 'gw_update', text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE id = $1 ${RETURNING}`, values: [id, ...merge(patch)] })
+        return record(rows[0])
+      }
+      // Fenced (Deliver 3): checked in the writing statement itself, under the row lock.
+      const { rows } = await q<Row>({ name: 'gw_update_fenced', text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[]
+        WHERE id = $1 AND ${FENCED('$4', '$5')} ${RETURNING}`, values: [id, ...merge(patch), workerId, fence.attempt] })
       return record(rows[0])
     },
 
-    completeAndClaim(id, patch, now, limits) {
+    completeAndClaim(id, patch, now, limits, fence) {
       // A claim: in call order with this process's other claims.
       return serial(async () => {
-        const { rows } = await pool.query<{ done_info: JobInfo | null; next_info: JobInfo | null; next_request: CreateJobRequest | null }>({
-          name: 'gw_complete_and_claim',
-          text: 'SELECT done_info, next_info, next_request FROM gateway_complete_and_claim($1, $2, $3, $4, $5, $6, $7, $8)',
-          values: [id, ...merge(patch), now, workerId, leaseMs, limits.maxRunning, LOCKS.claim],
+        const sentAt = Date.now()
+        const { rows } = await q<{ done_info: JobInfo | null; next_info: JobInfo | null; next_request: CreateJobRequest | null }>({
+          name: 'gw_complete_and_claim_fenced',
+          text: 'SELECT done_info, next_info, next_request FROM gateway_complete_and_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+          values: [id, ...merge(patch), now, workerId, leaseMs, limits.maxRunning, LOCKS.claim, fence ? workerId : null, fence?.attempt ?? null],
         })
         const r = rows[0]
+        if (r?.next_info) heldUntil.set(r.next_info.id, sentAt + leaseMs)
         return { completed: r?.done_info ?? undefined, claimed: r?.next_info ? { info: r.next_info, request: r.next_request! } : undefined }
       })
     },
 
     async prune(olderThanMs, now) {
-      // The history goes with its job (no foreign key: migration 2), in the same statement.
-      const { rows } = await pool.query<{ n: number }>(`
+      // The history and settled execution ids go with their job (no foreign key: migration 2), in the same statement.
+      const { rows } = await q<{ n: number }>(`
         WITH gone AS (DELETE FROM gateway_jobs WHERE status = ANY($1) AND coalesce(finished_at, 0) <= $2 RETURNING id),
-        history AS (DELETE FROM gateway_job_history WHERE job_id IN (SELECT id FROM gone))
+        history AS (DELETE FROM gateway_job_history WHERE job_id IN (SELECT id FROM gone)),
+        settled AS (DELETE FROM gateway_settled_executions WHERE job_id IN (SELECT id FROM gone))
         SELECT count(*)::int AS n FROM gone`, [TERMINAL, now - olderThanMs])
       return rows[0].n
     },
 
     async addDailyTokens(dayKey, tokens) {
-      const { rows } = await pool.query<{ tokens: string }>(`
+      const { rows } = await q<{ tokens: string }>(`
         INSERT INTO gateway_daily_tokens (day, tokens) VALUES ($1, $2)
         ON CONFLICT (day) DO UPDATE SET tokens = gateway_daily_tokens.tokens + EXCLUDED.tokens
         RETURNING tokens`, [dayKey, Math.round(tokens)])
@@ -202,12 +272,26 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     },
 
     async dailyTokens(dayKey) {
-      const { rows } = await pool.query<{ tokens: string }>('SELECT tokens FROM gateway_daily_tokens WHERE day = $1', [dayKey])
+      const { rows } = await q<{ tokens: string }>('SELECT tokens FROM gateway_daily_tokens WHERE day = $1', [dayKey])
       return Number(rows[0]?.tokens ?? 0)
     },
 
     onWork(l) {
       listeners.add(l)
+    },
+
+    leaseHeld(id) {
+      return (heldUntil.get(id) ?? 0) > Date.now()
+    },
+
+    onHeartbeat(l) {
+      beats.add(l)
+    },
+
+    async claimsHeld(claims) {
+      const { rows } = await q<{ id: string }>(`SELECT j.id FROM gateway_jobs j JOIN unnest($2::text[], $3::integer[]) AS c(id, attempt) ON j.id = c.id
+        WHERE ${FENCED('$1', 'c.attempt')}`, [workerId, claims.map((c) => c.id), claims.map((c) => c.attempt)])
+      return new Set(rows.map((r) => r.id))
     },
 
     async close() {

@@ -104,7 +104,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     rebuild: (record) => factory.rebuild(record),
     onParking: (id, executionId) => (context.queue?.onSessionParking(id, executionId) ?? Promise.resolve(true)),
     onParked: (id, executionId) => context.queue?.onSessionParked(id, executionId) ?? Promise.resolve(),
-    beforeResume: (id) => context.queue?.waitForResumeSlot(id) ?? Promise.resolve(),
+    onParkFailed: (id, error) => context.queue?.onParkFailed(id, error),
+    beforeResume: (id, hint) => context.queue?.waitForResumeSlot(id, hint) ?? Promise.resolve(),
     onResumed: (id, runner) => void context.queue?.onSessionResumed(id, runner),
     onResumeFailed: (id, error) => void context.queue?.onResumeFailed(id, error),
     onError,
@@ -166,6 +167,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
         return runner
       },
       discardSession: (id) => void registry.remove(id),
+      ...(parking.store.databaseId !== undefined ? { parkStoreDatabaseId: parking.store.databaseId } : {}),
+      onError,
     })
   }
   const principalOf = createAuthenticator(options.authenticate, onError)

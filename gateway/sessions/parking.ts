@@ -23,9 +23,15 @@ export interface ParkingOptions {
   /** Write the runner snapshot through after every turn (plaintext transcript; off by default). */
   persistLive?: boolean
   onError?: (err: unknown, where: 'park' | 'resume' | 'persist' | 'discard') => void
+  /**
+   * A shared store (issue 21, Deliver 4): every this often, lapsed deadlines of parks stored by
+   * any process are fired here, so they never wait for their parker (maybe dead). The first
+   * sweep comes `expiredGraceMs` after start, as deadlines re-armed at boot do.
+   */
+  deadlineSweepMs?: number
 }
 
-export const PARKING_DEFAULTS = { parkDelayMs: 2000, expiredGraceMs: 60_000 } as const
+export const PARKING_DEFAULTS = { parkDelayMs: 2000, expiredGraceMs: 60_000, deadlineSweepMs: 1000 } as const
 
 export interface ParkingDeps {
   registry: SessionRegistry
@@ -40,8 +46,15 @@ export interface ParkingDeps {
    * park to wake it (job-status.5, job-status.7).
    */
   onParked?(sessionId: string, executionId: string): Promise<void>
-  /** Resolves when the session may resume; false: another process took its job first (shared store). */
-  beforeResume?(sessionId: string): Promise<boolean | void>
+  /** The park could not be stored (the store failed): a job's attempt fails (retry rules apply). */
+  onParkFailed?(sessionId: string, error: string): void
+  /**
+   * Resolves when the session may resume; false: another process took its job first (shared
+   * store). An object: the queue resumed the job and adopted its park in one transaction (issue
+   * 21) and hands over the adopted record (undefined: the park was gone; the attempt fails).
+   * `jobId` is the park's own `meta.jobId`; `settledExecutionId` the result that woke it.
+   */
+  beforeResume?(sessionId: string, hint: { jobId?: string; settledExecutionId?: string }): Promise<boolean | void | { park: unknown }>
   /** A parked session could not be rebuilt here (its job's attempt fails). */
   onResumeFailed?(sessionId: string, error: string): void
   onResumed?(sessionId: string, runner: Runner): void
@@ -68,6 +81,8 @@ export class ParkingManager {
   #foreign = new Map<string, StoredSession>()
   #ops = new Map<string, Promise<unknown>>()
   #closed = false
+  #sweepTimer: ReturnType<typeof setInterval> | undefined
+  #sweeping = false
   /** Live writes scheduled but not yet taken: shutdown takes them at once instead of losing them. */
   #persistPending = new Set<Runner>()
   /** Runners whose turn just ended: their snapshot is taken at the very next event (the status move). */
@@ -158,8 +173,8 @@ export class ParkingManager {
    * The execution id a deferred tool call of `sessionId` gets. Protocol 7 uses the tool call's own
    * id, but tool-call ids are only unique within a conversation (a model may repeat one, and two
    * sessions' models may mint the same), while results are looked up by id across every session.
-   * So an id this gateway already knows (open or settled here, or parked by any process sharing
-   * the store) is refused and the first free `<id>-2`, `<id>-3`, … is used instead. The id is
+   * So an id this gateway already knows (open or settled here, or parked or settled by any process
+   * sharing the store) is refused and the first free `<id>-2`, `<id>-3`, … is used instead. The id is
    * reserved for the session at once, so two sessions claiming the same id cannot both get it.
    */
   async claimExecutionId(sessionId: string, toolCallId: string): Promise<string> {
@@ -168,7 +183,9 @@ export class ParkingManager {
       if (this.#owners.has(id) || this.#settled.has(id)) continue
       this.#owners.set(id, sessionId)
       const stored = this.store.findByExecution && !this.#closed ? await this.store.findByExecution(id).catch(() => undefined) : undefined
-      if (stored === undefined) return id
+      // Settled anywhere in the fleet (issue 21) counts as known too: its duplicates answer for that session.
+      const settled = stored === undefined && this.store.findSettled && !this.#closed ? await this.store.findSettled(id).catch(() => undefined) : undefined
+      if (stored === undefined && settled === undefined) return id
       // Another session's park holds it: give the reservation back and try the next suffix.
       if (this.#owners.get(id) === sessionId) this.#owners.delete(id)
     }
@@ -188,10 +205,14 @@ export class ParkingManager {
     if (owner) return this.#deps.registry.info(owner)
     if (!this.store.findByExecution || this.#closed) return undefined
     const sessionId = await this.store.findByExecution(executionId)
-    if (!sessionId) return undefined
-    const row = this.#deps.registry.get(sessionId)
-    if (row && !(row instanceof ParkedSession)) return row.info()
-    return (await this.#serial(sessionId, () => this.store.load(sessionId)))?.info
+    if (sessionId) {
+      const row = this.#deps.registry.get(sessionId)
+      if (row && !(row instanceof ParkedSession)) return row.info()
+      const info = (await this.#serial(sessionId, () => this.store.load(sessionId)))?.info
+      if (info) return info
+    }
+    // Settled anywhere in the fleet (its park adopted, its result applied): a duplicate.
+    return this.store.findSettled?.(executionId)
   }
 
   isParked(id: string): boolean {
@@ -199,29 +220,36 @@ export class ParkingManager {
   }
 
   /** The live runner, waking a parked or not-yet-rebuilt session; undefined when it is gone. */
-  async ensureLive(id: string): Promise<Runner | undefined> {
+  async ensureLive(id: string, settledExecutionId?: string): Promise<Runner | undefined> {
     const current = this.#deps.registry.get(id)
     if (!(current instanceof ParkedSession)) return current
     let pending = this.#resuming.get(id)
     if (!pending) {
-      pending = this.#resume(id).finally(() => this.#resuming.delete(id))
+      pending = this.#resume(id, settledExecutionId).finally(() => this.#resuming.delete(id))
       this.#resuming.set(id, pending)
     }
     return pending
   }
 
-  async #resume(id: string): Promise<Runner | undefined> {
+  async #resume(id: string, settledExecutionId: string | undefined): Promise<Runner | undefined> {
     const peek = this.#foreign.get(id) ?? await this.#serial(id, () => this.store.load(id))
     this.#foreign.delete(id)
     if (!peek) return undefined
     const current = this.#deps.registry.get(id)
     if (!(current instanceof ParkedSession)) return current
     // A job's park: its slot first. On a shared adapter that step is also the one atomic decision
-    // of which process resumes the job, taken before the park leaves the store, so a process that
-    // dies from here on leaves a running job with a lapsing claim (retried), never a lost park.
-    if (peek.kind === 'park' && (await this.#deps.beforeResume?.(id)) === false) return undefined
+    // of which process resumes the job; with a store on the adapter's database it adopts the park
+    // in the same transaction (issue 21), so the park, the job and its history move together.
+    let adopted: { park: unknown } | undefined
+    if (peek.kind === 'park') {
+      const jobId = peek.info.meta?.jobId
+      const slot = await this.#deps.beforeResume?.(id, { ...(typeof jobId === 'string' ? { jobId } : {}), ...(settledExecutionId !== undefined ? { settledExecutionId } : {}) })
+      if (slot === false) return undefined
+      if (typeof slot === 'object') adopted = slot
+    }
     // A shared store hands a park to one process only (sessions of no job are decided here).
-    const record = this.store.adopt ? await this.#serial(id, () => this.store.adopt!(id)) : peek
+    // An adopted park is the row this store saved (same database, same table).
+    const record = adopted ? adopted.park as StoredSession | undefined : this.store.adopt ? await this.#serial(id, () => this.store.adopt!(id, settledExecutionId)) : peek
     if (!record) {
       this.#deps.onResumeFailed?.(id, 'the parked session was taken by another process')
       return undefined
@@ -253,18 +281,34 @@ export class ParkingManager {
     const sessionId = this.#owners.get(executionId) ?? await this.#adoptForeign(executionId)
     if (!sessionId) {
       const settled = this.#settled.get(executionId)
-      return settled ? { applied: false, sessionId: settled } : undefined
+      return settled ? { applied: false, sessionId: settled } : this.#settledInFleet(executionId)
     }
-    const runner = await this.ensureLive(sessionId)
+    const runner = await this.ensureLive(sessionId, executionId)
     if (!runner) {
-      this.#forget(executionId)
-      return undefined
+      // Not woken here: another process took the park (a duplicate, when this result is what it
+      // was woken for), or the park is not there yet. Not recorded settled here: a retry must
+      // still be able to deliver it.
+      this.#owners.delete(executionId)
+      clearTimeout(this.#deadlines.get(executionId))
+      this.#deadlines.delete(executionId)
+      return this.#settledInFleet(executionId)
     }
     clearTimeout(this.#deadlines.get(executionId))
     this.#deadlines.delete(executionId)
     const applied = runner.settleExecution?.(executionId, outcome) ?? false
-    if (applied) this.#forget(executionId)
+    if (applied) {
+      this.#forget(executionId)
+      // For the fleet (a duplicate reaching another process); an adoption already wrote it.
+      this.store.settle?.(executionId, runner.info()).catch((err) => this.#report(err, 'resume'))
+    }
     return { applied, sessionId }
+  }
+
+  /** A duplicate of a result the fleet already took answers `applied: false`; an unknown id, undefined (404). */
+  async #settledInFleet(executionId: string): Promise<SubmitOutcome | undefined> {
+    if (!this.store.findSettled || this.#closed) return undefined
+    const info = await this.store.findSettled(executionId)
+    return info ? { applied: false, sessionId: info.id } : undefined
   }
 
   /**
@@ -298,6 +342,7 @@ export class ParkingManager {
     this.#watchers.delete(id)
     this.#lastLive.delete(id)
     this.#ledger.forget(id)
+    this.store.forgetSettled?.(id).catch((err) => this.#report(err, 'discard'))
     for (const [executionId, owner] of [...this.#owners, ...this.#settled]) {
       if (owner !== id) continue
       this.#owners.delete(executionId)
@@ -312,6 +357,10 @@ export class ParkingManager {
   async hydrate(): Promise<void> {
     const records = await this.store.list()
     const notBefore = Date.now() + (this.#options.expiredGraceMs ?? PARKING_DEFAULTS.expiredGraceMs)
+    if (this.store.expiredExecutions && !this.#sweepTimer && !this.#closed) {
+      this.#sweepTimer = setInterval(() => { if (Date.now() >= notBefore) void this.#sweepDeadlines() }, this.#options.deadlineSweepMs ?? PARKING_DEFAULTS.deadlineSweepMs)
+      this.#sweepTimer.unref()
+    }
     for (const record of records) {
       if (this.#deps.registry.get(record.id)) continue
       this.#configs.set(record.id, record.config)
@@ -330,6 +379,7 @@ export class ParkingManager {
     for (const runner of this.#turnEnded) void this.#persistLive(runner)
     this.#turnEnded.clear()
     this.#closed = true
+    clearInterval(this.#sweepTimer)
     this.#ledger.releaseAll()
     for (const t of [...this.#deadlines.values(), ...this.#detachTimers.values()]) clearTimeout(t)
     this.#deadlines.clear()
@@ -348,6 +398,28 @@ export class ParkingManager {
     // setTimeout holds at most ~24.8 days; longer deadlines re-arm on the next process start.
     const delay = Math.max(0, expiresAt - Date.now())
     if (delay < 2 ** 31 - 1) this.#deadlines.set(executionId, setTimeout(fire, delay))
+  }
+
+  /**
+   * Fires lapsed deadlines of parks in the shared store, whoever parked them: the result goes
+   * through the usual delivery, whose adoption is atomic, so exactly one process applies it and a
+   * race with the parker's own watchdog is a duplicate (`applied: false`). A deadline this
+   * process has armed itself is left to its timer.
+   */
+  async #sweepDeadlines(): Promise<void> {
+    if (this.#sweeping || this.#closed) return
+    this.#sweeping = true
+    try {
+      for (const executionId of await this.store.expiredExecutions!(Date.now(), 20)) {
+        if (this.#deadlines.has(executionId) || this.#closed) continue
+        const outcome: ExecutionOutcome = { status: 'failed', reason: 'timeout', error: 'deferred execution produced no result before its deadline' }
+        await this.submitResult(executionId, outcome).catch((err) => this.#report(err, 'resume'))
+      }
+    } catch (err) {
+      this.#report(err, 'resume')
+    } finally {
+      this.#sweeping = false
+    }
   }
 
   #forget(executionId: string): void {
@@ -380,7 +452,14 @@ export class ParkingManager {
     this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
     // One serial step, so a resume of this id (which loads under the same serial) sees the job parked.
     await this.#serial(id, async () => {
-      await this.store.save(record).catch((err) => this.#report(err, 'park'))
+      try {
+        await this.store.save(record)
+      } catch (err) {
+        // Not stored: nothing could wake it (issue 21). The queue fails a job's attempt instead
+        // of recording it parked; a session of no job stays an evicted row, as before.
+        this.#report(err, 'park')
+        return this.#deps.onParkFailed?.(id, `the park could not be stored: ${(err as Error).message}`)
+      }
       await this.#deps.onParked?.(id, first)
     }).catch((err) => this.#report(err, 'park'))
   }

@@ -62,8 +62,23 @@ export interface SessionStore {
   /**
    * Takes the record to rebuild from: a park is removed in the same atomic step (only one caller
    * ever gets it); a live record is returned and kept. Undefined: gone, or another process took it.
+   * `settledExecutionId`: the result that woke the park, recorded settled (see `settle`) in the
+   * same step, so a duplicate reaching another process meanwhile answers `applied: false`.
    */
-  adopt?(id: string): Promise<StoredSession | undefined>
+  adopt?(id: string, settledExecutionId?: string): Promise<StoredSession | undefined>
   /** The session whose stored park has `executionId` among its open executions. */
   findByExecution?(executionId: string): Promise<string | undefined>
+  /**
+   * Shared settled record (issue 21): `executionId`'s result was applied to `info.id`'s session.
+   * Kept until `forgetSettled` for the session, or, for a job's session, until the job is pruned.
+   */
+  settle?(executionId: string, info: SessionInfo): Promise<void>
+  /** The session a settled execution belonged to, with its info for the caller's visibility check. */
+  findSettled?(executionId: string): Promise<SessionInfo | undefined>
+  /** The session is gone: its settled ids go too (a job's stay until the job is pruned). */
+  forgetSettled?(sessionId: string): Promise<void>
+  /** Open executions of stored parks whose deadline is at or before `now` (any process may fire them). */
+  expiredExecutions?(now: number, limit: number): Promise<string[]>
+  /** The database a shared store keeps its records in (opaque); a queue adapter with the same id shares it. */
+  readonly databaseId?: string
 }

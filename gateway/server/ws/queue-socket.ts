@@ -17,11 +17,20 @@ export async function attachQueueClient(ws: WebSocket, queue: JobQueue): Promise
     const frames: unknown[] = [{ type: 'job_event', event }]
     if (!ready) return void pending.push(...frames)
     send(frames[0])
-    if (event.type !== 'job_progress') void queue.stats().then((stats) => send({ type: 'queue_stats', stats }))
+    // A store that cannot answer (issue 21) skips this refresh; the next event sends one.
+    if (event.type !== 'job_progress') queue.stats().then((stats) => send({ type: 'queue_stats', stats }), () => undefined)
   })
   ws.on('close', unsubscribe)
   ws.on('error', unsubscribe)
-  send({ type: 'queue_attached', protocolVersion: PROTOCOL_VERSION, stats: await queue.stats() })
+  let stats
+  try {
+    stats = await queue.stats()
+  } catch {
+    // The store cannot answer (issue 21): the socket closes (1011) instead of the process failing.
+    unsubscribe()
+    return ws.close(1011, 'queue unavailable')
+  }
+  send({ type: 'queue_attached', protocolVersion: PROTOCOL_VERSION, stats })
   ready = true
   for (const frame of pending) send(frame)
 }

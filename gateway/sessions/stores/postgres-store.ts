@@ -1,21 +1,27 @@
 /**
  * The session store on PostgreSQL (session-stores), shared by several gateway processes: parks
  * and persistLive records as JSON rows, each park's open execution ids indexed so a result that
- * reaches any process finds its session, and `adopt` deleting a park in the statement that reads
- * it, so exactly one process rebuilds it.
+ * reaches any process finds its session, `adopt` deleting a park in the statement that reads
+ * it, so exactly one process rebuilds it, and the fleet's settled execution ids (issue 21), so a
+ * duplicate result anywhere answers `applied: false`. Every statement and transaction goes
+ * through `postgres/retry.ts` (40001/40P01 retried there).
  */
 import type pg from 'pg'
-import { openPool, type PostgresConnectionOptions } from '../../postgres/pool.ts'
+import type { SessionInfo } from '../../protocol/index.ts'
+import { databaseIdOf, openPool, type PostgresConnectionOptions } from '../../postgres/pool.ts'
+import { query, transaction } from '../../postgres/retry.ts'
 import type { SessionStore, StoredSession } from '../session-store.ts'
 
 export type PostgresSessionStoreOptions = PostgresConnectionOptions
 
 export interface PostgresSessionStore extends SessionStore {
+  readonly databaseId: string
   close(): Promise<void>
 }
 
 export async function createPostgresSessionStore(options: PostgresSessionStoreOptions): Promise<PostgresSessionStore> {
   const pool = await openPool(options)
+  const q = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => query<R>(pool, text, values)
 
   // Operations on one id run in call order (a save then a delete must not land the other way round).
   const tails = new Map<string, Promise<void>>()
@@ -27,59 +33,68 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
     return run
   }
 
-  const transaction = async <T>(op: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-    const client = await pool.connect()
-    try {
-      await client.query('BEGIN')
-      const result = await op(client)
-      await client.query('COMMIT')
-      return result
-    } catch (err) {
-      await client.query('ROLLBACK').catch(noop)
-      throw err
-    } finally {
-      client.release()
-    }
-  }
+  const settleSql = `INSERT INTO gateway_settled_executions (execution_id, session_id, job_id, info) VALUES ($1, $2, $3, $4::jsonb)
+    ON CONFLICT (execution_id) DO NOTHING`
+  const jobOf = (info: SessionInfo) => (typeof info.meta?.jobId === 'string' ? info.meta.jobId : null)
 
   return {
+    databaseId: databaseIdOf(options.url),
     save: (record) => {
       // Serialise before queueing so a record that cannot be JSON fails this call alone.
       const json = JSON.stringify(record)
-      const executions = record.kind === 'park' ? record.snapshot.executions.map((e) => e.executionId) : []
-      return enqueue(record.id, () => transaction(async (client) => {
+      const executions = record.kind === 'park' ? record.snapshot.executions : []
+      return enqueue(record.id, () => transaction(pool, async (client) => {
         await client.query(`
           INSERT INTO gateway_sessions (id, kind, record, saved_at) VALUES ($1, $2, $3::jsonb, now())
           ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, record = EXCLUDED.record, saved_at = now()`, [record.id, record.kind, json])
         await client.query('DELETE FROM gateway_session_executions WHERE session_id = $1', [record.id])
         if (executions.length) {
           await client.query(`
-            INSERT INTO gateway_session_executions (execution_id, session_id) SELECT unnest($1::text[]), $2
-            ON CONFLICT (execution_id) DO UPDATE SET session_id = EXCLUDED.session_id`, [executions, record.id])
+            INSERT INTO gateway_session_executions (execution_id, session_id, expires_at) SELECT e, $2, x FROM unnest($1::text[], $3::bigint[]) AS u(e, x)
+            ON CONFLICT (execution_id) DO UPDATE SET session_id = EXCLUDED.session_id, expires_at = EXCLUDED.expires_at`,
+          [executions.map((e) => e.executionId), record.id, executions.map((e) => (Number.isFinite(e.expiresAt) ? Math.round(e.expiresAt) : null))])
         }
       }))
     },
     load: (id) => enqueue(id, async () => {
-      const { rows } = await pool.query<{ record: StoredSession }>('SELECT record FROM gateway_sessions WHERE id = $1', [id])
+      const { rows } = await q<{ record: StoredSession }>('SELECT record FROM gateway_sessions WHERE id = $1', [id])
       return rows[0]?.record
     }),
     delete: (id) => enqueue(id, async () => {
-      await pool.query('DELETE FROM gateway_sessions WHERE id = $1', [id])
+      await q('DELETE FROM gateway_sessions WHERE id = $1', [id])
     }),
     async list() {
       await Promise.all(tails.values())
-      const { rows } = await pool.query<{ record: StoredSession }>('SELECT record FROM gateway_sessions')
+      const { rows } = await q<{ record: StoredSession }>('SELECT record FROM gateway_sessions')
       return rows.map((r) => r.record)
     },
-    adopt: (id) => enqueue(id, async () => {
-      const taken = await pool.query<{ record: StoredSession }>(`DELETE FROM gateway_sessions WHERE id = $1 AND kind = 'park' RETURNING record`, [id])
-      if (taken.rows[0]) return taken.rows[0].record
-      const { rows } = await pool.query<{ record: StoredSession }>(`SELECT record FROM gateway_sessions WHERE id = $1 AND kind = 'live'`, [id])
+    adopt: (id, settledExecutionId) => enqueue(id, () => transaction(pool, async (client) => {
+      const taken = await client.query<{ record: StoredSession }>(`DELETE FROM gateway_sessions WHERE id = $1 AND kind = 'park' RETURNING record`, [id])
+      const park = taken.rows[0]?.record
+      if (park) {
+        if (settledExecutionId !== undefined) await client.query(settleSql, [settledExecutionId, id, jobOf(park.info), JSON.stringify(park.info)])
+        return park
+      }
+      const { rows } = await client.query<{ record: StoredSession }>(`SELECT record FROM gateway_sessions WHERE id = $1 AND kind = 'live'`, [id])
       return rows[0]?.record
-    }),
+    })),
     async findByExecution(executionId) {
-      const { rows } = await pool.query<{ session_id: string }>('SELECT session_id FROM gateway_session_executions WHERE execution_id = $1', [executionId])
+      const { rows } = await q<{ session_id: string }>('SELECT session_id FROM gateway_session_executions WHERE execution_id = $1', [executionId])
       return rows[0]?.session_id
+    },
+    async expiredExecutions(now, limit) {
+      const { rows } = await q<{ execution_id: string }>(`SELECT execution_id FROM gateway_session_executions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2`, [Math.floor(now), limit])
+      return rows.map((r) => r.execution_id)
+    },
+    async settle(executionId, info) {
+      await q(settleSql, [executionId, info.id, jobOf(info), JSON.stringify(info)])
+    },
+    async findSettled(executionId) {
+      const { rows } = await q<{ info: SessionInfo }>('SELECT info FROM gateway_settled_executions WHERE execution_id = $1', [executionId])
+      return rows[0]?.info
+    },
+    async forgetSettled(sessionId) {
+      await q('DELETE FROM gateway_settled_executions WHERE session_id = $1 AND job_id IS NULL', [sessionId])
     },
     close: () => pool.end(),
   }

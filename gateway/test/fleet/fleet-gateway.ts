@@ -19,6 +19,13 @@ export interface FleetGatewayOptions {
   maxConcurrency: number
   leaseMs: number
   token: string
+  /** The deferred tools' deadlines: deferred_task and deferred_short (default 10 min each). */
+  deferredExpiresInMs?: number
+  shortDeadlineMs?: number
+  maxParkedDurationMs?: number
+  /** Parking's boot grace before lapsed deadlines fire (default 60 s), and its fleet sweep's period. */
+  expiredGraceMs?: number
+  deadlineSweepMs?: number
 }
 
 const url = process.env.DATABASE_URL
@@ -34,11 +41,22 @@ const gateway = createGatewayServer({
   profiles: [{ name: 'default', engine: 'provider', provider: { id: 'fake', model: 'fake-small' } }],
   createEngineRunner: (ctx) => createAiSdkRunner(ctx, {
     baseURL: model.baseURL, maxRetries: 0,
-    deferredTools: { deferred_task: { description: 'A task an outside system completes', expiresInMs: 10 * 60_000 } },
+    deferredTools: {
+      deferred_task: { description: 'A task an outside system completes', expiresInMs: options.deferredExpiresInMs ?? 10 * 60_000 },
+      deferred_short: { description: 'A task whose deadline is short', expiresInMs: options.shortDeadlineMs ?? 10 * 60_000 },
+    },
   }),
   allowedCwdRoots: [cwdRoot],
-  parking: { store, parkDelayMs: 20 },
-  queue: { adapter, maxConcurrency: options.maxConcurrency, webhookRetryDelayMs: 20, webhookAttempts: 5, killGraceMs: 200 },
+  parking: {
+    store, parkDelayMs: 20,
+    ...(options.expiredGraceMs !== undefined ? { expiredGraceMs: options.expiredGraceMs } : {}),
+    ...(options.deadlineSweepMs !== undefined ? { deadlineSweepMs: options.deadlineSweepMs } : {}),
+  },
+  queue: {
+    adapter, maxConcurrency: options.maxConcurrency,
+    ...(options.maxParkedDurationMs !== undefined ? { maxParkedDurationMs: options.maxParkedDurationMs } : {}),
+    webhookRetryDelayMs: 20, webhookAttempts: 5, killGraceMs: 200,
+  },
   onError: (err, where) => process.stderr.write(`[${options.workerId}] ${where}: ${(err as Error)?.message ?? err}\n`),
 })
 const listening = await gateway.listen(0, '127.0.0.1')

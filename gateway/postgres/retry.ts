@@ -1,0 +1,80 @@
+/**
+ * The one place PostgreSQL calls are retried and transactions are run (issue 21, Deliver 1).
+ *
+ * A serialisation failure (40001) or a deadlock victim (40P01) rolled its whole transaction back,
+ * so running it again is safe: it is retried here after a jittered, doubling pause, a bounded
+ * number of times. Any other error, or the last retryable one, reaches the caller, which fails
+ * that one request or job operation; nothing here ever throws outside a returned promise.
+ *
+ * A checked-out client has no `error` listener of the pool's (pg-pool removes its idle listener
+ * on checkout), so a connection that breaks mid-transaction would emit an unhandled `error` event
+ * and end the process: `transaction` listens for it while it holds the client, and hands a broken
+ * client back to the pool to be destroyed rather than reused.
+ */
+import type pg from 'pg'
+
+/** SQLSTATEs whose transaction PostgreSQL rolled back and which may simply run again. */
+export const RETRYABLE_SQLSTATES: ReadonlySet<string> = new Set(['40001', '40P01'])
+
+export const RETRY_DEFAULTS = { attempts: 5, baseDelayMs: 10 } as const
+
+export interface RetryOptions {
+  /** Tries in all, the first included (default 5). */
+  attempts?: number
+  /** The first pause; each next one doubles, every pause drawn uniformly from [0, its bound] (default 10 ms). */
+  baseDelayMs?: number
+  /** Told of every retried failure (so an operator sees contention), never of the final one. */
+  onRetry?: (err: Error, attempt: number) => void
+}
+
+export function isRetryable(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && RETRYABLE_SQLSTATES.has((err as { code?: string }).code ?? '')
+}
+
+/** Runs `op`; on 40001/40P01 runs it again after a jittered pause, up to `attempts` tries in all. */
+export async function withRetry<T>(op: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
+  const attempts = Math.max(1, options.attempts ?? RETRY_DEFAULTS.attempts)
+  const base = options.baseDelayMs ?? RETRY_DEFAULTS.baseDelayMs
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await op()
+    } catch (err) {
+      if (!isRetryable(err) || attempt >= attempts) throw err
+      try { options.onRetry?.(err as Error, attempt) } catch { /* an observer never breaks a retry */ }
+      // Full jitter: the two sides of a deadlock must not collide again on the same schedule.
+      await new Promise((r) => setTimeout(r, Math.random() * base * 2 ** (attempt - 1)))
+    }
+  }
+}
+
+/**
+ * `op` inside BEGIN … COMMIT on one pooled client, retried as a whole on 40001/40P01. `op` must
+ * be safe to run again from the start: its effects on the database were rolled back.
+ */
+export function transaction<T>(pool: pg.Pool, op: (client: pg.PoolClient) => Promise<T>, options: RetryOptions = {}): Promise<T> {
+  return withRetry(async () => {
+    const client = await pool.connect()
+    let broken: Error | undefined
+    const onBroken = (err: Error) => { broken = err }
+    client.on('error', onBroken)
+    try {
+      await client.query('BEGIN')
+      const result = await op(client)
+      await client.query('COMMIT')
+      return result
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackErr: Error) => { broken ??= rollbackErr })
+      throw err
+    } finally {
+      // A broken client is destroyed by the pool, and its error event may still come after this
+      // (the server's FATAL message trails the failed query): it keeps the listener for good.
+      if (!broken) client.removeListener('error', onBroken)
+      client.release(broken)
+    }
+  }, options)
+}
+
+/** A pool's single statement, retried on 40001/40P01 (a statement that failed so had no effect). */
+export function query<R extends pg.QueryResultRow>(pool: pg.Pool, config: pg.QueryConfig | string, values?: unknown[], options: RetryOptions = {}): Promise<pg.QueryResult<R>> {
+  return withRetry(() => (typeof config === 'string' ? pool.query<R>(config, values) : pool.query<R>(config)), options)
+}

@@ -1,0 +1,95 @@
+/**
+ * Issue 21, Deliver 1: no database error ends a gateway process. Two gateway processes run
+ * succeeding, failing-and-retried and parking jobs while every one of their PostgreSQL
+ * connections is terminated by the server (pg_terminate_backend, as a failover or an operator
+ * does), four times. Each failed call fails its one operation and is reported; the processes
+ * stay up, reconnect, and every job still reaches exactly one terminal state.
+ */
+import { randomBytes } from 'node:crypto'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import pg from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+import { until } from '../harness.ts'
+import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
+import { startMember, type Member } from './run-fleet.ts'
+
+const SUCCEED = `scenario:${JSON.stringify({ name: 'work', steps: [{ type: 'sleep', ms: 30 }, { type: 'text', text: 'done' }] })}`
+const PROMPTS = [SUCCEED, 'scenario:deferred', 'scenario:model-error']
+const TERMINAL = ['succeeded', 'failed', 'canceled']
+
+describe('database connections killed under a running fleet', () => {
+  let server: PostgresServer | undefined
+  let hook: Server | undefined
+  const members: Member[] = []
+  afterEach(async () => {
+    for (const m of members.splice(0)) if (m.child.exitCode === null) m.child.kill('SIGKILL')
+    hook?.closeAllConnections()
+    await new Promise<void>((r) => (hook ? hook.close(() => r()) : r()))
+    await server?.stop()
+    server = hook = undefined
+  })
+
+  it('no process exits; every job ends once', async () => {
+    server = await startPostgresServer()
+    const url = await server.createDatabase()
+    const token = randomBytes(8).toString('hex')
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    // A parked job's result goes to either process, again while it is not accepted (a 404 until
+    // the park is stored, a 5xx while the database is away).
+    const answer = async (executionId: string) => {
+      for (let i = 0; i < 400; i++) {
+        const m = members[i % members.length]
+        const res = await fetch(`${m.url}/executions/${executionId}/result`, { method: 'POST', headers, body: JSON.stringify({ status: 'ok', output: { type: 'text', value: 'ok' } }) }).catch(() => undefined)
+        if (res?.status === 200) return
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    }
+    hook = createServer((req, res) => {
+      let text = ''
+      req.on('data', (c) => { text += c })
+      req.on('end', () => {
+        res.end()
+        const event = JSON.parse(text) as { type: string; executionId?: string }
+        if (event.type === 'job_parked' && event.executionId) void answer(event.executionId)
+      })
+    })
+    await new Promise<void>((r) => hook!.listen(0, '127.0.0.1', r))
+    const webhook = { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/` }
+    const options = (workerId: string) => ({ workerId, maxConcurrency: 3, leaseMs: 1500, token })
+    members.push(...await Promise.all([startMember(url, options('k1')), startMember(url, options('k2'))]))
+    const reports = new Map(members.map((m) => [m.workerId, [] as string[]]))
+    for (const m of members) m.child.stderr!.on('data', (b) => reports.get(m.workerId)!.push(String(b)))
+
+    const ids: string[] = []
+    for (let i = 0; i < 18; i++) {
+      const res = await fetch(`${members[i % 2].url}/jobs`, { method: 'POST', headers, body: JSON.stringify({ session: { prompt: PROMPTS[i % 3] }, attempts: 2, retryDelayMs: 50, webhook }) })
+      expect(res.status).toBe(201)
+      ids.push(((await res.json()) as { job: { id: string } }).job.id)
+    }
+    const db = new pg.Client({ connectionString: url })
+    await db.connect()
+    try {
+      const terminal = async () => Number((await db.query(`SELECT count(*) AS n FROM gateway_jobs WHERE status = ANY($1)`, [TERMINAL])).rows[0].n)
+      let killed = 0
+      for (let round = 0; round < 4; round++) {
+        await new Promise((r) => setTimeout(r, 150))
+        const { rows } = await db.query(`SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend') k`)
+        killed += rows[0].n
+      }
+      expect(killed).toBeGreaterThan(0)
+      await until(terminal, (n) => n === ids.length, 'every job terminal', 60_000)
+      for (const m of members) expect(m.child.exitCode, `${m.workerId} exited: ${reports.get(m.workerId)!.join('')}`).toBeNull()
+      // The failures were real and reported, not absent.
+      expect([...reports.values()].flat().join('')).toMatch(/terminat|Connection/i)
+      const history = (await db.query(`SELECT job_id, count(*)::int AS n FROM gateway_job_history WHERE to_status = ANY($1) GROUP BY job_id`, [TERMINAL])).rows
+      expect(history).toHaveLength(ids.length)
+      expect(history.every((h) => h.n === 1)).toBe(true)
+      // Both processes still serve requests.
+      for (const m of members) expect((await fetch(`${m.url}/queue`, { headers })).status).toBe(200)
+    } finally {
+      await db.end()
+    }
+  }, 90_000)
+})

@@ -1,0 +1,91 @@
+/**
+ * Fencing (issue 21, Deliver 3) with real processes: a gateway process holding a claim is
+ * stopped (SIGSTOP) until its lease lapses and another process has reclaimed the job, retried it
+ * and completed it; continued (SIGCONT), the stalled process finds its claim gone and writes and
+ * sends nothing for its attempt (no completion, no progress): one job_completed, one terminal
+ * transition, the rescuer's row.
+ * The lease is 600 ms (an option); the test waits on the database, never on a fixed sleep.
+ */
+import { randomBytes } from 'node:crypto'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import pg from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+import { until } from '../harness.ts'
+import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
+import { startMember, type Member } from './run-fleet.ts'
+
+describe('a claimant stalled past its lease', () => {
+  let server: PostgresServer | undefined
+  let hook: Server | undefined
+  const members: Member[] = []
+  afterEach(async () => {
+    for (const m of members.splice(0)) {
+      if (m.child.exitCode === null) {
+        m.child.kill('SIGCONT')
+        m.child.kill('SIGKILL')
+      }
+    }
+    hook?.closeAllConnections()
+    await new Promise<void>((r) => (hook ? hook.close(() => r()) : r()))
+    await server?.stop()
+    server = hook = undefined
+  })
+
+  it('cannot complete the job another process reclaimed, nor send its job_completed', async () => {
+    server = await startPostgresServer()
+    const url = await server.createDatabase()
+    const token = randomBytes(8).toString('hex')
+    const got: Array<{ type: string; job: { attempt: number } }> = []
+    hook = createServer((req, res) => {
+      let text = ''
+      req.on('data', (c) => { text += c })
+      req.on('end', () => { res.end(); got.push(JSON.parse(text)) })
+    })
+    await new Promise<void>((r) => hook!.listen(0, '127.0.0.1', r))
+    const options = (workerId: string) => ({ workerId, maxConcurrency: 2, leaseMs: 600, token })
+    members.push(...await Promise.all([startMember(url, options('f1')), startMember(url, options('f2'))]))
+    const reports = new Map<string, string>()
+    for (const m of members) {
+      reports.set(m.workerId, '')
+      m.child.stderr!.on('data', (b) => reports.set(m.workerId, reports.get(m.workerId) + String(b)))
+    }
+    // Long enough that the stalled run is still in its turn when stopped.
+    const slow = `scenario:${JSON.stringify({ name: 'slow', steps: [{ type: 'sleep', ms: 400 }, { type: 'text', text: 'finished' }] })}`
+    const res = await fetch(`${members[0].url}/jobs`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ session: { prompt: slow }, attempts: 2, retryDelayMs: 10, webhook: { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/` } }),
+    })
+    expect(res.status).toBe(201)
+    const { job } = (await res.json()) as { job: { id: string } }
+    const db = new pg.Client({ connectionString: url })
+    await db.connect()
+    try {
+      const row = async () => (await db.query(`SELECT status, lease_owner, (info->>'attempt')::int AS attempt FROM gateway_jobs WHERE id = $1`, [job.id])).rows[0]
+      const claimed = await until(row, (r) => r.status === 'running' && r.lease_owner !== null && got.some((e) => e.type === 'job_started'), 'claimed and started')
+      const stalled = members.find((m) => m.workerId === claimed.lease_owner)!
+      const rescuer = members.find((m) => m !== stalled)!
+      stalled.child.kill('SIGSTOP')
+      // The rescuer reclaims (worker lost), retries and completes attempt 2 while the other is stopped.
+      const done = await until(row, (r) => r.status === 'succeeded', 'attempt 2 completed by the rescuer', 20_000)
+      expect(done).toEqual({ status: 'succeeded', lease_owner: rescuer.workerId, attempt: 2 })
+      const beforeCont = got.length
+      stalled.child.kill('SIGCONT')
+      // The stalled process learns it lost the claim (its heartbeat's check, or a fenced write).
+      await until(async () => reports.get(stalled.workerId)!, (text) => text.includes(`job ${job.id} attempt 1: this process no longer holds its claim`), 'the stalled process stopped its run', 10_000)
+      expect(stalled.child.exitCode).toBeNull()
+      expect(await row()).toEqual(done)
+      const history = (await db.query('SELECT from_status, to_status, worker FROM gateway_job_history WHERE job_id = $1 ORDER BY id', [job.id])).rows
+      expect(history.filter((h) => ['succeeded', 'failed', 'canceled'].includes(h.to_status))).toEqual([{ from_status: 'running', to_status: 'succeeded', worker: rescuer.workerId }])
+      await until(async () => got.filter((e) => e.type === 'job_completed').length, (n) => n === 1, 'job_completed delivered')
+      // Give a stale delivery the time the rescuer's took: still exactly one, for attempt 2.
+      await new Promise((r) => setTimeout(r, 300))
+      expect(got.filter((e) => e.type === 'job_completed').map((e) => e.job.attempt)).toEqual([2])
+      expect(got.filter((e) => e.type === 'job_retrying').length).toBe(1)
+      // Nothing at all for the stalled attempt once it continued: no progress of its turn either.
+      expect(got.slice(beforeCont).filter((e) => e.job.attempt === 1)).toEqual([])
+    } finally {
+      await db.end()
+    }
+  }, 60_000)
+})
