@@ -67,12 +67,16 @@ async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, c
 async function rescore(dir: string): Promise<void> {
   const old = JSON.parse(await readFile(join(dir, 'mutation.json'), 'utf8')) as MutationReport
   const equivalents = await loadEquivalents()
-  const { mutants: all } = await generateAll(ROOT)
   const results = old.results.map((r) => (equivalents[r.mutant.key] !== undefined ? { ...r, equivalent: equivalents[r.mutant.key] } : r))
-  // A report without its sample's keys was a default run (no --module): its sample is drawn again from its size and seed.
-  const keys = new Set(old.sampledKeys ?? sample(all, old.sampled, old.seed).map((m) => m.key))
-  const sampled = all.filter((m) => keys.has(m.key))
-  const { modules, totals } = tabulate(all, sampled, results)
+  // Generated and sampled stay as the run counted them (the sources may have changed since).
+  const { modules, totals } = tabulate([], [], results)
+  for (const row of [...modules, totals]) {
+    const was = row.module === 'all' ? old.totals : old.modules.find((m) => m.module === row.module)
+    row.generated = was?.generated ?? 0
+    row.sampled = was?.sampled ?? 0
+  }
+  for (const was of old.modules) if (!modules.some((m) => m.module === was.module)) modules.push({ ...was, judged: 0, equivalent: 0, kitKilled: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 })
+  modules.sort((a, b) => a.module.localeCompare(b.module))
   const report: MutationReport = { ...old, modules, totals, results }
   await writeReport(dir, report)
   await writeFile(join(dir, 'summary.txt'), `${consoleTable(report)}\n`)
