@@ -1,0 +1,71 @@
+/**
+ * Edge cases on engine behaviour found by reviewing generated mutation survivors (issue 20,
+ * Deliver 1): a grant whose tool is never offered, and engine paths the kit did not reach.
+ */
+import type { CaseContext } from '../harness/context.ts'
+import { Unsupported, type Case } from '../types.ts'
+
+/** profile.8 / embedding-rules.6 name exactly these provider grants. */
+const NAMED_GRANTS = ['web_fetch', 'web_search', 'download', 'deliver_file']
+
+const call = (name: string, input: Record<string, unknown>) => ({ type: 'tool', name, input })
+const scenario = (...steps: unknown[]) => `scenario:${JSON.stringify({ name: 'edges-engines', steps: [...steps, { type: 'text', text: '{{toolResult}}' }] })}`
+/** The cli_primary peer tools are the gateway's SDK MCP server `peers` (the CLI's `mcp__<server>__<tool>` naming). */
+const CLI_PEERS_SEND = 'mcp__peers__peers_send'
+
+/** The tools a provider session narrowed to `capabilities` announces in its system_init (events.2). */
+async function offeredTools(ctx: CaseContext, profile: string, capabilities: string[]): Promise<string[]> {
+  const res = await ctx.http('POST', '/sessions', { body: { profile, capabilities } })
+  ctx.check('profiles.6', res.status === 201, `201 for capabilities ${JSON.stringify(capabilities)} on a profile granting ${NAMED_GRANTS.join(', ')}`, `HTTP ${res.status} ${res.text.slice(0, 200)}`)
+  const id = res.json.session.id
+  ctx.onCleanup(() => ctx.http('DELETE', `/sessions/${encodeURIComponent(id)}`))
+  const ws = await ctx.ws(id)
+  const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
+  ws.close()
+  ctx.check('events.2', Array.isArray(init.tools), 'system_init.tools, a list', init.tools)
+  return (init.tools as unknown[]).map(String)
+}
+
+export const engineEdgeCases: Case[] = [
+  {
+    id: 'provider-each-grant-offers-a-tool', title: 'a provider session narrowed to one wired grant offers more tools than one narrowed to none, for each named grant', section: 'profiles',
+    clauses: ['embedding-rules.6', 'embedding-rules.8', 'profile.8', 'profiles.6', 'events.2'], requires: ['provider', 'profile:providerAllGrants'],
+    async run(ctx) {
+      // The providerAllGrants role declares a profile granting all four with each backend wired
+      // (embedding-rules.8: the host wires, the profile grants). Grants are added one at a time
+      // (embedding-rules.6), so a session narrowed to one grant must offer something a session
+      // narrowed to none does not; which tool names a grant brings is the target's own.
+      const profile = ctx.profile('providerAllGrants')
+      const none = new Set(await offeredTools(ctx, profile, []))
+      for (const grant of NAMED_GRANTS) {
+        const tools = await offeredTools(ctx, profile, [grant])
+        const added = tools.filter((t) => !none.has(t))
+        ctx.check('embedding-rules.6', added.length > 0, `a session narrowed to ['${grant}'] offers a tool a session narrowed to [] does not`, `the same tools: ${tools.join(', ')}`)
+      }
+    },
+  },
+  {
+    id: 'peers-hops-restart-after-human-message-cli-primary', title: 'on cli_primary, a peer send from a turn a human started counts one hop, even after the session relayed a peer message', section: 'peers',
+    clauses: ['peers.1', 'server-configuration.24', 'limits.6'], requires: ['provider', 'cli_primary', 'peers'],
+    async run(ctx) {
+      // limits.6: maxHops bounds the peer relay depth. A relay chain starts at a human message: a
+      // cli_primary session that relayed a peer message (its send is hop 2) and is then sent a
+      // human message starts a new chain, so its next send is hop 1 again, as the provider's is
+      // (peers-message-arrives-with-origin). `hops` is optional on the origin: checked when present.
+      const cwd = ctx.manifest.cwdRoot
+      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
+      const primary = await ctx.createSession({ profile: ctx.profile('cli_primary'), cwd })
+      const a = { session: primary, ws: await ctx.ws(primary.id) }
+      const b = await ctx.idleSession()
+      const fromA = (marker: string) => (e: any) => e.origin?.kind === 'peer' && e.origin?.sessionId === a.session.id && JSON.stringify(e.message ?? null).includes(marker)
+      const relay = scenario(call(CLI_PEERS_SEND, { sessionId: b.session.id, text: 'relayed by a' }))
+      b.ws.send({ type: 'user_message', text: scenario(call('peers_send', { sessionId: a.session.id, text: relay })) })
+      const relayed = await b.ws.waitForEvent('user_message', ctx.deadlineMs, fromA('relayed by a'))
+      await a.ws.waitForEvent('turn_result', ctx.deadlineMs)
+      a.ws.send({ type: 'user_message', text: scenario(call(CLI_PEERS_SEND, { sessionId: b.session.id, text: 'after a human' })) })
+      const fresh = await b.ws.waitForEvent('user_message', ctx.deadlineMs, fromA('after a human'))
+      if ('hops' in relayed.origin) ctx.check('server-configuration.24', relayed.origin.hops === 2, 'the relay of a peer message counts two hops', relayed.origin)
+      if ('hops' in fresh.origin) ctx.check('limits.6', fresh.origin.hops === 1, 'a send from a turn a human started counts one hop', fresh.origin)
+    },
+  },
+]
