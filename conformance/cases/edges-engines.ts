@@ -3,6 +3,7 @@
  * Deliver 1): a grant whose tool is never offered, and engine paths the kit did not reach.
  */
 import type { CaseContext } from '../harness/context.ts'
+import { scripted } from '../harness/scripted-engine.ts'
 import { Unsupported, type Case } from '../types.ts'
 
 /** profile.8 / embedding-rules.6 name exactly these provider grants. */
@@ -66,6 +67,25 @@ export const engineEdgeCases: Case[] = [
       const fresh = await b.ws.waitForEvent('user_message', ctx.deadlineMs, fromA('after a human'))
       if ('hops' in relayed.origin) ctx.check('server-configuration.24', relayed.origin.hops === 2, 'the relay of a peer message counts two hops', relayed.origin)
       if ('hops' in fresh.origin) ctx.check('limits.6', fresh.origin.hops === 1, 'a send from a turn a human started counts one hop', fresh.origin)
+    },
+  },
+  {
+    id: 'cli-secondary-refused-turn-ends-with-turn-result', title: 'on cli_secondary, a turn the engine refuses to start still ends with an error turn_result, and the session takes the next message', section: 'events',
+    clauses: ['events.12', 'session-status-values.1'], requires: ['cli_secondary', scripted('cli_secondary', 'refuse-turn')],
+    async run(ctx) {
+      // The scripted codex answers turn/start with an error (scenario step refuse_turn). The
+      // message was accepted, so its turn must end (events.12: turn_result, isError for a turn
+      // that did not succeed) and the session must not stay `running`: the next message runs.
+      const cwd = ctx.manifest.cwdRoot
+      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
+      const session = await ctx.createSession({ profile: ctx.profile('cli_secondary'), cwd })
+      const ws = await ctx.ws(session.id)
+      ws.send({ type: 'user_message', text: `scenario:${JSON.stringify({ name: 'refused', steps: [{ type: 'refuse_turn' }] })}` })
+      const refused = await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      ctx.check('events.12', refused.isError === true, 'turn_result.isError true for a turn the engine refused to start', refused)
+      ws.send({ type: 'user_message', text: 'scenario:hello' })
+      const next = await ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => e !== refused)
+      ctx.check('session-status-values.1', next.isError === false, 'the next message runs a successful turn', next)
     },
   },
 ]
