@@ -88,4 +88,27 @@ export const engineEdgeCases: Case[] = [
       ctx.check('session-status-values.1', next.isError === false, 'the next message runs a successful turn', next)
     },
   },
+  {
+    id: 'peers-peek-in-scope-cli-primary', title: 'on cli_primary, peers_peek of a session in scope is answered, not refused', section: 'peers',
+    clauses: ['peers.1', 'what-the-service-does.12'], requires: ['provider', 'cli_primary', 'peers'],
+    async run(ctx) {
+      // peers.1: every session on every engine has peers_peek, and what a session may see is its
+      // own scope; a session created by the same principal is in it. What a peek returns is not
+      // shown, so what is demanded is only that the tool's result is not an error; the peeked
+      // session's text in the result is looked for, and its absence is only non-strict.
+      const cwd = ctx.manifest.cwdRoot
+      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
+      const b = await ctx.idleSession()
+      b.ws.send({ type: 'user_message', text: 'scenario:hello' })
+      await b.ws.waitForEvent('turn_result', ctx.deadlineMs)
+      const primary = await ctx.createSession({ profile: ctx.profile('cli_primary'), cwd })
+      const ws = await ctx.ws(primary.id)
+      ws.send({ type: 'user_message', text: scenario(call('mcp__peers__peers_peek', { sessionId: b.session.id })) })
+      const done = await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      const results = ws.events().filter((e) => e.type === 'user_message').flatMap((e) => (Array.isArray(e.message?.content) ? e.message.content : [])).filter((c: any) => c?.type === 'tool_result')
+      ctx.check('peers.1', results.length > 0, 'a tool_result for the peers_peek call', ws.events().map((e) => e.type))
+      ctx.check('peers.1', results.every((r: any) => r.is_error !== true), 'peers_peek of a session in scope answered without an error', results.map((r: any) => ({ is_error: r.is_error, content: JSON.stringify(r.content ?? null).slice(0, 200) })))
+      ctx.nonStrict(String(done.result ?? '').includes('Hello, world!'), `the peek's result does not show the peeked session's text "Hello, world!": ${String(done.result ?? '').slice(0, 200)}`)
+    },
+  },
 ]
