@@ -111,4 +111,22 @@ export const engineEdgeCases: Case[] = [
       ctx.nonStrict(String(done.result ?? '').includes('Hello, world!'), `the peek's result does not show the peeked session's text "Hello, world!": ${String(done.result ?? '').slice(0, 200)}`)
     },
   },
+  {
+    id: 'provider-web-search-answered', title: 'a provider session granted web_search on a wired backend gets a search answered without a tool error', section: 'profiles',
+    clauses: ['embedding-rules.6', 'embedding-rules.8', 'profile.8'], requires: ['provider', 'profile:providerAllGrants'],
+    async run(ctx) {
+      // The providerAllGrants role declares a search backend wired for its web_search grant
+      // (embedding-rules.8), so a search the model asks for is run, not refused. What results
+      // look like is the backend's; the tool's name is the target's, found by the fake model's
+      // binding (scenarios/README.md): without a tool named for search the case cannot ask.
+      const { ws } = await ctx.idleSession({ profile: ctx.profile('providerAllGrants'), capabilities: ['web_search'] })
+      const init = ws.events().find((e) => e.type === 'system_init')
+      if (!((init?.tools ?? []) as unknown[]).some((t) => /search/i.test(String(t)))) throw new Unsupported(`no tool named for search among the session's tools: ${JSON.stringify(init?.tools ?? null)}`)
+      ws.send({ type: 'user_message', text: scenario(call('web_search', { query: 'conformance kit' })) })
+      await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      const results = ws.events().filter((e) => e.type === 'user_message').flatMap((e) => (Array.isArray(e.message?.content) ? e.message.content : [])).filter((c: any) => c?.type === 'tool_result')
+      ctx.check('embedding-rules.8', results.length > 0, 'a tool_result for the web_search call', ws.events().map((e) => e.type))
+      ctx.check('embedding-rules.8', results.every((r: any) => r.is_error !== true), 'the search answered without a tool error', results.map((r: any) => ({ is_error: r.is_error, content: JSON.stringify(r.content ?? null).slice(0, 200) })))
+    },
+  },
 ]
