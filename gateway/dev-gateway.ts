@@ -65,6 +65,8 @@ const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs:
 export const DEV_PROFILES: ProfileConfig[] = [
   { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: { id: 'fake', model: 'fake-small', models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY' }, session: { mcpServers: [] } },
   { name: 'alt', engine: 'provider', description: 'A second provider profile with narrower grants', provider: { id: 'fake', model: 'fake-large', models: ['fake-large'] }, defaults: { permissionMode: 'dontAsk' }, session: { capabilities: ['web_fetch'], mcpServers: [] } },
+  // Every named grant, each with a backend the host hook below wires (fetch and search): the kit's providerAllGrants role.
+  { name: 'grants', engine: 'provider', description: 'A provider profile granted web_fetch, web_search, download and deliver_file', provider: { id: 'fake', model: 'fake-small' }, session: { capabilities: ['web_fetch', 'web_search', 'download', 'deliver_file'], mcpServers: [] } },
   { name: 'mcp', engine: 'provider', description: 'A provider profile granted the docs MCP server', provider: { id: 'fake', model: 'fake-small' }, session: { mcpServers: ['docs'] } },
   { name: 'mcp-broken', engine: 'provider', description: 'A provider profile naming an MCP server that never connects', provider: { id: 'fake', model: 'fake-small' }, session: { mcpServers: ['offline'] } },
   { name: 'primary', engine: 'cli_primary', description: 'Primary CLI engine on the fake Claude Code CLI (through the real Agent SDK)' },
@@ -200,7 +202,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
   const manifest: TargetManifest = {
     baseUrl: listening.url,
     tokens,
-    profiles: { provider: 'default', providerAlt: 'alt', cli_primary: 'primary', unavailable: 'offline', cliPrimarySubscription: 'subscription', providerMcp: 'mcp', providerMcpBroken: 'mcp-broken', cli_secondary: 'codex' },
+    profiles: { provider: 'default', providerAlt: 'alt', providerAllGrants: 'grants', cli_primary: 'primary', unavailable: 'offline', cliPrimarySubscription: 'subscription', providerMcp: 'mcp', providerMcpBroken: 'mcp-broken', cli_secondary: 'codex' },
     cwdRoot,
     timers: {
       parkDelayMs: options.parkDelayMs ?? PARK_DELAY_MS, expiredGraceMs: EXPIRED_GRACE_MS, deferredShortMs: DEFERRED_TOOLS.deferred_short.expiresInMs, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs, maxParkedDurationMs: QUEUE.maxParkedDurationMs, retentionMaxAgeMs: QUEUE.retentionMaxAgeMs,

@@ -12,6 +12,7 @@ import type { RealEngine, TargetManifest } from '../target/manifest-schema.ts'
 export const SCRIPTED_FAULTS = {
   crash: 'its process dying mid-turn on cue (a model API cannot kill the real CLI)',
   'rate-limit': 'a rate-limit reading on cue (the real CLI reports rate limits only for a subscription login, which a fake model API cannot grant)',
+  'refuse-turn': 'refusing to start a turn on cue (a model API is reached only once the real CLI has started the turn)',
   'subscription-login': 'a subscription (oauth) login (the real CLI signs in with the API key the gateway gives it)',
 } as const
 export type ScriptedFault = keyof typeof SCRIPTED_FAULTS

@@ -20,7 +20,7 @@ export const PRINCIPALS = ['operator', 'tenantA', 'tenantB', 'restricted', 'mana
 
 /** Profile roles and the engine each must run (the preflight checks both). */
 export const PROFILE_ROLES = {
-  provider: 'provider', providerAlt: 'provider', providerMcp: 'provider', providerMcpBroken: 'provider',
+  provider: 'provider', providerAlt: 'provider', providerAllGrants: 'provider', providerMcp: 'provider', providerMcpBroken: 'provider',
   cli_primary: 'cli_primary', unavailable: 'cli_primary', cliPrimarySubscription: 'cli_primary', cli_secondary: 'cli_secondary',
 } as const
 

@@ -39,7 +39,7 @@ describe('realEngines in the manifest', () => {
     const blocked = (m: TargetManifest) => Object.fromEntries(ALL_CASES.map((c) => [c.id, missingRequirement(c, m)]).filter(([, why]) => why !== undefined && /scripted engine/.test(why)))
     expect(blocked(fake)).toEqual({})
     const onReal = blocked(real)
-    expect(Object.keys(onReal).sort()).toEqual(['cli-primary-engine-death', 'cli-primary-rate-limit', 'cli-secondary-engine-death'])
+    expect(Object.keys(onReal).sort()).toEqual(['cli-primary-engine-death', 'cli-primary-rate-limit', 'cli-secondary-engine-death', 'cli-secondary-refused-turn-ends-with-turn-result'])
     expect(onReal['cli-primary-engine-death']).toBe("needs the cli_primary profiles on the kit's scripted engine, for its process dying mid-turn on cue (a model API cannot kill the real CLI); the manifest's realEngines.cli_primary runs a real CLI")
     expect(onReal['cli-secondary-engine-death']).toMatch(/realEngines\.cli_secondary runs a real CLI$/)
     // requireApiKey's case needs a subscription login too, listed in words by --list.

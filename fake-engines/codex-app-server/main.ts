@@ -198,6 +198,8 @@ function startTurn(id: unknown, params: Message): void {
     if (!(err instanceof ScenarioError)) throw err
     scenario = { name: 'bad', steps: [{ type: 'fail', message: err.message }] }
   }
+  // As the real server refuses a turn/start it cannot run (engine-facts, codex: a rejected turn/start): an error answer, no turn.
+  if (scenario.steps[0]?.type === 'refuse_turn') return respondError(id, -32600, 'turn/start refused as the scenario asks')
   const active = { turnId, abort: new AbortController(), pending: new Set<number>(), inputs: [] as unknown[], started: false }
   t.active = active
   respond(id, { turn: { id: turnId, status: 'inProgress', items: [], itemsView: 'notLoaded', error: null, startedAt: null, completedAt: null, durationMs: null } })

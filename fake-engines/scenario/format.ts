@@ -24,6 +24,8 @@ const contextUsage = z.object({ type: z.literal('context_usage'), tokens: z.numb
 export const stepSchema = z.discriminatedUnion('type', [
   text, tool, usage, cost, fail, sleep, bare('crash'), bare('hang'), question, deferred, bridge,
   file('produce_file'), file('deliver_file'), rateLimit, contextUsage,
+  // The engine refuses to start the turn at all (codex answers turn/start with an error); only the codex fake has this form.
+  bare('refuse_turn'),
 ])
 
 export const scenarioSchema = z.object({
