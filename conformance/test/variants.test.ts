@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { NO_SYSTEM_INIT } from '../cases/edges-engines.ts'
 import { runSuite } from '../run-suite.ts'
 import { startSelfTarget } from '../target/self.ts'
 import type { Report } from '../types.ts'
@@ -55,7 +56,9 @@ describe('the kit through the variation proxy, every variation on', () => {
   it('leaves no case unsupported that runs without the proxy', () => {
     const before = new Set(directUnsupported)
     expect(proxied.cases.filter((c) => c.outcome === 'unsupported').length).toBeLessThan(10)
-    expect(proxied.cases.filter((c) => c.outcome === 'unsupported' && !before.has(c.id)).map((c) => `${c.id}: ${c.message}`)).toEqual([])
+    // provider-events-dropped takes system_init away, legally: a case reading the offered tools
+    // from it can only say so (NO_SYSTEM_INIT), and is held to run wherever system_init comes.
+    expect(proxied.cases.filter((c) => c.outcome === 'unsupported' && !before.has(c.id) && c.message !== NO_SYSTEM_INIT).map((c) => `${c.id}: ${c.message}`)).toEqual([])
   })
   it('shows the variations took effect: the open choices are observed on the cases', () => {
     const observed = proxied.cases.flatMap((c) => c.observations ?? []).join('\n')
