@@ -36,6 +36,14 @@ const SCRIPTED_ONLY: Record<string, RegExp> = {
   'cli-primary-rate-limit': /scripted engine, for a rate-limit reading.*realEngines\.cli_primary/,
   'cli-primary-require-api-key': /feature requireApiKey/, // not configured here; on a real CLI it would also need the scripted login
   'cli-secondary-engine-death': /scripted engine, for its process dying mid-turn.*realEngines\.cli_secondary runs a real CLI/,
+  'cli-secondary-refused-turn-ends-with-turn-result': /scripted engine, for refusing to start a turn on cue.*realEngines\.cli_secondary runs a real CLI/,
+  // Cases that also need a feature this target does not configure (as requireApiKey above).
+  'profiles-managed-codex-home-accepted': /feature profileStore/,
+  'profile-default-model-learned-after-read': /feature profileStore/,
+  'profiles-managed-missing-config-dir-refused': /feature profileStore/,
+  'jobs-progress-carries-permission-request': /feature queue/,
+  'peers-hops-restart-after-human-message-cli-primary': /feature provider/,
+  'peers-peek-in-scope-cli-primary': /feature provider/,
 }
 
 describe.skipIf(skipReason !== undefined)('the kit\'s cli_primary and cli_secondary cases against gateway serve on the real Claude Code CLI and real codex', () => {
