@@ -28,6 +28,7 @@ import { resolveOptions, type GatewayServerOptions } from './options.ts'
 import { AUTH_HOOK_FAILED, createAuthenticator, createVisibility } from './principal.ts'
 import { isRefusal, NOT_FOUND, refuse, UNAUTHORIZED, type Refusal } from './refusal.ts'
 import { createHealthRoutes } from './health.ts'
+import { createMetricsListener, wireMetrics } from './metrics-wiring.ts'
 import { pathOf, splitPath } from './request-path.ts'
 import { validateCreate } from './create-request.ts'
 import { handleExecutions } from './routes/executions.ts'
@@ -64,6 +65,8 @@ export interface GatewayServer {
    * 1008. Resolves with how many were closed.
    */
   reauthenticateSockets(): Promise<number>
+  /** The separate metrics listener's address, when `metrics.port` is set and the server listens. */
+  metricsAddress(): { port: number; url: string } | undefined
 }
 
 const MALFORMED_PATH = refuse('invalid_request', 'malformed URL path')
@@ -142,9 +145,14 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   })
   // Kept so a graceful shutdown can give pending deliveries its grace.
   const deliverers: WebhookDeliverer[] = []
+  // Every webhook attempt is counted (metrics) and still reaches the embedder's observer.
+  const observeWebhook = (attempt: import('../sessions/webhooks.ts').WebhookAttempt) => {
+    metrics?.webhookAttempt(attempt)
+    options.onWebhookAttempt?.(attempt)
+  }
   if (options.notifications) {
     const { attempts = NOTIFICATION_DEFAULTS.attempts, retryDelayMs = NOTIFICATION_DEFAULTS.retryDelayMs } = options.notifications
-    const deliverer = new WebhookDeliverer({ attempts, retryDelayMs, onAttempt: options.onWebhookAttempt })
+    const deliverer = new WebhookDeliverer({ attempts, retryDelayMs, onAttempt: observeWebhook })
     deliverers.push(deliverer)
     attachNotifier(registry, options.notifications, deliverer)
   }
@@ -153,7 +161,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     const deliverer = new WebhookDeliverer({
       attempts: queueOptions.webhookAttempts ?? QUEUE_DEFAULTS.webhookAttempts,
       retryDelayMs: queueOptions.webhookRetryDelayMs ?? QUEUE_DEFAULTS.webhookRetryDelayMs,
-      onAttempt: options.onWebhookAttempt,
+      onAttempt: observeWebhook,
     })
     deliverers.push(deliverer)
     context.queue = new JobQueue(queueOptions, {
@@ -176,6 +184,12 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const attached = new AttachedSockets()
   const { basePath } = resolved
   let draining = false
+  const metrics = wireMetrics(options, context, {
+    healthPaths: options.health ? [options.health.healthPath ?? '/healthz', options.health.readyPath ?? '/readyz'] : [],
+    webSockets: () => attached.counts(),
+  })
+  const metricsListener = metrics && typeof options.metrics === 'object' && options.metrics.port !== undefined
+    ? createMetricsListener(metrics, options.metrics.port, options.metrics.host) : undefined
   const handleHealth = options.health ? createHealthRoutes(options.health, {
     availability,
     profiles: () => catalog.profiles,
@@ -213,12 +227,21 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       if (rest.length === 1) return handleSession(context, req, res, principal, rest[0])
       return handleSessionSubroute(context, req, res, principal, rest[0], rest.slice(1))
     }
+    if (family === 'metrics' && rest.length === 0 && metrics && !metricsListener) return serveMetrics(res, principal)
     if (family === 'profiles') return handleProfiles(context, req, res, principal, rest)
     if (family === 'executions') return handleExecutions(context, req, res, principal, rest)
     if (family === 'sdk-sessions') return handleSdkSessions(context, req, res, principal, rest)
     if (family === 'fs') return handleHostFiles(context, req, res, principal, rest)
     if ((family === 'jobs' || family === 'queue') && context.queue) return handleJobs(context, context.queue, req, res, principal, family, rest)
     return handleUnconfigured(family ?? '', req, res, rest)
+  }
+
+  /** `<basePath>/metrics`: an operator route (authentication.4: others get the 404 an unknown route gets). */
+  async function serveMetrics(res: ServerResponse, principal: import('./principal.ts').Principal): Promise<void> {
+    if (!context.visibility.isOperator(principal)) return sendRefusal(res, NOT_FOUND)
+    const { contentType, body } = await metrics!.exposition()
+    res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) })
+    res.end(body)
   }
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
@@ -290,6 +313,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   }
 
   const server = createServer((req, res) => {
+    metrics?.observeRequest(req, res)
     if (!drain.admit(req, res)) return
     route(req, res).catch((err) => {
       onError(err, 'request')
@@ -323,6 +347,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     registry.closeAll()
     await webSockets.close()
     await drain.finish()
+    await metricsListener?.close()
     await flushed
   }
 
@@ -333,6 +358,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       // Stored parks and live records become rows before the first request can ask for them.
       await parking.hydrate()
       if (options.profileStore) await loadManagedProfiles(options.profileStore)
+      await metricsListener?.listen()
       return new Promise((resolvePromise, reject) => {
         server.once('error', reject)
         server.listen(port, host, () => {
@@ -345,6 +371,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       })
     },
     close,
+    metricsAddress: () => metricsListener?.address(),
     reauthenticateSockets: () => attached.recheck(async (req, sessionId) => {
       const principal = await principalOf(req)
       if (principal === AUTH_HOOK_FAILED || !principal) return false
