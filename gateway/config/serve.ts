@@ -88,6 +88,8 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   logSessionLifecycle(gateway, logger)
   const { port, url } = await gateway.listen(overrides.port ?? config.listen.port, overrides.host ?? config.listen.host)
   logger.info({ kind: 'lifecycle', url, profiles: (config.profiles ?? []).map((p) => p.name) }, 'gateway listening')
+  const metricsAddress = gateway.metricsAddress()
+  if (metricsAddress) logger.info({ kind: 'lifecycle', url: metricsAddress.url }, 'metrics listening')
   // One reload at a time; a change while one runs is read by a second pass after it.
   let reloading: Promise<void> | undefined
   let again = false
