@@ -67,6 +67,8 @@ export interface GatewayServer {
   reauthenticateSockets(): Promise<number>
   /** The separate metrics listener's address, when `metrics.port` is set and the server listens. */
   metricsAddress(): { port: number; url: string } | undefined
+  /** This server's metrics (absent with `metrics: false`): e.g. feed it engine process events. */
+  readonly metrics: import('./metrics.ts').GatewayMetrics | undefined
 }
 
 const MALFORMED_PATH = refuse('invalid_request', 'malformed URL path')
@@ -372,6 +374,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     },
     close,
     metricsAddress: () => metricsListener?.address(),
+    metrics,
     reauthenticateSockets: () => attached.recheck(async (req, sessionId) => {
       const principal = await principalOf(req)
       if (principal === AUTH_HOOK_FAILED || !principal) return false

@@ -78,6 +78,9 @@ export class GatewayMetrics {
   readonly #jobsFinished: Counter<'status'>
   readonly #jobRetries: Counter
   readonly #jobDuration: Histogram<'status'>
+  readonly #engineSpawns: Counter<'engine'>
+  readonly #engineExits: Counter<'engine' | 'reason'>
+  readonly #engineLive: Gauge<'engine'>
 
   constructor(sources: MetricsSources) {
     this.#sources = sources
@@ -98,6 +101,9 @@ export class GatewayMetrics {
     this.#jobsFinished = new Counter({ name: 'gateway_jobs_finished_total', help: 'Jobs that reached a final status in this process, by status', labelNames: ['status'], registers })
     this.#jobRetries = new Counter({ name: 'gateway_job_retries_total', help: 'Job attempts scheduled for a retry in this process', registers })
     this.#jobDuration = new Histogram({ name: 'gateway_job_duration_seconds', help: 'Time from a job starting to its final status, by status', labelNames: ['status'], buckets: [1, 10, 30, 60, 300, 900, 1800, 3600, 7200], registers })
+    this.#engineSpawns = new Counter({ name: 'gateway_engine_process_spawns_total', help: 'Engine processes started, by engine (reported by the engine adapter\'s process observer)', labelNames: ['engine'], registers })
+    this.#engineExits = new Counter({ name: 'gateway_engine_process_exits_total', help: 'Engine processes that ended, by engine and reason (clean: exit 0, error: another exit code, signal: killed)', labelNames: ['engine', 'reason'], registers })
+    this.#engineLive = new Gauge({ name: 'gateway_engine_processes', help: 'Engine processes alive now, by engine', labelNames: ['engine'], registers })
     this.#scrapeGauges(registers)
   }
 
@@ -199,6 +205,18 @@ export class GatewayMetrics {
         this.#permissions.inc({ engine: engine ?? ENGINE_UNKNOWN })
         return
     }
+  }
+
+  /** An engine process started or ended (cli_primary's `onProcess`; `gateway serve` wires it). */
+  engineProcess(engine: string, event: { type: 'spawn' | 'exit'; pid: number | undefined; code?: number | null; signal?: NodeJS.Signals | null }): void {
+    if (event.pid === undefined) return // a spawn that failed: it never ran, and no exit follows
+    if (event.type === 'spawn') {
+      this.#engineSpawns.inc({ engine })
+      this.#engineLive.inc({ engine })
+      return
+    }
+    this.#engineExits.inc({ engine, reason: event.signal ? 'signal' : event.code === 0 ? 'clean' : 'error' })
+    this.#engineLive.dec({ engine })
   }
 
   webhookAttempt(attempt: WebhookAttempt): void {
