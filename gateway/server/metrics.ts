@@ -75,6 +75,8 @@ export class GatewayMetrics {
   readonly #sessionErrors: Counter<'engine'>
   readonly #permissions: Counter<'engine'>
   readonly #webhooks: Counter<'outcome'>
+  readonly #webhookRetries: Counter
+  readonly #webhookDuration: Histogram<'outcome'>
   readonly #jobsFinished: Counter<'status'>
   readonly #jobRetries: Counter
   readonly #jobDuration: Histogram<'status'>
@@ -98,6 +100,8 @@ export class GatewayMetrics {
     this.#sessionErrors = new Counter({ name: 'gateway_session_errors_total', help: 'session_error events (an engine failure the session reported), by engine', labelNames: ['engine'], registers })
     this.#permissions = new Counter({ name: 'gateway_permission_requests_total', help: 'Permission requests raised by engines, by engine', labelNames: ['engine'], registers })
     this.#webhooks = new Counter({ name: 'gateway_webhook_attempts_total', help: 'Webhook delivery attempts (jobs and notifications), by outcome (success or failure)', labelNames: ['outcome'], registers })
+    this.#webhookRetries = new Counter({ name: 'gateway_webhook_retries_total', help: 'Webhook delivery attempts after the first for the same delivery', registers })
+    this.#webhookDuration = new Histogram({ name: 'gateway_webhook_attempt_duration_seconds', help: 'Webhook attempt latency, from the request to the end of the response or the failure, by outcome', labelNames: ['outcome'], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers })
     this.#jobsFinished = new Counter({ name: 'gateway_jobs_finished_total', help: 'Jobs that reached a final status in this process, by status', labelNames: ['status'], registers })
     this.#jobRetries = new Counter({ name: 'gateway_job_retries_total', help: 'Job attempts scheduled for a retry in this process', registers })
     this.#jobDuration = new Histogram({ name: 'gateway_job_duration_seconds', help: 'Time from a job starting to its final status, by status', labelNames: ['status'], buckets: [1, 10, 30, 60, 300, 900, 1800, 3600, 7200], registers })
@@ -220,7 +224,10 @@ export class GatewayMetrics {
   }
 
   webhookAttempt(attempt: WebhookAttempt): void {
-    this.#webhooks.inc({ outcome: attempt.ok ? 'success' : 'failure' })
+    const outcome = attempt.ok ? 'success' : 'failure'
+    this.#webhooks.inc({ outcome })
+    if (attempt.attempt > 1) this.#webhookRetries.inc()
+    if (Number.isFinite(attempt.durationMs)) this.#webhookDuration.observe({ outcome }, attempt.durationMs / 1000)
   }
 
   jobEvent(event: JobEvent): void {

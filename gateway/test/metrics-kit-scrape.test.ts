@@ -10,7 +10,7 @@ import { startSelfTarget, type SelfTarget } from '../../conformance/target/self.
 import type { Report } from '../../conformance/types.ts'
 import { parseExposition, type Exposition } from './prometheus-text.ts'
 
-const CASES = ['cli-primary-turn-events', 'cli-secondary-turn-events', 'sessions-create-201']
+const CASES = ['cli-primary-turn-events', 'cli-secondary-turn-events', 'sessions-create-201', 'jobs-lifecycle-and-webhook-order', 'jobs-webhook-retries-keep-order']
 
 let target: SelfTarget
 let before: Exposition
@@ -55,6 +55,20 @@ describe('/metrics scraped during a kit run', () => {
       expect(delta('gateway_turns_total', { engine, outcome: 'completed' }), engine).toBeGreaterThanOrEqual(1)
       expect(delta('gateway_turn_duration_seconds_count', { engine }), engine).toBe(delta('gateway_turns_total', { engine }))
     }
+  })
+
+  it('counts the jobs that finished, the webhook attempts the retry case failed and retried, and reads the queue gauges', async () => {
+    // jobs-webhook-retries-keep-order: its receiver answers 500 twice, then every attempt succeeds.
+    expect(delta('gateway_jobs_finished_total', { status: 'succeeded' })).toBeGreaterThanOrEqual(2)
+    expect(delta('gateway_job_duration_seconds_count')).toBe(delta('gateway_jobs_finished_total'))
+    expect(delta('gateway_webhook_attempts_total', { outcome: 'failure' })).toBeGreaterThanOrEqual(2)
+    expect(delta('gateway_webhook_retries_total')).toBeGreaterThanOrEqual(2)
+    expect(delta('gateway_webhook_attempts_total', { outcome: 'success' })).toBeGreaterThanOrEqual(1)
+    expect(delta('gateway_webhook_attempt_duration_seconds_count')).toBe(delta('gateway_webhook_attempts_total'))
+    const res = await fetch(`${target.manifest.baseUrl}/queue`, { headers: { authorization: `Bearer ${target.manifest.tokens.operator}` } })
+    const { stats } = await res.json() as { stats: { queued: number; running: number; parked: number } }
+    const now = parseExposition((await scrape(target.manifest.tokens.operator)).text)
+    for (const status of ['queued', 'running', 'parked'] as const) expect(now.sum('gateway_queue_jobs', { status }), status).toBe(stats[status])
   })
 
   it('counts exactly the 404s and 401s caused after the run, and refuses a scoped principal and no credentials', async () => {
