@@ -35,7 +35,7 @@ export function wireMetrics(
   registry.onRegister((runner) => {
     const { engine, profile } = runner.info()
     metrics.sessionRegistered(engine)
-    runner.subscribe((event) => metrics.sessionEvent(engine, profile, event), LIVE_ONLY)
+    runner.subscribe((event) => metrics.sessionEvent(runner, engine, profile, event), LIVE_ONLY)
   })
   queue?.subscribe((event) => metrics.jobEvent(event))
   return metrics

@@ -83,6 +83,8 @@ export class GatewayMetrics {
   readonly #engineSpawns: Counter<'engine'>
   readonly #engineExits: Counter<'engine' | 'reason'>
   readonly #engineLive: Gauge<'engine'>
+  /** Per live session with a request waiting: request id -> when it was raised (for the oldest age). */
+  readonly #waiting = new Map<object, { engine: string; since: Map<string, number> }>()
 
   constructor(sources: MetricsSources) {
     this.#sources = sources
@@ -146,6 +148,19 @@ export class GatewayMetrics {
         this.set({ kind: 'queue' }, counts.queue)
       },
     })
+    const waiting = this.#waiting
+    new Gauge({
+      name: 'gateway_permission_request_oldest_age_seconds', help: 'Age of the oldest permission request still waiting for an answer, by engine (absent when none waits)', labelNames: ['engine'], registers,
+      collect() {
+        this.reset()
+        const oldest = new Map<string, number>()
+        for (const { engine, since } of waiting.values()) {
+          for (const at of since.values()) oldest.set(engine, Math.min(oldest.get(engine) ?? Infinity, at))
+        }
+        const now = performance.now()
+        for (const [engine, at] of oldest) this.set({ engine }, (now - at) / 1000)
+      },
+    })
     const queueStats = sources.queueStats
     if (!queueStats) return
     new Gauge({
@@ -190,7 +205,7 @@ export class GatewayMetrics {
   }
 
   /** A live session event; only a few types count, the rest return at the switch. */
-  sessionEvent(engine: string | undefined, profile: string | undefined, event: SessionEvent): void {
+  sessionEvent(session: object, engine: string | undefined, profile: string | undefined, event: SessionEvent): void {
     switch (event.type) {
       case 'turn_result': {
         const e = engine ?? ENGINE_UNKNOWN
@@ -205,8 +220,22 @@ export class GatewayMetrics {
       case 'session_error':
         this.#sessionErrors.inc({ engine: engine ?? ENGINE_UNKNOWN })
         return
-      case 'permission_requested':
-        this.#permissions.inc({ engine: engine ?? ENGINE_UNKNOWN })
+      case 'permission_requested': {
+        const e = engine ?? ENGINE_UNKNOWN
+        this.#permissions.inc({ engine: e })
+        let entry = this.#waiting.get(session)
+        if (!entry) this.#waiting.set(session, entry = { engine: e, since: new Map() })
+        entry.since.set(event.request.id, performance.now())
+        return
+      }
+      case 'permission_resolved': {
+        const entry = this.#waiting.get(session)
+        entry?.since.delete(event.requestId)
+        if (entry?.since.size === 0) this.#waiting.delete(session)
+        return
+      }
+      case 'session_closed':
+        this.#waiting.delete(session)
         return
     }
   }

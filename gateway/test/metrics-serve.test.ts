@@ -19,7 +19,7 @@ afterEach(async () => {
 })
 
 describe('gateway serve with metrics: {port}', { timeout: 60_000 }, () => {
-  it('serves /metrics on the loopback listener only, and counts engine processes spawned, alive and exited', async () => {
+  it('serves /metrics on the loopback listener only, and counts engine processes spawned, alive and exited, and permission requests waiting', async () => {
     const dir = await realpath(await mkdtemp(join(tmpdir(), 'gw-metrics-')))
     cleanups.push(() => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }))
     const claudeConfig = join(dir, 'claude-config')
@@ -72,6 +72,19 @@ describe('gateway serve with metrics: {port}', { timeout: 60_000 }, () => {
     expect((await fetch(`${gw.url}/sessions/${session.id}`, { method: 'DELETE', headers })).status).toBeLessThan(300)
     const ended = await until(scrape, (m) => m.sum('gateway_engine_process_exits_total', { engine: 'cli_primary' }) === 1, 'engine exit counted')
     expect(ended.sum('gateway_engine_processes', { engine: 'cli_primary' })).toBe(0)
+
+
+    // A permission request waiting: counted, pending, with an age; gone when the session closes.
+    const asking = await fetch(`${gw.url}/sessions`, { method: 'POST', headers, body: JSON.stringify({ profile: 'claude', cwd: join(dir, 'work'), prompt: 'scenario:permission-write' }) })
+    const waiting = (await asking.json() as { session: { id: string } }).session
+    await until(async () => (await (await fetch(`${gw.url}/sessions/${waiting.id}`, { headers })).json()) as any, (r) => r.session.status === 'awaiting_approval', 'awaiting approval')
+    const asked = await scrape()
+    expect(asked.sum('gateway_permission_requests_total', { engine: 'cli_primary' })).toBe(1)
+    expect(asked.sum('gateway_permission_requests_pending', { engine: 'cli_primary' })).toBe(1)
+    expect(asked.samples.filter((x) => x.name === 'gateway_permission_request_oldest_age_seconds' && x.labels.engine === 'cli_primary' && x.value >= 0)).toHaveLength(1)
+    expect((await fetch(`${gw.url}/sessions/${waiting.id}`, { method: 'DELETE', headers })).status).toBeLessThan(300)
+    const answered = await until(scrape, (m) => m.sum('gateway_permission_requests_pending') === 0, 'no request pending')
+    expect(answered.samples.filter((x) => x.name === 'gateway_permission_request_oldest_age_seconds')).toEqual([])
 
     gw.child.kill('SIGTERM')
     expect(await gw.exited).toEqual({ code: 0, signal: null })
