@@ -8,6 +8,12 @@ import { compatibilityCases } from './compatibility.ts'
 import { compatibilityP7Cases } from './compatibility-p7.ts'
 import { cliSecondaryCases } from './cli-secondary.ts'
 import { createRequestCases } from './create-request.ts'
+import { eventEdgeCases } from './edges-events.ts'
+import { profileEdgeCases } from './edges-profiles.ts'
+import { profileCatalogEdgeCases } from './edges-profile-catalog.ts'
+import { queueEdgeCases } from './edges-queue.ts'
+import { sessionEdgeCases } from './edges-session.ts'
+import { websocketEdgeCases } from './edges-websocket.ts'
 import { hostFileCases } from './host-files.ts'
 import { jobCases } from './jobs.ts'
 import { notificationCases } from './notifications.ts'
@@ -17,4 +23,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases]

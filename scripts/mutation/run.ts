@@ -1,133 +1,217 @@
 /**
- * `npm run mutation`: measures the kit's strength against mutants of gateway/ applied to a
- * scratch copy of the project (production code carries no fault hooks). For each mutant the kit
- * starts the mutated gateway as its self target and runs the cases the mutant names (curated) or
- * the whole suite (generated); a mutant is killed when any case fails or errors. Prints the kill
- * rate and the survivors, and writes reports/out/mutation.json.
+ * `npm run mutation`: the kit's strength measured on mutants generated mechanically from every
+ * source file of gateway/ (mutator.ts), a seeded sample stratified by file (sampler.ts). Each
+ * mutant is written into a scratch copy of the project and judged by the kit alone on that copy's
+ * self target (kit-run.ts); a kit survivor is then given to the vitest files that import the
+ * mutated module (npm-test-run.ts). Writes reports/out/mutation/<timestamp>/mutation.{json,html}.
  *
- *   npm run mutation -- [--only <id>]... [--generated N] [--seed N] [--no-curated] [--list]
+ *   npm run mutation -- [--sample N] [--seed N] [--module <glob>]... [--only <key>]... [--jobs N]
+ *                       [--list] [--curated] [--no-npm-test] [--cap-ms N] [--test-cap-ms N]
  */
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { loadavg } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { ERROR_CODES } from '../../gateway/protocol/errors.ts'
+import { runCurated } from './curated-run.ts'
+import { removeScratch, runKit, scratchCopy, withMutatedFile } from './kit-run.ts'
+import { applyMutant, mutantDiff, type GeneratedMutant } from './mutator.ts'
+import { FULL_KIT_TEST, importGraph, relatedTests, runTests } from './npm-test-run.ts'
+import { consoleTable, tabulate, writeReport, type MutantResult, type MutationReport } from './report.ts'
+import { instrument, REACH_ENV, readHits } from './reach.ts'
+import { sample, shuffle } from './sampler.ts'
+import { generateAll } from './sources.ts'
 import { seededRandom } from '../../conformance/harness/random.ts'
-import { runSuite } from '../../conformance/run-suite.ts'
-import { startSelfTarget } from '../../conformance/target/self.ts'
-import { CURATED, type Mutant } from './mutants.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const COPIED = ['gateway', 'fake-engines', 'scenarios', 'conformance', 'package.json', 'tsconfig.json']
+const NPM_TEST_COLUMN = `a mutant killed by the kit alone is killed by npm test too, because ${FULL_KIT_TEST} runs the whole kit on the self target with the same seed and fails on any fail or error; a kit survivor is killed by npm test when the vitest files nearest to the mutated module in the static import graph (direct importers, else the next level; never ${FULL_KIT_TEST}) fail on it in the scratch copy (--bail 1, time-capped; a capped run counts as not killed). Tests that reach the module only through a spawned process are not run for it.`
 
-interface Outcome { id: string; rule: string; killed: boolean; stale?: string; killedBy: string[]; ms: number }
-
-/** Swaps a refusal's code for one with another status: each refusal's status is a clause's word. */
-function swapFor(code: string): string | undefined {
-  const status = (ERROR_CODES as Record<string, number>)[code]
-  if (status === undefined || [401, 405, 426, 500, 502].includes(status)) return undefined
-  if (status === 404) return 'forbidden'
-  if (status === 501) return 'not_found'
-  return status === 403 ? 'invalid_request' : 'forbidden'
+/** `gateway/server/**` style globs; a glob without `*` matches as a path prefix. */
+export function globMatcher(glob: string): (file: string) => boolean {
+  if (!glob.includes('*')) return (f) => f === glob || f.startsWith(glob.endsWith('/') ? glob : `${glob}/`)
+  const re = new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\u0000/g, '.*')}$`)
+  return (f) => re.test(f)
 }
 
-async function generatedMutants(count: number, seed: number): Promise<Mutant[]> {
-  const all: Mutant[] = []
-  const files = (await readdir(join(ROOT, 'gateway/server'), { recursive: true })).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-  for (const f of files.sort()) {
-    const file = `gateway/server/${f}`
-    const text = await readFile(join(ROOT, file), 'utf8')
-    for (const [index, line] of text.split('\n').entries()) {
-      const m = /refuse\('([a-z_]+)'/.exec(line)
-      const swap = m && swapFor(m[1])
-      // Only lines that occur once, so the substitution is exact.
-      if (!m || !swap || text.split(line).length !== 2) continue
-      all.push({ id: `refusal-${relative('gateway/server', file).replace(/\W+/g, '-')}-L${index + 1}`, rule: `${m[1]} (${(ERROR_CODES as Record<string, number>)[m[1]]}) answered as ${swap}`, edits: [{ file, find: line, replace: line.replace(`refuse('${m[1]}'`, `refuse('${swap}'`) }], filters: [] })
-    }
-  }
-  const random = seededRandom(seed)
-  const picked: Mutant[] = []
-  while (picked.length < Math.min(count, all.length)) {
-    const candidate = all[Math.floor(random() * all.length)]
-    if (!picked.includes(candidate)) picked.push(candidate)
-  }
-  return picked
+async function loadEquivalents(): Promise<Record<string, string>> {
+  return JSON.parse(await readFile(join(ROOT, 'scripts/mutation/equivalents.json'), 'utf8')) as Record<string, string>
 }
 
-async function scratchCopy(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'gateway-mutant-'))
-  for (const entry of COPIED) await cp(join(ROOT, entry), join(dir, entry), { recursive: true })
-  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
-  return dir
-}
-
-async function runMutant(dir: string, mutant: Mutant, seed: number): Promise<Outcome> {
-  const started = Date.now()
-  const originals = new Map<string, string>()
+/** Runs the kit once on an instrumented unmutated copy: it must pass; returns the keys of the mutants it reached (or undefined when not asked). */
+async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, capMs: number, probe: boolean): Promise<{ reached?: Set<string>; baselineMs: number }> {
+  const dir = await scratchCopy(ROOT)
   try {
-    for (const edit of mutant.edits) {
-      const path = join(dir, edit.file)
-      const text = originals.get(path) ?? (await readFile(path, 'utf8'))
-      if (!originals.has(path)) originals.set(path, text)
-      const current = await readFile(path, 'utf8')
-      const count = current.split(edit.find).length - 1
-      if (count !== 1) return { id: mutant.id, rule: mutant.rule, killed: false, stale: `${edit.file}: the text to mutate occurs ${count} times`, killedBy: [], ms: 0 }
-      await writeFile(path, current.replace(edit.find, edit.replace))
+    if (probe) {
+      for (const [file, text] of files) {
+        const mine = picked.map((m, id) => ({ id, m })).filter((x) => x.m.file === file)
+        if (mine.length) await writeFile(join(dir, file), instrument(text, mine))
+      }
     }
-    let target
-    try {
-      target = await startSelfTarget({ root: dir })
-    } catch (err) {
-      // A mutant the gateway refuses to start with is killed by construction checks, not by the kit.
-      return { id: mutant.id, rule: mutant.rule, killed: true, killedBy: [`startup: ${(err as Error).message.split('\n')[0]}`], ms: Date.now() - started }
-    }
-    try {
-      const report = await runSuite({ manifest: target.manifest, seed, filters: mutant.filters, receiver: target.receiver, restart: target.restart, concurrency: 2 })
-      const killedBy = report.cases.filter((c) => ['fail', 'error', 'flaky'].includes(c.outcome)).map((c) => `${c.id} (${c.outcome})`)
-      return { id: mutant.id, rule: mutant.rule, killed: killedBy.length > 0, killedBy, ms: Date.now() - started }
-    } finally {
-      await target.close()
-    }
+    const hitsFile = join(dir, 'reach-hits.txt')
+    const baseline = await runKit(dir, capMs, probe ? { [REACH_ENV]: hitsFile } : undefined)
+    if (baseline.status !== 'survived') throw new Error(`the unmutated scratch copy does not pass the kit (${baseline.status}: ${baseline.killedBy.join('; ')})`)
+    if (!probe) return { baselineMs: baseline.ms }
+    const hits = await readHits(hitsFile)
+    const reached = new Set(picked.filter((_, id) => hits.has(id)).map((m) => m.key))
+    console.log(`baseline: the unmutated copy passes the kit in ${(baseline.ms / 1000).toFixed(1)} s; it reaches ${reached.size} of the ${picked.length} sampled mutants`)
+    return { reached, baselineMs: baseline.ms }
   } finally {
-    for (const [path, text] of originals) await writeFile(path, text)
+    await removeScratch(dir)
   }
+}
+
+/**
+ * `--rescore <dir>`: a finished (or stopped) run's report again with the current equivalents.json,
+ * after survivors were reviewed, without running anything.
+ */
+async function rescore(dir: string): Promise<void> {
+  const old = JSON.parse(await readFile(join(dir, 'mutation.json'), 'utf8')) as MutationReport
+  const equivalents = await loadEquivalents()
+  const results = old.results.map((r) => (equivalents[r.mutant.key] !== undefined ? { ...r, equivalent: equivalents[r.mutant.key] } : r))
+  // Generated and sampled stay as the run counted them (the sources may have changed since).
+  const { modules, totals } = tabulate([], [], results)
+  for (const row of [...modules, totals]) {
+    const was = row.module === 'all' ? old.totals : old.modules.find((m) => m.module === row.module)
+    row.generated = was?.generated ?? 0
+    row.sampled = was?.sampled ?? 0
+  }
+  for (const was of old.modules) if (!modules.some((m) => m.module === was.module)) modules.push({ ...was, judged: 0, equivalent: 0, kitKilled: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 })
+  modules.sort((a, b) => a.module.localeCompare(b.module))
+  const report: MutationReport = { ...old, modules, totals, results }
+  await writeReport(dir, report)
+  await writeFile(join(dir, 'summary.txt'), `${consoleTable(report)}\n`)
+  const live = totals.judged - totals.equivalent
+  console.log(`${consoleTable(report)}\n\nkit alone: ${totals.kitKilled}/${live} non-equivalent mutants killed (${live ? ((100 * totals.kitKilled) / live).toFixed(1) : '-'}%); npm test: ${totals.npmTestKilled}/${live}`)
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: {
-    only: { type: 'string', multiple: true }, generated: { type: 'string', default: '8' }, seed: { type: 'string', default: '13' },
-    'no-curated': { type: 'boolean' }, list: { type: 'boolean' },
+    sample: { type: 'string', default: '300' }, seed: { type: 'string', default: '1' }, module: { type: 'string', multiple: true },
+    only: { type: 'string', multiple: true }, jobs: { type: 'string', default: '1' }, list: { type: 'boolean' }, curated: { type: 'boolean' },
+    'no-npm-test': { type: 'boolean' }, 'cap-ms': { type: 'string' }, 'test-cap-ms': { type: 'string', default: '60000' },
+    out: { type: 'string' }, rescore: { type: 'string' }, 'no-reach': { type: 'boolean' }, 'deadline-min': { type: 'string', default: '55' },
   } })
   const seed = Number(values.seed)
-  let mutants = [...(values['no-curated'] ? [] : CURATED), ...(await generatedMutants(Number(values.generated), seed))]
-  if (values.only?.length) mutants = mutants.filter((m) => values.only!.includes(m.id))
+  if (values.curated) return runCurated({ only: values.only, seed, list: values.list })
+  if (values.rescore) return rescore(values.rescore)
+
+  const { files, mutants: all } = await generateAll(ROOT)
+  const inModule = values.module?.length ? values.module.map(globMatcher) : undefined
+  const pool = inModule ? all.filter((m) => inModule.some((match) => match(m.file))) : all
+  const picked = values.only?.length ? all.filter((m) => values.only!.includes(m.key)) : sample(pool, Number(values.sample), seed)
+  const equivalents = await loadEquivalents()
+  console.log(`${all.length} mutants generated from ${files.size} files of gateway/${inModule ? ` (${pool.length} in the selected modules)` : ''}; ${picked.length} sampled (seed ${seed})`)
   if (values.list) {
-    for (const m of mutants) console.log(`${m.id}  ${m.rule}  [${m.filters.join(', ') || 'whole suite'}]`)
+    for (const m of picked) console.log(`${m.key}\n    ${m.file}:${m.line} ${m.operator}: ${JSON.stringify(m.original.slice(0, 80))} -> ${JSON.stringify(m.replacement)}${equivalents[m.key] ? `  [equivalent: ${equivalents[m.key]}]` : ''}`)
     return
   }
-  const dir = await scratchCopy()
-  console.log(`${mutants.length} mutants of gateway/ in ${dir} (seed ${seed})`)
-  const results: Outcome[] = []
-  try {
-    for (const m of mutants) {
-      const r = await runMutant(dir, m, seed)
-      results.push(r)
-      console.log(`${r.stale ? 'STALE   ' : r.killed ? 'killed  ' : 'SURVIVED'} ${m.id} (${(r.ms / 1000).toFixed(1)} s) ${r.stale ?? r.killedBy.slice(0, 3).join(', ')}`)
+
+  const jobs = Math.max(1, Number(values.jobs))
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+  const out = values.out ?? join(ROOT, 'reports/out/mutation', stamp)
+  await mkdir(out, { recursive: true })
+  const started = Date.now()
+  // No new kit run starts after 80 % of the deadline, no npm test run after it, so a run on a loaded machine still ends (and says how many it judged).
+  const deadline = started + Number(values['deadline-min']) * 0.8 * 60_000
+  const graph = await importGraph(ROOT)
+  const order = shuffle(picked, seededRandom(seed))
+  const results: MutantResult[] = []
+  let reportNow: () => Promise<void> = async () => {}
+  let next = 0
+  const load: number[] = []
+  const loadTimer = setInterval(() => load.push(loadavg()[0]), 10_000)
+
+  // The baseline: the unmutated copy (with reach probes) must pass the kit; it also tells which mutants the kit reaches.
+  const { reached, baselineMs } = await reachRun(picked, files, 300_000, !values['no-reach'])
+  // The cap scales with the unmutated run on this machine now (a loaded machine runs the whole kit in a minute or more).
+  const capMs = values['cap-ms'] ? Number(values['cap-ms']) : Math.max(90_000, 3 * baselineMs)
+  console.log(`a mutant's kit run is capped at ${(capMs / 1000).toFixed(0)} s`)
+  const worker = async () => {
+    const dir = await scratchCopy(ROOT)
+    try {
+      while (next < order.length && Date.now() < deadline) {
+        const m = order[next++]
+        await judge(dir, m)
+      }
+    } finally {
+      await removeScratch(dir)
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true })
   }
-  const live = results.filter((r) => !r.stale)
-  const killed = live.filter((r) => r.killed)
-  console.log(`\nmutation kill rate: ${killed.length}/${live.length} (${live.length ? Math.round((100 * killed.length) / live.length) : 0}%)`)
-  const survivors = live.filter((r) => !r.killed)
-  if (survivors.length) console.log(`survivors:\n${survivors.map((r) => `  ${r.id}: ${r.rule}`).join('\n')}`)
-  const stale = results.filter((r) => r.stale)
-  if (stale.length) console.log(`stale mutants (text moved):\n${stale.map((r) => `  ${r.id}: ${r.stale}`).join('\n')}`)
-  await mkdir(join(ROOT, 'reports/out'), { recursive: true })
-  await writeFile(join(ROOT, 'reports/out/mutation.json'), `${JSON.stringify({ seed, killed: killed.length, total: live.length, results }, null, 2)}\n`)
-  process.exitCode = stale.length ? 2 : 0
+
+  const judge = async (dir: string, m: GeneratedMutant): Promise<MutantResult> => {
+    const text = files.get(m.file)!
+    const { start: _s, end: _e, ...mutant } = m
+    const result: MutantResult = { mutant, diff: mutantDiff(text, m) }
+    if (equivalents[m.key] !== undefined) {
+      result.equivalent = equivalents[m.key]
+    } else {
+      await withMutatedFile(dir, m.file, text, applyMutant(text, m), async () => {
+        result.kit = reached && !reached.has(m.key) ? { status: 'unreached', killedBy: [], ms: 0, ran: 0 } : await runKit(dir, capMs)
+        if (result.kit.status !== 'survived' && result.kit.status !== 'unreached') result.npmTest = { killed: true, via: 'self-target.test.ts' }
+      })
+    }
+    const done = results.length + 1
+    const survived = result.kit?.status === 'survived' || result.kit?.status === 'unreached'
+    const verdict = result.equivalent !== undefined ? 'equivalent' : survived ? (result.kit!.status === 'unreached' ? 'UNREACHED' : 'SURVIVED') : result.kit!.status
+    console.log(`[${done}/${order.length} ${((Date.now() - started) / 60000).toFixed(1)} min] ${verdict.padEnd(10)} ${m.file}:${m.line} ${m.operator} ${(result.kit?.ms ?? 0) / 1000 | 0}s ${result.kit?.killedBy[0]?.slice(0, 100) ?? ''}`)
+    await appendFile(join(out, 'progress.jsonl'), `${JSON.stringify(result)}\n`)
+    results.push(result)
+    await reportNow()
+    return result
+  }
+
+  const report = (): MutationReport => {
+    const { modules, totals } = tabulate(pool, picked, results)
+    return {
+      seed, startedAt: new Date(started).toISOString(), wallMs: Date.now() - started, jobs, loadAverage: load.length ? [Math.min(...load), load.reduce((s, n) => s + n, 0) / load.length, Math.max(...load)] : loadavg(),
+      generated: all.length, sampled: picked.length, sampledKeys: picked.map((m) => m.key), judged: results.length, npmTestColumn: NPM_TEST_COLUMN, modules, totals,
+      results: [...results].sort((a, b) => a.mutant.key.localeCompare(b.mutant.key)),
+    }
+  }
+  const survivorsMd = () => results.filter((r) => r.kit?.status === 'survived' || r.kit?.status === 'unreached').map((r) =>
+    `### \`${r.mutant.key}\`\n${r.mutant.file}:${r.mutant.line} (${r.mutant.operator}), kit: ${r.kit!.status}, npm test: ${r.npmTest?.tests ? `${r.npmTest.tests.status}${r.npmTest.tests.detail ? ` (${r.npmTest.tests.detail})` : ''}` : 'not run yet'}\n\`\`\`diff\n${r.diff}\n\`\`\`\n`).join('\n')
+  reportNow = async () => {
+    await writeReport(out, report())
+    await writeFile(join(out, 'survivors.md'), survivorsMd())
+  }
+  // The npm test column, after every kit verdict is in: the kit column is the one the issue's target is about.
+  const testDeadline = started + Number(values['deadline-min']) * 60_000
+  const testPhase = async () => {
+    const dir = await scratchCopy(ROOT)
+    try {
+      for (;;) {
+        const r = results.find((x) => (x.kit?.status === 'survived' || x.kit?.status === 'unreached') && !x.npmTest && !claimed.has(x.mutant.key))
+        if (!r || Date.now() >= testDeadline) return
+        claimed.add(r.mutant.key)
+        const m = byKey.get(r.mutant.key)!
+        const text = files.get(m.file)!
+        const tests = await withMutatedFile(dir, m.file, text, applyMutant(text, m), () => runTests(dir, relatedTests(graph, m.file), Number(values['test-cap-ms'])))
+        r.npmTest = { killed: tests.status === 'killed', via: 'related tests', tests }
+        console.log(`npm test column: ${tests.status.padEnd(9)} ${m.file}:${m.line} ${m.operator} (${tests.files} files, ${(tests.ms / 1000).toFixed(0)} s) ${tests.detail?.slice(0, 100) ?? ''}`)
+        await reportNow()
+      }
+    } finally {
+      await removeScratch(dir)
+    }
+  }
+  const claimed = new Set<string>()
+  const byKey = new Map(picked.map((m) => [m.key, m]))
+  try {
+    await Promise.all(Array.from({ length: jobs }, () => worker()))
+    if (!values['no-npm-test']) await Promise.all(Array.from({ length: jobs }, () => testPhase()))
+  } finally {
+    clearInterval(loadTimer)
+  }
+  const final = report()
+  await writeReport(out, final)
+  const { totals } = final
+  const live = totals.judged - totals.equivalent
+  console.log(`\n${consoleTable(final)}\n`)
+  if (final.judged < final.sampled) console.log(`the deadline stopped the run: ${final.judged} of ${final.sampled} sampled mutants judged`)
+  console.log(`kit alone: ${totals.kitKilled}/${live} non-equivalent mutants killed (${live ? ((100 * totals.kitKilled) / live).toFixed(1) : '-'}%); npm test: ${totals.npmTestKilled}/${live}`)
+  console.log(`wall ${(final.wallMs / 60000).toFixed(1)} min with ${jobs} worker(s); load average min/mean/max ${final.loadAverage.map((n) => n.toFixed(2)).join(' / ')}`)
+  console.log(`report: ${join(out, 'mutation.html')}`)
+  await writeFile(join(out, 'summary.txt'), `${consoleTable(final)}\n`)
 }
 
 main().catch((err) => {

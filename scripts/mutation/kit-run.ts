@@ -1,0 +1,81 @@
+/**
+ * One mutant against the kit alone: the mutated file is written into a scratch copy of the
+ * project, the kit boots that copy's gateway as its self target (startSelfTarget({ root })) and
+ * runs the whole suite with the seed conformance/test/self-target.test.ts uses. The first case
+ * that fails or errors kills the mutant and ends the run early (the rest of the suite is
+ * abandoned with its target closed). A gateway that does not boot is `boot`, a run over the
+ * cap is `timeout`; both count as killed and are reported apart.
+ */
+import { cp, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runSuite } from '../../conformance/run-suite.ts'
+import { startSelfTarget, type SelfTarget } from '../../conformance/target/self.ts'
+import type { CaseResult } from '../../conformance/types.ts'
+
+/** Not copied: the dependencies (linked instead), git, and earlier reports. */
+const NOT_COPIED = new Set(['node_modules', '.git'])
+
+/** The seed conformance/test/self-target.test.ts runs the whole suite with (its kills are npm test's kills). */
+export const KIT_SEED = 1234
+const KILLING = new Set(['fail', 'error', 'flaky'])
+
+/** `unreached`: the kit never executed the mutated statement (reach.ts), so it was not run. */
+export type KitStatus = 'killed' | 'survived' | 'boot' | 'timeout' | 'unreached'
+export interface KitOutcome { status: KitStatus; killedBy: string[]; ms: number; ran: number }
+
+export async function scratchCopy(root: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-mutant-'))
+  // The whole project (tests read docs/ and examples/), so the npm test column runs as in the checkout.
+  for (const entry of await readdir(root)) {
+    if (!NOT_COPIED.has(entry)) await cp(join(root, entry), join(dir, entry), { recursive: true, filter: (src) => !src.startsWith(join(root, 'reports/out')) })
+  }
+  await symlink(join(root, 'node_modules'), join(dir, 'node_modules'))
+  return dir
+}
+
+/** Writes `text` over `file` in the scratch copy, runs `body`, and always restores the original. */
+export async function withMutatedFile<T>(dir: string, file: string, original: string, text: string, body: () => Promise<T>): Promise<T> {
+  const path = join(dir, file)
+  await writeFile(path, text)
+  try {
+    return await body()
+  } finally {
+    await writeFile(path, original)
+  }
+}
+
+export async function runKit(dir: string, capMs: number, env?: Record<string, string>): Promise<KitOutcome> {
+  const started = Date.now()
+  let target: SelfTarget
+  try {
+    target = await startSelfTarget({ root: dir, env })
+  } catch (err) {
+    return { status: 'boot', killedBy: [`boot: ${(err as Error).message.split('\n')[0]}`], ms: Date.now() - started, ran: 0 }
+  }
+  const killedBy: string[] = []
+  let ran = 0
+  let settle: (s: KitStatus) => void = () => {}
+  const decided = new Promise<KitStatus>((resolve) => { settle = resolve })
+  const onResult = (r: CaseResult) => {
+    ran++
+    if (KILLING.has(r.outcome)) {
+      killedBy.push(`${r.id} (${r.outcome}): ${(r.message ?? '').split('\n')[0].slice(0, 200)}`)
+      settle('killed')
+    }
+  }
+  const cap = setTimeout(() => settle('timeout'), capMs)
+  const suite = runSuite({ manifest: target.manifest, seed: KIT_SEED, receiver: target.receiver, restart: target.restart, onResult })
+    .then((report) => settle(report.cases.some((c) => KILLING.has(c.outcome)) ? 'killed' : 'survived'))
+    .catch((err: unknown) => { killedBy.push(`harness: ${(err as Error).message}`); settle('killed') })
+  const status = await decided
+  clearTimeout(cap)
+  await target.close()
+  // An abandoned suite meets a closed target and ends on its own; give it a moment so it does not overlap the next mutant.
+  await Promise.race([suite, new Promise((r) => setTimeout(r, status === 'survived' ? 0 : 2000))])
+  return { status, killedBy, ms: Date.now() - started, ran }
+}
+
+export async function removeScratch(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
+}

@@ -1,0 +1,103 @@
+/**
+ * The generated run's report: per module (folder of gateway/) how many mutants were generated,
+ * sampled, killed by the kit alone, killed by `npm test`, equivalent and survived, and every
+ * survivor with its diff. Kill rates are over non-equivalent mutants. Written as mutation.json
+ * and mutation.html, and summarised on the console.
+ */
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { moduleOf } from './sources.ts'
+import type { KitOutcome } from './kit-run.ts'
+import type { TestOutcome } from './npm-test-run.ts'
+import type { GeneratedMutant } from './mutator.ts'
+
+export interface MutantResult {
+  mutant: Omit<GeneratedMutant, 'start' | 'end'>
+  diff: string
+  equivalent?: string
+  kit?: KitOutcome
+  /** Killed by `npm test`: the kit's kill (self-target.test.ts) or a related test file's. */
+  npmTest?: { killed: boolean; via: 'self-target.test.ts' | 'related tests'; tests?: TestOutcome }
+}
+
+export interface ModuleRow {
+  module: string; generated: number; sampled: number; judged: number; equivalent: number
+  kitKilled: number; boot: number; timeout: number; unreached: number; npmTestKilled: number; survived: number
+}
+
+export interface MutationReport {
+  seed: number; startedAt: string; wallMs: number; jobs: number; loadAverage: number[]
+  generated: number; sampled: number; sampledKeys?: string[]; judged: number; npmTestColumn: string
+  modules: ModuleRow[]; totals: ModuleRow; results: MutantResult[]
+}
+
+const killedByKit = (r: MutantResult) => r.kit !== undefined && r.kit.status !== 'survived' && r.kit.status !== 'unreached'
+
+export function tabulate(generated: GeneratedMutant[], sampled: GeneratedMutant[], results: MutantResult[]): { modules: ModuleRow[]; totals: ModuleRow } {
+  const rows = new Map<string, ModuleRow>()
+  const row = (module: string) => {
+    if (!rows.has(module)) rows.set(module, { module, generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 })
+    return rows.get(module)!
+  }
+  for (const m of generated) row(moduleOf(m.file)).generated++
+  for (const m of sampled) row(moduleOf(m.file)).sampled++
+  for (const r of results) {
+    const x = row(moduleOf(r.mutant.file))
+    x.judged++
+    if (r.equivalent !== undefined) { x.equivalent++; continue }
+    if (killedByKit(r)) x.kitKilled++
+    if (r.kit?.status === 'boot') x.boot++
+    if (r.kit?.status === 'timeout') x.timeout++
+    if (r.kit?.status === 'unreached') x.unreached++
+    if (r.npmTest?.killed) x.npmTestKilled++
+    else x.survived++
+  }
+  const modules = [...rows.values()].sort((a, b) => a.module.localeCompare(b.module))
+  const totals: ModuleRow = { module: 'all', generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 }
+  for (const m of modules) for (const k of Object.keys(totals) as Array<keyof ModuleRow>) if (k !== 'module') (totals[k] as number) += m[k] as number
+  return { modules, totals }
+}
+
+const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)}%` : '-')
+
+export function consoleTable(report: MutationReport): string {
+  const head = ['module', 'generated', 'sampled', 'judged', 'equiv', 'kit killed', '(boot', 'timeout)', 'unreached', 'npm test killed', 'survived', 'kit rate', 'npm test rate']
+  const line = (r: ModuleRow) => {
+    const live = r.judged - r.equivalent
+    return [r.module, r.generated, r.sampled, r.judged, r.equivalent, r.kitKilled, r.boot, r.timeout, r.unreached, r.npmTestKilled, r.survived, pct(r.kitKilled, live), pct(r.npmTestKilled, live)].map(String)
+  }
+  const rows = [head, ...report.modules.map(line), line(report.totals)]
+  const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i].length)))
+  const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
+  return [fmt(head), ...rows.slice(1, -1).map(fmt), fmt(rows[rows.length - 1])].join('\n')
+}
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
+function html(report: MutationReport): string {
+  const table = (rows: ModuleRow[]) => rows.map((r) => {
+    const live = r.judged - r.equivalent
+    return `<tr><td>${esc(r.module)}</td><td>${r.generated}</td><td>${r.sampled}</td><td>${r.judged}</td><td>${r.equivalent}</td><td>${r.kitKilled} (${r.boot} boot, ${r.timeout} timeout)</td><td>${r.unreached}</td><td>${r.npmTestKilled}</td><td>${r.survived}</td><td>${pct(r.kitKilled, live)}</td><td>${pct(r.npmTestKilled, live)}</td></tr>`
+  }).join('\n')
+  const block = (title: string, list: MutantResult[], note: (r: MutantResult) => string) =>
+    `<h2>${title} (${list.length})</h2>\n${list.map((r) => `<details><summary><code>${esc(r.mutant.key)}</code> ${esc(r.mutant.operator)} ${esc(r.mutant.file)}:${r.mutant.line} ${esc(note(r))}</summary><pre>${esc(r.diff)}</pre></details>`).join('\n')}`
+  const kitSurvivors = report.results.filter((r) => r.equivalent === undefined && r.kit !== undefined && !killedByKit(r))
+  return `<!doctype html><meta charset="utf-8"><title>mutation ${esc(report.startedAt)}</title>
+<style>body{font:14px system-ui;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}pre{background:#f6f6f6;padding:8px}</style>
+<h1>Generated mutation run</h1>
+<p>seed ${report.seed}, ${report.generated} generated, ${report.sampled} sampled, ${report.jobs} worker(s), ${(report.wallMs / 60000).toFixed(1)} min, load average ${report.loadAverage.map((n) => n.toFixed(2)).join(' / ')}. Rates are over non-equivalent mutants.</p>
+<p>The npm test column: ${esc(report.npmTestColumn)}</p>
+<table><tr><th>module</th><th>generated</th><th>sampled</th><th>judged</th><th>equivalent</th><th>killed by the kit alone</th><th>not reached by the kit</th><th>killed by npm test</th><th>survived</th><th>kit rate</th><th>npm test rate</th></tr>
+${table(report.modules)}
+${table([report.totals])}</table>
+${block('Survivors of the kit alone', kitSurvivors, (r) => `${r.kit!.status === 'unreached' ? '— not reached by the kit ' : ''}${r.npmTest?.killed ? `— killed by npm test (${r.npmTest.tests?.detail ?? ''})` : `— npm test: ${r.npmTest?.tests?.status ?? 'not run'}`}`)}
+${block('Equivalent', report.results.filter((r) => r.equivalent !== undefined), (r) => `— ${r.equivalent}`)}
+${block('Killed by the kit', report.results.filter((r) => r.equivalent === undefined && killedByKit(r)), (r) => `— ${r.kit!.status}: ${r.kit!.killedBy[0] ?? ''}`)}
+`
+}
+
+export async function writeReport(dir: string, report: MutationReport): Promise<void> {
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, 'mutation.json'), `${JSON.stringify(report, null, 2)}\n`)
+  await writeFile(join(dir, 'mutation.html'), html(report))
+}
