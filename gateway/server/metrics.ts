@@ -161,12 +161,24 @@ export class GatewayMetrics {
         for (const [engine, at] of oldest) this.set({ engine }, (now - at) / 1000)
       },
     })
-    const queueStats = sources.queueStats
-    if (!queueStats) return
+    const read = sources.queueStats
+    if (!read) return
+    // One read per scrape: the registry collects every metric at once, so the queue gauges share
+    // the in-flight read (on PostgreSQL it is a query). A failed read leaves them absent and says so.
+    let inFlight: Promise<QueueStats | undefined> | undefined
+    const queueStats = () => (inFlight ??= read().catch(() => undefined).finally(() => { inFlight = undefined }))
+    new Gauge({
+      name: 'gateway_queue_reachable', help: '1 when the queue\'s store answered this scrape, 0 when it failed (the other queue series are then absent)', registers,
+      async collect() {
+        this.set((await queueStats()) ? 1 : 0)
+      },
+    })
     new Gauge({
       name: 'gateway_queue_jobs', help: 'Jobs by status (queued, running, parked); fleet-wide when the queue is on PostgreSQL', labelNames: ['status'], registers,
       async collect() {
+        this.reset()
         const stats = await queueStats()
+        if (!stats) return
         this.set({ status: 'queued' }, stats.queued)
         this.set({ status: 'running' }, stats.running)
         this.set({ status: 'parked' }, stats.parked)
@@ -175,13 +187,17 @@ export class GatewayMetrics {
     new Gauge({
       name: 'gateway_queue_daily_tokens_used', help: 'Tokens counted against the queue\'s daily limit today', registers,
       async collect() {
-        this.set((await queueStats()).dailyTokensUsed)
+        this.reset()
+        const stats = await queueStats()
+        if (stats) this.set(stats.dailyTokensUsed)
       },
     })
     new Gauge({
       name: 'gateway_queue_paused', help: '1 when the queue has stopped starting jobs because the daily token limit is reached', registers,
       async collect() {
-        this.set((await queueStats()).paused ? 1 : 0)
+        this.reset()
+        const stats = await queueStats()
+        if (stats) this.set(stats.paused ? 1 : 0)
       },
     })
   }

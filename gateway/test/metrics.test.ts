@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createGatewayServer } from '../index.ts'
 import { routeLabel } from '../server/metrics.ts'
 import { configSchema } from '../config/schema.ts'
+import { createMemoryQueueAdapter } from '../queue/memory-adapter.ts'
 import { startTestGateway, type TestGateway } from './harness.ts'
 import { parseExposition } from './prometheus-text.ts'
 
@@ -74,6 +75,34 @@ describe('GET <basePath>/metrics', () => {
     expect(scraped.types.get('gateway_queue_jobs')).toBe('gauge')
     expect(scraped.sum('gateway_queue_jobs', { status: 'queued' })).toBe(0)
     expect(scraped.sum('gateway_queue_paused')).toBe(0)
+    expect(scraped.sum('gateway_queue_reachable')).toBe(1)
+  })
+
+  it('reads the queue store once per scrape; a failed read is gateway_queue_reachable 0, not a failed scrape', async () => {
+    const real = createMemoryQueueAdapter()
+    let lists = 0
+    let failing = false
+    const adapter = new Proxy(real, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver)
+        if (key !== 'list') return typeof value === 'function' ? value.bind(target) : value
+        return (...args: unknown[]) => {
+          lists++
+          return failing ? Promise.reject(new Error('store down')) : (value as (...a: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    })
+    const gw = await start({ queue: { adapter } })
+    const before = lists
+    const ok = await gw.request('GET', '/metrics')
+    expect(ok.status).toBe(200)
+    expect(lists - before).toBe(1)
+    failing = true
+    const failed = await gw.request('GET', '/metrics')
+    expect(failed.status).toBe(200)
+    const scraped = parseExposition(failed.text)
+    expect(scraped.sum('gateway_queue_reachable')).toBe(0)
+    expect(scraped.samples.filter((x) => x.name === 'gateway_queue_jobs')).toEqual([])
   })
 })
 
