@@ -14,7 +14,7 @@ import type { ProfileStore } from '../host/profile-store.ts'
 import { JobQueue } from '../queue/job-queue.ts'
 import { QUEUE_DEFAULTS } from '../queue/options.ts'
 import { attachNotifier, NOTIFICATION_DEFAULTS } from '../sessions/notifications.ts'
-import { WebhookDeliverer } from '../sessions/webhooks.ts'
+import { WebhookDeliverer, type WebhookAttempt } from '../sessions/webhooks.ts'
 import { SessionRegistry } from '../sessions/registry.ts'
 import { LIVE_ONLY } from '../sessions/runner.ts'
 import { ParkingManager } from '../sessions/parking.ts'
@@ -28,7 +28,7 @@ import { resolveOptions, type GatewayServerOptions } from './options.ts'
 import { AUTH_HOOK_FAILED, createAuthenticator, createVisibility } from './principal.ts'
 import { isRefusal, NOT_FOUND, refuse, UNAUTHORIZED, type Refusal } from './refusal.ts'
 import { createHealthRoutes } from './health.ts'
-import { createMetricsListener, wireMetrics } from './metrics-wiring.ts'
+import { answerMetrics, wireMetrics } from './metrics-wiring.ts'
 import { pathOf, splitPath } from './request-path.ts'
 import { validateCreate } from './create-request.ts'
 import { handleExecutions } from './routes/executions.ts'
@@ -148,10 +148,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   // Kept so a graceful shutdown can give pending deliveries its grace.
   const deliverers: WebhookDeliverer[] = []
   // Every webhook attempt is counted (metrics) and still reaches the embedder's observer.
-  const observeWebhook = (attempt: import('../sessions/webhooks.ts').WebhookAttempt) => {
-    metrics?.webhookAttempt(attempt)
-    options.onWebhookAttempt?.(attempt)
-  }
+  const observeWebhook = (attempt: WebhookAttempt) => { metrics?.webhookAttempt(attempt); options.onWebhookAttempt?.(attempt) }
   if (options.notifications) {
     const { attempts = NOTIFICATION_DEFAULTS.attempts, retryDelayMs = NOTIFICATION_DEFAULTS.retryDelayMs } = options.notifications
     const deliverer = new WebhookDeliverer({ attempts, retryDelayMs, onAttempt: observeWebhook })
@@ -186,12 +183,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const attached = new AttachedSockets()
   const { basePath } = resolved
   let draining = false
-  const metrics = wireMetrics(options, context, {
-    healthPaths: options.health ? [options.health.healthPath ?? '/healthz', options.health.readyPath ?? '/readyz'] : [],
-    webSockets: () => attached.counts(),
-  })
-  const metricsListener = metrics && typeof options.metrics === 'object' && options.metrics.port !== undefined
-    ? createMetricsListener(metrics, options.metrics.port, options.metrics.host) : undefined
+  const { metrics, listener: metricsListener } = wireMetrics(options, context, () => attached.counts())
   const handleHealth = options.health ? createHealthRoutes(options.health, {
     availability,
     profiles: () => catalog.profiles,
@@ -229,21 +221,13 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       if (rest.length === 1) return handleSession(context, req, res, principal, rest[0])
       return handleSessionSubroute(context, req, res, principal, rest[0], rest.slice(1))
     }
-    if (family === 'metrics' && rest.length === 0 && metrics && !metricsListener) return serveMetrics(res, principal)
+    if (family === 'metrics' && rest.length === 0 && metrics && !metricsListener) return answerMetrics(context, metrics, req.method, res, principal)
     if (family === 'profiles') return handleProfiles(context, req, res, principal, rest)
     if (family === 'executions') return handleExecutions(context, req, res, principal, rest)
     if (family === 'sdk-sessions') return handleSdkSessions(context, req, res, principal, rest)
     if (family === 'fs') return handleHostFiles(context, req, res, principal, rest)
     if ((family === 'jobs' || family === 'queue') && context.queue) return handleJobs(context, context.queue, req, res, principal, family, rest)
     return handleUnconfigured(family ?? '', req, res, rest)
-  }
-
-  /** `<basePath>/metrics`: an operator route (authentication.4: others get the 404 an unknown route gets). */
-  async function serveMetrics(res: ServerResponse, principal: import('./principal.ts').Principal): Promise<void> {
-    if (!context.visibility.isOperator(principal)) return sendRefusal(res, NOT_FOUND)
-    const { contentType, body } = await metrics!.exposition()
-    res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) })
-    res.end(body)
   }
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {

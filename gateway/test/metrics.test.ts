@@ -37,6 +37,7 @@ describe('GET <basePath>/metrics', () => {
     expect(scraped.types.get('nodejs_eventloop_lag_seconds')).toBe('gauge')
 
     expect((await gw.request('GET', '/metrics', { who: 'nobody' })).status).toBe(401)
+    expect((await gw.request('POST', '/metrics')).status).toBe(405)
     const scoped = await gw.request('GET', '/metrics', { who: 'tenantA' })
     const unknown = await gw.request('GET', '/no-such-route', { who: 'tenantA' })
     expect(scoped.status).toBe(404)
