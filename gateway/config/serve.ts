@@ -8,6 +8,7 @@ import type { Logger } from 'pino'
 import { createGatewayServer, type GatewayServer } from '../server/create-server.ts'
 import { attachAccessLog, recordingPrincipal } from './access-log.ts'
 import { EngineProcesses } from './engine-processes.ts'
+import type { EngineProcessEvent } from '../engines/cli-primary/index.ts'
 import { logQueueTransitions, logSessionLifecycle } from './lifecycle-log.ts'
 import { credentialValues } from './env.ts'
 import { preflight } from './preflight.ts'
@@ -63,7 +64,13 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   const engineProcesses = new EngineProcesses(logger)
   const closers: Array<() => Promise<void>> = []
   let principals: LivePrincipals | undefined
-  const options = await buildServerOptions(config, hooks, { onEngineProcess: engineProcesses.observe, closers, onPrincipals: (p) => { principals = p } })
+  // The server's metrics exist once it is built; processes are only spawned after that (by sessions).
+  let metrics: GatewayServer['metrics']
+  const onEngineProcess = (event: EngineProcessEvent) => {
+    engineProcesses.observe(event)
+    metrics?.engineProcess('cli_primary', event)
+  }
+  const options = await buildServerOptions(config, hooks, { onEngineProcess, closers, onPrincipals: (p) => { principals = p } })
   options.authenticate = recordingPrincipal(options.authenticate)
   const hostOnError = options.onError
   options.onError = (err, where) => {
@@ -84,10 +91,13 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   logQueueTransitions(options, logger)
   options.onWebhookAttempt = (attempt) => logger[attempt.ok ? 'info' : 'warn']({ kind: 'webhook', ...attempt }, attempt.ok ? 'webhook delivered' : 'webhook attempt failed')
   const gateway = createGatewayServer(options)
+  metrics = gateway.metrics
   attachAccessLog(gateway.server, logger)
   logSessionLifecycle(gateway, logger)
   const { port, url } = await gateway.listen(overrides.port ?? config.listen.port, overrides.host ?? config.listen.host)
   logger.info({ kind: 'lifecycle', url, profiles: (config.profiles ?? []).map((p) => p.name) }, 'gateway listening')
+  const metricsAddress = gateway.metricsAddress()
+  if (metricsAddress) logger.info({ kind: 'lifecycle', url: metricsAddress.url }, 'metrics listening')
   // One reload at a time; a change while one runs is read by a second pass after it.
   let reloading: Promise<void> | undefined
   let again = false

@@ -75,6 +75,7 @@ export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHo
     hostFiles: config.hostFiles,
     attachments: config.attachments,
     peers: config.peers,
+    metrics: config.metrics,
   }
   if (config.profileStore) {
     options.profileStore = config.profileStore.kind === 'file' ? createFileProfileStore({ file: config.profileStore.file }) : createMemoryProfileStore()

@@ -14,7 +14,7 @@ import type { ProfileStore } from '../host/profile-store.ts'
 import { JobQueue } from '../queue/job-queue.ts'
 import { QUEUE_DEFAULTS } from '../queue/options.ts'
 import { attachNotifier, NOTIFICATION_DEFAULTS } from '../sessions/notifications.ts'
-import { WebhookDeliverer } from '../sessions/webhooks.ts'
+import { WebhookDeliverer, type WebhookAttempt } from '../sessions/webhooks.ts'
 import { SessionRegistry } from '../sessions/registry.ts'
 import { LIVE_ONLY } from '../sessions/runner.ts'
 import { ParkingManager } from '../sessions/parking.ts'
@@ -28,6 +28,7 @@ import { resolveOptions, type GatewayServerOptions } from './options.ts'
 import { AUTH_HOOK_FAILED, createAuthenticator, createVisibility } from './principal.ts'
 import { isRefusal, NOT_FOUND, refuse, UNAUTHORIZED, type Refusal } from './refusal.ts'
 import { createHealthRoutes } from './health.ts'
+import { answerMetrics, wireMetrics } from './metrics-wiring.ts'
 import { pathOf, splitPath } from './request-path.ts'
 import { validateCreate } from './create-request.ts'
 import { handleExecutions } from './routes/executions.ts'
@@ -65,6 +66,10 @@ export interface GatewayServer {
    * 1008. Resolves with how many were closed.
    */
   reauthenticateSockets(): Promise<number>
+  /** The separate metrics listener's address, when `metrics.port` is set and the server listens. */
+  metricsAddress(): { port: number; url: string } | undefined
+  /** This server's metrics (absent with `metrics: false`): e.g. feed it engine process events. */
+  readonly metrics: import('./metrics.ts').GatewayMetrics | undefined
 }
 
 const MALFORMED_PATH = refuse('invalid_request', 'malformed URL path')
@@ -144,9 +149,11 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   })
   // Kept so a graceful shutdown can give pending deliveries its grace.
   const deliverers: WebhookDeliverer[] = []
+  // Every webhook attempt is counted (metrics) and still reaches the embedder's observer.
+  const observeWebhook = (attempt: WebhookAttempt) => { metrics?.webhookAttempt(attempt); options.onWebhookAttempt?.(attempt) }
   if (options.notifications) {
     const { attempts = NOTIFICATION_DEFAULTS.attempts, retryDelayMs = NOTIFICATION_DEFAULTS.retryDelayMs } = options.notifications
-    const deliverer = new WebhookDeliverer({ attempts, retryDelayMs, onAttempt: options.onWebhookAttempt })
+    const deliverer = new WebhookDeliverer({ attempts, retryDelayMs, onAttempt: observeWebhook })
     deliverers.push(deliverer)
     attachNotifier(registry, options.notifications, deliverer)
   }
@@ -155,7 +162,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     const deliverer = new WebhookDeliverer({
       attempts: queueOptions.webhookAttempts ?? QUEUE_DEFAULTS.webhookAttempts,
       retryDelayMs: queueOptions.webhookRetryDelayMs ?? QUEUE_DEFAULTS.webhookRetryDelayMs,
-      onAttempt: options.onWebhookAttempt,
+      onAttempt: observeWebhook,
     })
     deliverers.push(deliverer)
     context.queue = new JobQueue(queueOptions, {
@@ -178,6 +185,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const attached = new AttachedSockets()
   const { basePath } = resolved
   let draining = false
+  const { metrics, listener: metricsListener } = wireMetrics(options, context, () => attached.counts())
   const handleHealth = options.health ? createHealthRoutes(options.health, {
     availability,
     profiles: () => catalog.profiles,
@@ -215,6 +223,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       if (rest.length === 1) return handleSession(context, req, res, principal, rest[0])
       return handleSessionSubroute(context, req, res, principal, rest[0], rest.slice(1))
     }
+    if (family === 'metrics' && rest.length === 0 && metrics && !metricsListener) return answerMetrics(context, metrics, req.method, res, principal)
     if (family === 'profiles') return handleProfiles(context, req, res, principal, rest)
     if (family === 'executions') return handleExecutions(context, req, res, principal, rest)
     if (family === 'sdk-sessions') return handleSdkSessions(context, req, res, principal, rest)
@@ -292,6 +301,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   }
 
   const server = createServer((req, res) => {
+    metrics?.observeRequest(req, res)
     if (!drain.admit(req, res)) return
     route(req, res).catch((err) => {
       onError(err, 'request')
@@ -326,6 +336,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     registry.closeAll()
     await webSockets.close()
     await drain.finish()
+    await metricsListener?.close()
     await flushed
   }
 
@@ -336,6 +347,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       // Stored parks and live records become rows before the first request can ask for them.
       await parking.hydrate()
       if (options.profileStore) await loadManagedProfiles(options.profileStore)
+      await metricsListener?.listen()
       return new Promise((resolvePromise, reject) => {
         server.once('error', reject)
         server.listen(port, host, () => {
@@ -348,6 +360,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       })
     },
     close,
+    metricsAddress: () => metricsListener?.address(),
+    metrics,
     reauthenticateSockets: () => attached.recheck(async (req, sessionId) => {
       const principal = await principalOf(req)
       if (principal === AUTH_HOOK_FAILED || !principal) return false

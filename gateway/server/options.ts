@@ -10,6 +10,7 @@ import type { Authenticate, AuthorizeSession } from './principal.ts'
 import type { EngineAdapter } from './engine-adapter.ts'
 import type { QueueOptions } from '../queue/options.ts'
 import type { NotificationOptions } from '../sessions/notifications.ts'
+import { validateMetricsOptions } from './metrics.ts'
 
 export interface GatewayServerOptions {
   authenticate?: Authenticate
@@ -56,6 +57,11 @@ export interface GatewayServerOptions {
   onWebhookAttempt?: (attempt: import('../sessions/webhooks.ts').WebhookAttempt) => void
   /** `GET /healthz` and `GET /readyz`, unauthenticated, outside basePath; off unless given. */
   health?: import('./health.ts').HealthOptions
+  /**
+   * Prometheus metrics (issue 22). Default: `<basePath>/metrics` for operators. `false`: off.
+   * `{ port, host? }`: served instead on a separate loopback listener (no authentication) for a scraper.
+   */
+  metrics?: boolean | import('./metrics.ts').MetricsOptions
   /** Receives failures that are not the caller's fault (engine build/start errors). */
   onError?: (err: unknown, where: string) => void
 }
@@ -90,6 +96,7 @@ export function resolveOptions(options: GatewayServerOptions): ResolvedOptions {
   for (const origin of options.cors?.origins ?? []) {
     if (origin.includes('*')) throw new Error(`createGatewayServer: cors origin '${origin}' has a wildcard; origins are exact`)
   }
+  validateMetricsOptions(options.metrics)
   if (options.fallback !== undefined && typeof options.fallback !== 'function') {
     throw new Error('createGatewayServer: fallback must be a (req, res) function')
   }

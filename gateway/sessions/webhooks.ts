@@ -27,6 +27,8 @@ export interface WebhookAttempt {
   ok: boolean
   status?: number
   error?: string
+  /** From sending the request to the end of the response (or the failure), for latency metrics. */
+  durationMs: number
 }
 
 export class WebhookDeliverer {
@@ -59,6 +61,8 @@ export class WebhookDeliverer {
     let lastError = 'no attempt made'
     for (let attempt = 0; attempt < Math.max(1, attempts); attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, retryDelayMs * 2 ** (attempt - 1)))
+      const started = performance.now()
+      const durationMs = () => Math.round((performance.now() - started) * 1000) / 1000
       try {
         const res = await doFetch(target.url, {
           method: 'POST',
@@ -67,12 +71,12 @@ export class WebhookDeliverer {
           signal: AbortSignal.timeout(timeoutMs),
         })
         await res.arrayBuffer().catch(() => undefined)
-        this.#report(target, { attempt: attempt + 1, ok: res.ok, status: res.status })
+        this.#report(target, { attempt: attempt + 1, ok: res.ok, status: res.status, durationMs: durationMs() })
         if (res.ok) return
         lastError = `HTTP ${res.status}`
       } catch (err) {
         lastError = err instanceof Error ? err.message : String(err)
-        this.#report(target, { attempt: attempt + 1, ok: false, error: err instanceof Error ? err.name : 'error' })
+        this.#report(target, { attempt: attempt + 1, ok: false, error: err instanceof Error ? err.name : 'error', durationMs: durationMs() })
       }
     }
     this.#options.onGiveUp?.(target, lastError)

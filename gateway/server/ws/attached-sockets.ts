@@ -17,6 +17,13 @@ export class AttachedSockets {
     ws.once('close', () => this.#sockets.delete(ws))
   }
 
+  /** Open sockets by kind, for the metrics scrape. */
+  counts(): { session: number; queue: number } {
+    let queue = 0
+    for (const { sessionId } of this.#sockets.values()) if (sessionId === undefined) queue++
+    return { session: this.#sockets.size - queue, queue }
+  }
+
   /** Closes each socket `allowed` now refuses; resolves with how many were closed. */
   async recheck(allowed: (req: IncomingMessage, sessionId: string | undefined) => Promise<boolean>): Promise<number> {
     let closed = 0

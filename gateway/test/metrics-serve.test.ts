@@ -1,0 +1,93 @@
+/**
+ * Issue 22, item 3, under `gateway serve`: `metrics: {port}` in the configuration file serves
+ * `/metrics` on a separate loopback listener (logged as "metrics listening"), not under basePath,
+ * and the Claude Code CLI processes the gateway spawns are counted: spawned, alive, exited.
+ */
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createToken } from '../config/principals.ts'
+import { serveGateway } from './gateway-command.ts'
+import { until } from './harness.ts'
+import { parseExposition } from './prometheus-text.ts'
+
+const cleanups: Array<() => Promise<void> | void> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+describe('gateway serve with metrics: {port}', { timeout: 60_000 }, () => {
+  it('serves /metrics on the loopback listener only, and counts engine processes spawned, alive and exited, and permission requests waiting', async () => {
+    const dir = await realpath(await mkdtemp(join(tmpdir(), 'gw-metrics-')))
+    cleanups.push(() => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }))
+    const claudeConfig = join(dir, 'claude-config')
+    await mkdir(claudeConfig, { recursive: true })
+    await writeFile(join(claudeConfig, 'fake-account.json'), JSON.stringify({ apiKeySource: 'ANTHROPIC_API_KEY' }))
+    await mkdir(join(dir, 'work'))
+    const token = await createToken(join(dir, 'principals.json'), { id: 'ops', operator: true })
+    const config = join(dir, 'gateway.json')
+    await writeFile(config, JSON.stringify({
+      auth: { principalsFile: 'principals.json' },
+      engines: {
+        cli_primary: {
+          executable: fileURLToPath(new URL('../../fake-engines/claude-cli/main.ts', import.meta.url)),
+          interpreter: process.execPath,
+          interpreterArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
+        },
+      },
+      profiles: [{ name: 'claude', engine: 'cli_primary', configDir: 'claude-config' }],
+      allowedCwdRoots: ['work'],
+      metrics: { port: 0 },
+      shutdown: { graceMs: 2000 },
+    }))
+    const gw = await serveGateway(config)
+    cleanups.push(async () => {
+      if (gw.child.exitCode === null) {
+        gw.child.kill('SIGTERM')
+        await gw.exited
+      }
+    })
+    // Logged right after "gateway listening", which is where serveGateway returns.
+    const logged = await until(async () => gw.lines.map((l): { msg?: string; url: string } => { try { return JSON.parse(l) } catch { return { url: '' } } }).find((l) => l.msg === 'metrics listening'), Boolean, 'metrics listening', 5000) as { url: string }
+    expect(logged.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/)
+    const scrape = async () => parseExposition(await (await fetch(logged.url)).text())
+
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    expect((await fetch(`${gw.url}/metrics`, { headers })).status).toBe(404)
+    const before = await scrape()
+    expect(before.sum('gateway_engine_process_spawns_total')).toBe(0)
+
+    const created = await fetch(`${gw.url}/sessions`, { method: 'POST', headers, body: JSON.stringify({ profile: 'claude', cwd: join(dir, 'work'), prompt: 'hello' }) })
+    expect(created.status).toBe(201)
+    const { session } = await created.json() as { session: { id: string } }
+    await until(async () => (await (await fetch(`${gw.url}/sessions/${session.id}`, { headers })).json()) as any, (r) => r.session.status === 'idle', 'idle')
+    const live = await scrape()
+    expect(live.sum('gateway_engine_process_spawns_total', { engine: 'cli_primary' })).toBe(1)
+    expect(live.sum('gateway_engine_processes', { engine: 'cli_primary' })).toBe(1)
+    expect(live.sum('gateway_turns_total', { engine: 'cli_primary', outcome: 'completed' })).toBe(1)
+    expect(live.sum('gateway_sessions', { engine: 'cli_primary', status: 'idle' })).toBe(1)
+
+    expect((await fetch(`${gw.url}/sessions/${session.id}`, { method: 'DELETE', headers })).status).toBeLessThan(300)
+    const ended = await until(scrape, (m) => m.sum('gateway_engine_process_exits_total', { engine: 'cli_primary' }) === 1, 'engine exit counted')
+    expect(ended.sum('gateway_engine_processes', { engine: 'cli_primary' })).toBe(0)
+
+
+    // A permission request waiting: counted, pending, with an age; gone when the session closes.
+    const asking = await fetch(`${gw.url}/sessions`, { method: 'POST', headers, body: JSON.stringify({ profile: 'claude', cwd: join(dir, 'work'), prompt: 'scenario:permission-write' }) })
+    const waiting = (await asking.json() as { session: { id: string } }).session
+    await until(async () => (await (await fetch(`${gw.url}/sessions/${waiting.id}`, { headers })).json()) as any, (r) => r.session.status === 'awaiting_approval', 'awaiting approval')
+    const asked = await scrape()
+    expect(asked.sum('gateway_permission_requests_total', { engine: 'cli_primary' })).toBe(1)
+    expect(asked.sum('gateway_permission_requests_pending', { engine: 'cli_primary' })).toBe(1)
+    expect(asked.samples.filter((x) => x.name === 'gateway_permission_request_oldest_age_seconds' && x.labels.engine === 'cli_primary' && x.value >= 0)).toHaveLength(1)
+    expect((await fetch(`${gw.url}/sessions/${waiting.id}`, { method: 'DELETE', headers })).status).toBeLessThan(300)
+    const answered = await until(scrape, (m) => m.sum('gateway_permission_requests_pending') === 0, 'no request pending')
+    expect(answered.samples.filter((x) => x.name === 'gateway_permission_request_oldest_age_seconds')).toEqual([])
+
+    gw.child.kill('SIGTERM')
+    expect(await gw.exited).toEqual({ code: 0, signal: null })
+    await expect(fetch(logged.url)).rejects.toThrow()
+  })
+})
