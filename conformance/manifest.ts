@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import type { z } from 'zod'
-import { closest } from './harness/did-you-mean.ts'
+import { closest } from '../gateway/protocol/closest-name.ts'
 import { manifestSchema, type TargetManifest } from './target/manifest-schema.ts'
 
 export class ManifestError extends Error {}

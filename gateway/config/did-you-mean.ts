@@ -1,10 +1,11 @@
 /**
  * "Did you mean" for a misspelt configuration key: the known keys at the key's place, read from
  * the configuration's JSON Schema (the one generated from the zod schema, so it cannot drift),
- * and the closest of them by edit distance. The conformance kit has its own for manifests; the
- * gateway imports nothing from the kit, hence this small copy.
+ * and the closest of them by edit distance (the rule the kit's manifest check uses too).
  */
 import { configJsonSchema } from './json-schema.ts'
+
+export { closest } from '../protocol/closest-name.ts'
 
 type Schema = { properties?: Record<string, Schema>; items?: Schema; additionalProperties?: Schema | boolean; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[] }
 
@@ -28,26 +29,4 @@ export function knownKeysAt(path: ReadonlyArray<PropertyKey>): string[] {
 function branches(node: Schema): Schema[] {
   const alternatives = [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]
   return alternatives.length ? [node, ...alternatives.flatMap(branches)] : [node]
-}
-
-/** The closest known name within a small edit distance (or differing only in case). */
-export function closest(word: string, options: readonly string[]): string | undefined {
-  let best: string | undefined
-  let bestDistance = Infinity
-  for (const option of options) {
-    const d = option.toLowerCase() === word.toLowerCase() ? 0 : distance(word, option)
-    if (d < bestDistance) [best, bestDistance] = [option, d]
-  }
-  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined
-}
-
-/** Levenshtein distance. */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-    prev = row
-  }
-  return prev[b.length]
 }

@@ -1,4 +1,8 @@
-/** "Did you mean": the closest known name within a small edit distance (or a case-only difference). */
+/**
+ * "Did you mean": the closest known name within a small edit distance (or a case-only difference).
+ * A pure rule shared by the gateway's configuration loader and the kit's manifest check, here
+ * because gateway/protocol is the one module both may import.
+ */
 export function closest(word: string, options: readonly string[]): string | undefined {
   let best: string | undefined
   let bestDistance = Infinity
