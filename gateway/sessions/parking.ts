@@ -5,96 +5,65 @@
  * results by rebuilding the session under its own id, and writes `persistLive` snapshots.
  * Every store operation for one session runs in call order, reads included, so a delivery never
  * misses a park being saved and a discard never loses to a save that would resurrect it.
+ * Its parts live beside it, one concept each: execution-index.ts (ids, claims, watchdogs),
+ * live-write-through.ts (persistLive and dormant CLI records), deadline-sweep.ts (fleet-wide
+ * deadlines), serial-ops.ts (the per-session order) and parking-contract.ts (options and host
+ * hooks, re-exported here); this file keeps park, wake and adoption.
  */
 import type { SessionEvent, SessionInfo } from '../protocol/index.ts'
+import { DeadlineSweep } from './deadline-sweep.ts'
+import { ExecutionIndex } from './execution-index.ts'
+import { LiveWriteThrough, withReservedSeqs } from './live-write-through.ts'
 import { ParkedSession } from './parked-session.ts'
-import type { SessionRegistry } from './registry.ts'
+import { PARKING_DEFAULTS, type ParkingDeps, type ParkingOptions, type SubmitOutcome } from './parking-contract.ts'
 import { LIVE_ONLY, type ExecutionOutcome, type Runner, type RunnerConfig } from './runner.ts'
+import { SerialOps } from './serial-ops.ts'
 import type { SessionStore, StoredExecution, StoredSession } from './session-store.ts'
 import { createMemorySessionStore } from './stores/memory-store.ts'
-import { SEQ_RESERVATION, WriteAheadLedger } from './write-ahead.ts'
 
-export interface ParkingOptions {
-  store?: SessionStore
-  /** Grace after the last client detaches before a session resting on deferred executions parks. */
-  parkDelayMs?: number
-  /** At boot, a deadline earlier than now + this is pushed out to it. */
-  expiredGraceMs?: number
-  /** Write the runner snapshot through after every turn (plaintext transcript; off by default). */
-  persistLive?: boolean
-  onError?: (err: unknown, where: 'park' | 'resume' | 'persist' | 'discard') => void
-  /**
-   * A shared store (issue 21, Deliver 4): every this often, lapsed deadlines of parks stored by
-   * any process are fired here, so they never wait for their parker (maybe dead). The first
-   * sweep comes `expiredGraceMs` after start, as deadlines re-armed at boot do.
-   */
-  deadlineSweepMs?: number
-}
-
-export const PARKING_DEFAULTS = { parkDelayMs: 2000, expiredGraceMs: 60_000, deadlineSweepMs: 1000 } as const
-
-export interface ParkingDeps {
-  registry: SessionRegistry
-  attachedCount(id: string): number
-  /** Builds, registers, watches and starts a runner from a stored record (the factory). */
-  rebuild(record: StoredSession): Promise<Runner>
-  /** The queue may veto a park, and must hand a resumed job its slot back. */
-  onParking?(sessionId: string, executionId: string): Promise<boolean>
-  /**
-   * The park is in the store: only now may the queue record its job as parked, so a process that
-   * dies in between leaves a running job whose claim lapses (retried), never a parked job with no
-   * park to wake it (job-status.5, job-status.7).
-   */
-  onParked?(sessionId: string, executionId: string): Promise<void>
-  /** The park could not be stored (the store failed): a job's attempt fails (retry rules apply). */
-  onParkFailed?(sessionId: string, error: string): void
-  /**
-   * Resolves when the session may resume; false: another process took its job first (shared
-   * store). An object: the queue resumed the job and adopted its park in one transaction (issue
-   * 21) and hands over the adopted record (undefined: the park was gone; the attempt fails).
-   * `jobId` is the park's own `meta.jobId`; `settledExecutionId` the result that woke it.
-   */
-  beforeResume?(sessionId: string, hint: { jobId?: string; settledExecutionId?: string }): Promise<boolean | void | { park: unknown }>
-  /** A parked session could not be rebuilt here (its job's attempt fails). */
-  onResumeFailed?(sessionId: string, error: string): void
-  onResumed?(sessionId: string, runner: Runner): void
-  onError(err: unknown, where: string): void
-}
-
-export interface SubmitOutcome {
-  applied: boolean
-  sessionId: string
-}
+export { PARKING_DEFAULTS, type ParkingDeps, type ParkingOptions, type SubmitOutcome } from './parking-contract.ts'
 
 export class ParkingManager {
   readonly store: SessionStore
   #options: ParkingOptions
   #deps: ParkingDeps
-  #owners = new Map<string, string>()
-  #settled = new Map<string, string>()
-  #deadlines = new Map<string, ReturnType<typeof setTimeout>>()
+  #executions: ExecutionIndex
+  #live: LiveWriteThrough
+  #sweep: DeadlineSweep
+  #ops = new SerialOps()
   #detachTimers = new Map<string, ReturnType<typeof setTimeout>>()
   #configs = new Map<string, RunnerConfig>()
   #watchers = new Map<string, () => void>()
   #resuming = new Map<string, Promise<Runner | undefined>>()
   /** Parks another process stored, read for a result that reached this process; adopted on wake. */
   #foreign = new Map<string, StoredSession>()
-  #ops = new Map<string, Promise<unknown>>()
   #closed = false
-  #sweepTimer: ReturnType<typeof setInterval> | undefined
-  #sweeping = false
-  /** Live writes scheduled but not yet taken: shutdown takes them at once instead of losing them. */
-  #persistPending = new Set<Runner>()
-  /** Runners whose turn just ended: their snapshot is taken at the very next event (the status move). */
-  #turnEnded = new Set<Runner>()
-  /** The newest durable live record per session, re-saved with a larger `seqReserved` when needed. */
-  #lastLive = new Map<string, StoredSession>()
-  #ledger = new WriteAheadLedger((id, upTo) => void this.#reserveSeqs(id, upTo))
 
   constructor(options: ParkingOptions, deps: ParkingDeps) {
     this.store = options.store ?? createMemorySessionStore()
     this.#options = options
     this.#deps = deps
+    const isClosed = () => this.#closed
+    const report = (err: unknown, where: 'resume' | 'persist') => this.#report(err, where)
+    this.#executions = new ExecutionIndex(this.store, isClosed, (executionId, outcome) => {
+      this.submitResult(executionId, outcome).catch((err) => this.#report(err, 'resume'))
+    })
+    this.#live = new LiveWriteThrough({
+      store: this.store,
+      persistLive: options.persistLive === true,
+      isClosed,
+      isCurrent: (runner) => this.#deps.registry.get(runner.id) === runner && this.#configs.has(runner.id),
+      configOf: (id) => this.#configs.get(id),
+      serial: (id, op) => this.#serial(id, op),
+      report,
+    })
+    this.#sweep = new DeadlineSweep({
+      store: this.store,
+      isClosed,
+      hasOwnTimer: (executionId) => this.#executions.hasDeadline(executionId),
+      submit: (executionId, outcome) => this.submitResult(executionId, outcome),
+      report,
+    })
   }
 
   get #parkDelayMs(): number {
@@ -108,41 +77,36 @@ export class ParkingManager {
     this.#watchers.get(id)?.()
     const unsubscribe = runner.subscribe((event) => this.#onEvent(runner, event), LIVE_ONLY)
     this.#watchers.set(id, unsubscribe)
-    for (const e of open) this.#track(e.executionId, id, e.toolName, e.expiresAt)
+    for (const e of open) this.#executions.track(e.executionId, id, e.toolName, e.expiresAt)
   }
 
   #onEvent(runner: Runner, event: SessionEvent): void {
     const id = runner.id
-    // Synchronously at the event after turn_result (its status move): a microtask later a queued
-    // message may already have started the next turn, and a snapshot then is refused (issue 14).
-    if (this.#turnEnded.size && event.type !== 'turn_result' && this.#turnEnded.delete(runner)) void this.#persistLive(runner)
+    this.#live.beforeEvent(runner, event)
     switch (event.type) {
       case 'execution_dispatched':
-        if (event.deferred) this.#track(event.executionId, id, event.toolName, event.expiresAt)
+        if (event.deferred) this.#executions.track(event.executionId, id, event.toolName, event.expiresAt)
         break
       case 'execution_result':
       case 'execution_failed':
-        this.#forget(event.executionId)
+        this.#executions.settle(event.executionId)
         break
       case 'status_changed':
         if (event.status === 'parked' && this.#deps.attachedCount(id) === 0) queueMicrotask(() => void this.#park(runner))
         break
       case 'turn_result':
-        if (this.#options.persistLive) {
-          this.#turnEnded.add(runner)
-          queueMicrotask(() => { if (this.#turnEnded.delete(runner)) void this.#persistLive(runner) })
-        }
+        this.#live.turnEnded(runner)
         break
       case 'system_init':
       case 'conversation_reset':
         // A CLI engine's resume id became known or changed (a new conversation after /clear): its
         // dormant record must name it before a crash can happen (embedding-rules.14). A provider
         // session's system_init starts no conversation worth a record.
-        if (this.#configs.get(id)?.engine !== 'provider') this.#schedulePersist(runner)
+        if (this.#configs.get(id)?.engine !== 'provider') this.#live.schedule(runner)
         break
       case 'model_changed':
       case 'permission_mode_changed':
-        this.#schedulePersist(runner)
+        this.#live.schedule(runner)
         break
       case 'session_closed':
         if (!this.#closed) this.discard(id)
@@ -150,22 +114,12 @@ export class ParkingManager {
     }
   }
 
-  /** After a microtask: the turn_result is emitted inside the turn, which is still "in flight". */
-  #schedulePersist(runner: Runner): void {
-    if (!this.#options.persistLive || this.#persistPending.has(runner)) return
-    this.#persistPending.add(runner)
-    setImmediate(() => {
-      if (this.#persistPending.delete(runner)) void this.#persistLive(runner)
-    })
-  }
-
   /**
    * Write-ahead (issue 14): undefined when `event` may go to a client now, else a promise to wait
    * for first. Only persistLive sessions of an engine that snapshots are ever held.
    */
   hold(runner: Runner, event: SessionEvent): Promise<void> | undefined {
-    if (!this.#options.persistLive || this.#closed || !runner.snapshot) return undefined
-    return this.#ledger.hold(runner.id, event)
+    return this.#live.hold(runner, event)
   }
 
   /** A client left: a session resting on deferred executions parks after the grace (unless someone re-attached). */
@@ -179,33 +133,15 @@ export class ParkingManager {
     }, this.#parkDelayMs))
   }
 
-  /**
-   * The execution id a deferred tool call of `sessionId` gets. Protocol 7 uses the tool call's own
-   * id, but tool-call ids are only unique within a conversation (a model may repeat one, and two
-   * sessions' models may mint the same), while results are looked up by id across every session.
-   * So an id this gateway already knows (open or settled here, or parked or settled by any process
-   * sharing the store) is refused and the first free `<id>-2`, `<id>-3`, … is used instead. The id is
-   * reserved for the session at once, so two sessions claiming the same id cannot both get it.
-   */
+  /** The execution id a deferred tool call of `sessionId` gets (see ExecutionIndex.claim: ids are unique fleet-wide). */
   async claimExecutionId(sessionId: string, toolCallId: string): Promise<string> {
-    for (let n = 1; ; n++) {
-      const id = n === 1 ? toolCallId : `${toolCallId}-${n}`
-      if (this.#owners.has(id) || this.#settled.has(id)) continue
-      this.#owners.set(id, sessionId)
-      const stored = this.store.findByExecution && !this.#closed ? await this.store.findByExecution(id).catch(() => undefined) : undefined
-      // Settled anywhere in the fleet (issue 21) counts as known too: its duplicates answer for that session.
-      const settled = stored === undefined && this.store.findSettled && !this.#closed ? await this.store.findSettled(id).catch(() => undefined) : undefined
-      if (stored === undefined && settled === undefined) return id
-      // Another session's park holds it: give the reservation back and try the next suffix.
-      if (this.#owners.get(id) === sessionId) this.#owners.delete(id)
-    }
+    return this.#executions.claim(sessionId, toolCallId)
   }
 
   /** The owning session of an execution id this process knows (open or settled). */
   ownerOf(executionId: string): string | undefined {
-    return this.#owners.get(executionId) ?? this.#settled.get(executionId)
+    return this.#executions.openOwner(executionId) ?? this.#executions.settledOwner(executionId)
   }
-
   /**
    * The session an execution result is for, as the route checks visibility on it: known here, or
    * (shared store) parked by another process, read without taking it.
@@ -272,11 +208,8 @@ export class ParkingManager {
       this.#deps.onResumeFailed?.(id, `the parked session could not be rebuilt: ${(err as Error).message}`)
       throw err
     }
-    if (record.kind === 'live' && this.#options.persistLive) {
-      // Clients may have seen seqs up to the reservation: numbering continues after it.
-      this.#lastLive.set(id, record)
-      this.#ledger.durable(id, record.snapshot.seq, record.seqReserved ?? record.snapshot.seq)
-    }
+    // Clients may have seen seqs up to a live record's reservation: numbering continues after it.
+    this.#live.rebuilt(record)
     // A park record is consumed on wake; a live record is refreshed in place by later writes.
     if (record.kind === 'park') await this.#serial(id, () => this.store.delete(id)).catch((err) => this.#report(err, 'resume'))
     this.#deps.onResumed?.(id, runner)
@@ -288,9 +221,9 @@ export class ParkingManager {
    * delivery that lost the race with the watchdog answers `applied: false`.
    */
   async submitResult(executionId: string, outcome: ExecutionOutcome): Promise<SubmitOutcome | undefined> {
-    const sessionId = this.#owners.get(executionId) ?? await this.#adoptForeign(executionId)
+    const sessionId = this.#executions.openOwner(executionId) ?? await this.#adoptForeign(executionId)
     if (!sessionId) {
-      const settled = this.#settled.get(executionId)
+      const settled = this.#executions.settledOwner(executionId)
       return settled ? { applied: false, sessionId: settled } : this.#settledInFleet(executionId)
     }
     const runner = await this.ensureLive(sessionId, executionId)
@@ -298,16 +231,13 @@ export class ParkingManager {
       // Not woken here: another process took the park (a duplicate, when this result is what it
       // was woken for), or the park is not there yet. Not recorded settled here: a retry must
       // still be able to deliver it.
-      this.#owners.delete(executionId)
-      clearTimeout(this.#deadlines.get(executionId))
-      this.#deadlines.delete(executionId)
+      this.#executions.release(executionId)
       return this.#settledInFleet(executionId)
     }
-    clearTimeout(this.#deadlines.get(executionId))
-    this.#deadlines.delete(executionId)
+    this.#executions.clearDeadline(executionId)
     const applied = runner.settleExecution?.(executionId, outcome) ?? false
     if (applied) {
-      this.#forget(executionId)
+      this.#executions.settle(executionId)
       // For the fleet (a duplicate reaching another process); an adoption already wrote it.
       this.store.settle?.(executionId, runner.info()).catch((err) => this.#report(err, 'resume'))
     }
@@ -337,7 +267,7 @@ export class ParkingManager {
     this.#foreign.set(sessionId, record)
     this.#configs.set(sessionId, record.config)
     this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
-    for (const e of record.snapshot.executions) this.#track(e.executionId, sessionId, e.toolName, e.expiresAt)
+    for (const e of record.snapshot.executions) this.#executions.track(e.executionId, sessionId, e.toolName, e.expiresAt)
     return sessionId
   }
 
@@ -350,16 +280,9 @@ export class ParkingManager {
     this.#configs.delete(id)
     this.#watchers.get(id)?.()
     this.#watchers.delete(id)
-    this.#lastLive.delete(id)
-    this.#ledger.forget(id)
+    this.#live.forget(id)
     this.store.forgetSettled?.(id).catch((err) => this.#report(err, 'discard'))
-    for (const [executionId, owner] of [...this.#owners, ...this.#settled]) {
-      if (owner !== id) continue
-      this.#owners.delete(executionId)
-      this.#settled.delete(executionId)
-      clearTimeout(this.#deadlines.get(executionId))
-      this.#deadlines.delete(executionId)
-    }
+    this.#executions.forgetSession(id)
     void this.#serial(id, () => this.store.delete(id)).catch((err) => this.#report(err, 'discard'))
   }
 
@@ -367,15 +290,12 @@ export class ParkingManager {
   async hydrate(): Promise<void> {
     const records = await this.store.list()
     const notBefore = Date.now() + (this.#options.expiredGraceMs ?? PARKING_DEFAULTS.expiredGraceMs)
-    if (this.store.expiredExecutions && !this.#sweepTimer && !this.#closed) {
-      this.#sweepTimer = setInterval(() => { if (Date.now() >= notBefore) void this.#sweepDeadlines() }, this.#options.deadlineSweepMs ?? PARKING_DEFAULTS.deadlineSweepMs)
-      this.#sweepTimer.unref()
-    }
+    this.#sweep.start(notBefore, this.#options.deadlineSweepMs ?? PARKING_DEFAULTS.deadlineSweepMs)
     for (const record of records) {
       if (this.#deps.registry.get(record.id)) continue
       this.#configs.set(record.id, record.config)
       this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
-      for (const e of record.snapshot.executions) this.#track(e.executionId, record.id, e.toolName, Math.max(e.expiresAt, notBefore))
+      for (const e of record.snapshot.executions) this.#executions.track(e.executionId, record.id, e.toolName, Math.max(e.expiresAt, notBefore))
     }
   }
 
@@ -384,61 +304,14 @@ export class ParkingManager {
    * returned promise waits for writes already issued, so a graceful stop loses no park.
    */
   async close(): Promise<void> {
-    for (const runner of this.#persistPending) void this.#persistLive(runner)
-    this.#persistPending.clear()
-    for (const runner of this.#turnEnded) void this.#persistLive(runner)
-    this.#turnEnded.clear()
+    this.#live.flush()
     this.#closed = true
-    clearInterval(this.#sweepTimer)
-    this.#ledger.releaseAll()
-    for (const t of [...this.#deadlines.values(), ...this.#detachTimers.values()]) clearTimeout(t)
-    this.#deadlines.clear()
+    this.#sweep.stop()
+    this.#live.releaseAll()
+    this.#executions.stopTimers()
+    for (const t of this.#detachTimers.values()) clearTimeout(t)
     this.#detachTimers.clear()
-    await Promise.all([...this.#ops.values()])
-  }
-
-  #track(executionId: string, sessionId: string, toolName: string, expiresAt: number | undefined): void {
-    this.#owners.set(executionId, sessionId)
-    if (expiresAt === undefined || this.#deadlines.has(executionId) || this.#closed) return
-    const fire = () => {
-      this.#deadlines.delete(executionId)
-      const outcome: ExecutionOutcome = { status: 'failed', reason: 'timeout', error: `deferred execution '${toolName}' produced no result before its deadline` }
-      this.submitResult(executionId, outcome).catch((err) => this.#report(err, 'resume'))
-    }
-    // setTimeout holds at most ~24.8 days; longer deadlines re-arm on the next process start.
-    const delay = Math.max(0, expiresAt - Date.now())
-    if (delay < 2 ** 31 - 1) this.#deadlines.set(executionId, setTimeout(fire, delay))
-  }
-
-  /**
-   * Fires lapsed deadlines of parks in the shared store, whoever parked them: the result goes
-   * through the usual delivery, whose adoption is atomic, so exactly one process applies it and a
-   * race with the parker's own watchdog is a duplicate (`applied: false`). A deadline this
-   * process has armed itself is left to its timer.
-   */
-  async #sweepDeadlines(): Promise<void> {
-    if (this.#sweeping || this.#closed) return
-    this.#sweeping = true
-    try {
-      for (const executionId of await this.store.expiredExecutions!(Date.now(), 20)) {
-        if (this.#deadlines.has(executionId) || this.#closed) continue
-        const outcome: ExecutionOutcome = { status: 'failed', reason: 'timeout', error: 'deferred execution produced no result before its deadline' }
-        await this.submitResult(executionId, outcome).catch((err) => this.#report(err, 'resume'))
-      }
-    } catch (err) {
-      this.#report(err, 'resume')
-    } finally {
-      this.#sweeping = false
-    }
-  }
-
-  #forget(executionId: string): void {
-    const owner = this.#owners.get(executionId)
-    if (!owner) return
-    this.#owners.delete(executionId)
-    this.#settled.set(executionId, owner)
-    clearTimeout(this.#deadlines.get(executionId))
-    this.#deadlines.delete(executionId)
+    await this.#ops.drain()
   }
 
   async #park(runner: Runner): Promise<void> {
@@ -446,7 +319,7 @@ export class ParkingManager {
     const guard = () => !this.#closed && runner.park !== undefined && this.#deps.registry.get(id) === runner
       && runner.info().status === 'parked' && this.#deps.attachedCount(id) === 0 && this.#configs.has(id)
     if (!guard()) return
-    const first = [...this.#owners].find(([, owner]) => owner === id)?.[0]
+    const first = this.#executions.firstOpenOf(id)
     if (!first) return
     if (this.#deps.onParking && !(await this.#deps.onParking(id, first))) return
     if (!guard()) return
@@ -456,8 +329,7 @@ export class ParkingManager {
     this.#watchers.get(id)?.()
     this.#watchers.delete(id)
     // A parked runner is inert: no seq beyond the park snapshot was ever shown.
-    this.#lastLive.delete(id)
-    this.#ledger.forget(id)
+    this.#live.forget(id)
     // Evict, not close: the row becomes the stored record and no session_closed is emitted.
     this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
     // One serial step, so a resume of this id (which loads under the same serial) sees the job parked.
@@ -474,54 +346,8 @@ export class ParkingManager {
     }).catch((err) => this.#report(err, 'park'))
   }
 
-  async #persistLive(runner: Runner): Promise<void> {
-    const id = runner.id
-    if (this.#closed || this.#deps.registry.get(id) !== runner || !this.#configs.has(id)) return this.#ledger.release(id)
-    const snapshot = runner.snapshot?.()
-    if (!snapshot || snapshot.executions.length) return this.#ledger.release(id)
-    const reserved = Math.max(snapshot.seq + SEQ_RESERVATION, this.#lastLive.get(id)?.seqReserved ?? 0)
-    // A CLI session's dormant record reads as idle with nothing pending: a rebuild starts it so.
-    const info = snapshot.resumeId === undefined ? runner.info() : { ...runner.info(), status: 'idle' as const, pendingPermissionCount: 0 }
-    const record: StoredSession = { kind: 'live', id, config: this.#configs.get(id)!, info, snapshot, savedAt: Date.now(), seqReserved: reserved }
-    try {
-      await this.#serial(id, () => this.store.save(record))
-    } catch (err) {
-      this.#report(err, 'persist')
-      return this.#ledger.release(id)
-    }
-    // A discard that ran meanwhile deleted the session; it must not come back into the ledger.
-    if (!this.#configs.has(id)) return
-    this.#lastLive.set(id, record)
-    this.#ledger.durable(id, snapshot.seq, reserved)
-  }
-
-  /** Re-saves the newest live record with a larger reservation, before a seq past the old one is shown. */
-  async #reserveSeqs(id: string, upTo: number): Promise<void> {
-    try {
-      const saved = await this.#serial(id, async () => {
-        const last = this.#lastLive.get(id)
-        if (!last || !this.#configs.has(id)) return undefined
-        if ((last.seqReserved ?? 0) >= upTo) return last
-        const record: StoredSession = { ...last, seqReserved: upTo, savedAt: Date.now() }
-        await this.store.save(record)
-        this.#lastLive.set(id, record)
-        return record
-      })
-      if (saved) this.#ledger.durable(id, saved.snapshot.seq, saved.seqReserved ?? saved.snapshot.seq)
-      else this.#ledger.release(id)
-    } catch (err) {
-      this.#report(err, 'persist')
-      this.#ledger.release(id)
-    }
-  }
-
   #serial<T>(id: string, op: () => Promise<T>): Promise<T> {
-    const previous = this.#ops.get(id) ?? Promise.resolve()
-    const next = previous.catch(() => undefined).then(op)
-    const settled = next.catch(() => undefined)
-    this.#ops.set(id, settled)
-    void settled.then(() => { if (this.#ops.get(id) === settled) this.#ops.delete(id) })
-    return next
+    return this.#ops.run(id, op)
   }
 
   #report(err: unknown, where: 'park' | 'resume' | 'persist' | 'discard'): void {
@@ -531,11 +357,4 @@ export class ParkingManager {
       // A throwing error hook must not break parking.
     }
   }
-}
-
-/** A rebuild numbers on after every seq a client may have seen (the record's reservation). */
-function withReservedSeqs(record: StoredSession): StoredSession {
-  const reserved = record.seqReserved
-  if (reserved === undefined || reserved <= record.snapshot.seq) return record
-  return { ...record, snapshot: { ...record.snapshot, seq: reserved } }
 }
