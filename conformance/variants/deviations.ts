@@ -41,7 +41,7 @@ const one = (id: string, rule: string, file: string, find: string, replace: stri
 export const PROXY_DEVIATIONS: Mutant[] = [
   one('bypass-reported-while-disabled', 'server-configuration.16 canBypassPermissions false while bypassPermissions is disabled', 'gateway/server/create-request.ts',
     'if (disabled) return false // and allowDangerouslySkipPermissions is stripped (server-configuration)', 'if (disabled) return true', ['create-bypass-disabled-403']),
-  one('job-success-failed', 'job-status.8 a successful first turn ends the job in a terminal status other than failed', 'gateway/queue/job-queue.ts',
+  one('job-success-failed', 'job-status.8 a successful first turn ends the job in a terminal status other than failed', 'gateway/queue/job-lifecycle.ts',
     ": event.isError ? 'failed' : 'succeeded'", ": 'failed'", ['jobs-lifecycle-and-webhook-order']),
   one('seq-from-two', 'event-and-command-envelope.1 seq starts at 1', 'gateway/sessions/session-core.ts',
     'this.log = new EventLog(restore?.events ?? [], restore?.seq ?? 0)', 'this.log = new EventLog(restore?.events ?? [], restore?.seq ?? 1)', ['ws-seq-and-ts']),

@@ -1,0 +1,82 @@
+/**
+ * An attempt's end (job-status.7-8): retry with a doubling delay while attempts remain, otherwise
+ * the job's final status; and the final write itself, which may claim the next job in the same
+ * step. Every write is fenced by the attempt it ends: it lands only while this process holds
+ * that claim (issue 21, Deliver 3).
+ */
+import type { JobInfo, JobStatus } from '../protocol/index.ts'
+import type { Fence, JobRecord } from './adapter.ts'
+import type { JobFencing } from './job-fencing.ts'
+import type { JobRun } from './job-run.ts'
+import { QUEUE_DEFAULTS } from './options.ts'
+import type { QueueState } from './queue-state.ts'
+
+export class JobConclusion {
+  readonly #q: QueueState
+  readonly #fencing: JobFencing
+  /** Starts a claimed job as the pump would (the run lifecycle's start, passed in: no import cycle). */
+  readonly #start: (record: JobRecord) => Promise<void>
+
+  constructor(state: QueueState, fencing: JobFencing, start: (record: JobRecord) => Promise<void>) {
+    this.#q = state
+    this.#fencing = fencing
+    this.#start = start
+  }
+
+  /** Retries a failed attempt with a doubling delay while attempts remain; otherwise the job ends (job-status.7-8). */
+  async conclude(record: JobRecord, run: JobRun | undefined, status: JobStatus, patch: Partial<JobInfo>, current: JobInfo, total = current.usage): Promise<void> {
+    const q = this.#q
+    const retry = status === 'failed' && current.attempt < current.maxAttempts && !q.closed
+    const id = current.id
+    // The attempt this end is for (the record's, not the store's current one, which another
+    // process may have moved on): the write lands only while this process holds its claim.
+    const fence = { attempt: record.info.attempt }
+    if (retry) {
+      const delay = (record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * 2 ** (current.attempt - 1)
+      const now = q.now()
+      const nextRunAt = now + delay
+      await this.#complete(id, {
+        status: 'queued', attempt: current.attempt + 1, nextRunAt, error: patch.error, usage: total,
+        sessionId: undefined, sdkSessionId: undefined, startedAt: undefined, result: undefined, parkedAt: undefined, parkedExecutionId: undefined,
+      }, (updated) => {
+        if (!updated) return this.#fencing.fencedOut(id, fence)
+        q.emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated, run, record.request, now)
+        q.wakeAt(nextRunAt)
+      }, fence)
+    } else {
+      await this.#complete(id, { error: undefined, ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: q.now() }, (updated) => {
+        if (!updated) return this.#fencing.fencedOut(id, fence)
+        q.emit({ type: 'job_completed' }, updated, run, record.request)
+      }, fence)
+      await q.sweep()
+    }
+  }
+
+  /**
+   * An attempt's final write (`done` sees its result before anything else happens). When the
+   * freed slot would claim next anyway (no pump running, no parked job waiting to resume first,
+   * a free slot, the daily budget allows), an adapter with `completeAndClaim` does the write and
+   * the claim in one step, one round trip for a database, and the claimed job starts here as the
+   * pump would start it; the pump that follows the attempt's end claims for any other free slot.
+   */
+  async #complete(id: string, patch: Partial<JobInfo>, done: (updated: JobInfo | undefined) => void, fence: Fence): Promise<void> {
+    const q = this.#q
+    const adapter = q.adapter
+    if (!adapter.completeAndClaim || q.pumping || q.closed || q.resumeWaiters.length > 0 || q.running.size + q.reserved.size >= q.maxConcurrency) {
+      done((await adapter.update(id, patch, fence))?.info)
+      return
+    }
+    q.pumping = true // a claim, so single-flight with the pump's
+    try {
+      if (await q.budgetExhausted()) {
+        done((await adapter.update(id, patch, fence))?.info)
+        return
+      }
+      const { completed, claimed } = await adapter.completeAndClaim(id, patch, q.now(), { maxRunning: q.maxConcurrency }, fence)
+      done(completed)
+      if (claimed) await this.#start(claimed)
+    } finally {
+      q.pumping = false
+    }
+  }
+}

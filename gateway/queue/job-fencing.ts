@@ -1,0 +1,74 @@
+/**
+ * Fencing (issue 21, Deliver 3): a run continues only while this process holds the claim of its
+ * attempt. Writes carry the attempt as their fence; progress, written nowhere, is gated on the
+ * lease; each heartbeat asks the store which claims still hold; a run whose claim is lost stops
+ * here without a write and without an event, since the attempt's outcome is the other process's.
+ */
+import type { Fence } from './adapter.ts'
+import type { JobRun } from './job-run.ts'
+import type { progressOf } from './progress.ts'
+import type { QueueState } from './queue-state.ts'
+
+export class JobFencing {
+  readonly #q: QueueState
+
+  constructor(state: QueueState) {
+    this.#q = state
+  }
+
+  fenceOf(run: JobRun): Fence {
+    return { attempt: run.record.info.attempt }
+  }
+
+  /**
+   * `run`'s claim is lost (its lease lapsed and another process reclaimed the job, or moved it
+   * on): the run stops here, nothing written or sent.
+   */
+  abandon(run: JobRun): void {
+    const q = this.#q
+    if (run.finalized) return
+    run.finalized = true
+    run.unsubscribe()
+    run.clearTimers()
+    q.running.delete(run.id)
+    q.parked.delete(run.id)
+    q.reserved.delete(run.id)
+    this.fencedOut(run.id, this.fenceOf(run))
+    try { run.runner.close('server') } catch { /* already closed */ }
+    // A park this process stored for the lost attempt must not wake it: the job runs elsewhere.
+    if (run.parked) q.deps.discardSession?.(run.runner.id)
+    void q.pump()
+  }
+
+  fencedOut(jobId: string, fence: Fence): void {
+    this.#q.report(new Error(`job ${jobId} attempt ${fence.attempt}: this process no longer holds its claim (its lease lapsed and another process took the job); its run stopped, nothing written or sent`), 'job fence')
+  }
+
+  /** On each heartbeat of a shared adapter: runs whose claim this process no longer holds stop (Deliver 3). */
+  async checkClaims(): Promise<void> {
+    const q = this.#q
+    const runs = [...q.running.values()]
+    if (!q.adapter.claimsHeld || runs.length === 0 || q.closed) return
+    let held: Set<string>
+    try {
+      held = await q.adapter.claimsHeld(runs.map((r) => ({ id: r.id, attempt: r.record.info.attempt })))
+    } catch (err) {
+      return q.report(err, 'job fence')
+    }
+    // A run that ended meanwhile is no longer in running; only the rest are stale.
+    for (const run of runs) if (!held.has(run.id) && q.running.get(run.id) === run) this.abandon(run)
+  }
+
+  /**
+   * Progress is written nowhere, so no statement fences it: it goes out only while this
+   * process's lease on the job is known to hold (Deliver 3). A lapsed one (the process stalled
+   * past it) drops the event and asks the store at once whether the claim is still held.
+   */
+  emitProgress(run: JobRun, progress: NonNullable<ReturnType<typeof progressOf>>): void {
+    if (this.#q.adapter.leaseHeld?.(run.id) === false) {
+      void this.checkClaims()
+      return
+    }
+    this.#q.emit({ type: 'job_progress', progress }, run.record.info, run)
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The run of one attempt, from its start to its end (job-status.3, 8-10): the session is started
+ * and watched, the token and duration limits are enforced, the first turn result (or the session's
+ * error or close) finalizes the attempt, and a kill interrupts, then force-finalizes after a grace.
+ * What the end writes (retry or final status) is JobConclusion's.
+ */
+import type { JobInfo, JobStatus, SessionEvent } from '../protocol/index.ts'
+import type { Runner } from '../sessions/runner.ts'
+import { dayKeyOf, type JobRecord } from './adapter.ts'
+import { JobConclusion } from './job-conclusion.ts'
+import type { JobFencing } from './job-fencing.ts'
+import { JobRun, stricter, sumUsage } from './job-run.ts'
+import { QUEUE_DEFAULTS } from './options.ts'
+import { progressOf } from './progress.ts'
+import type { QueueState } from './queue-state.ts'
+
+type AttemptUsage = { tokens: number; totalCostUsd: number; numTurns: number }
+
+export class JobLifecycle {
+  readonly #q: QueueState
+  readonly #fencing: JobFencing
+  readonly conclusion: JobConclusion
+
+  constructor(state: QueueState, fencing: JobFencing) {
+    this.#q = state
+    this.#fencing = fencing
+    // The final write may start the job it claims: it is handed this start, so neither module imports the other.
+    this.conclusion = new JobConclusion(state, fencing, (record) => this.start(record))
+  }
+
+  async start(record: JobRecord): Promise<void> {
+    const q = this.#q
+    const meta = { ...record.request.meta, ...record.request.session.meta, jobId: record.info.id }
+    let runner: Runner
+    try {
+      runner = await q.deps.startSession({ ...record.request.session, meta, scope: record.info.scope })
+    } catch (err) {
+      // The claim lapses if this write fails too: another process applies the retry rules.
+      const info = await q.adapter.update(record.info.id, { status: 'failed', finishedAt: q.now(), error: (err as Error).message }, { attempt: record.info.attempt })
+      if (info) q.emit({ type: 'job_completed' }, info.info, undefined, record.request)
+      return
+    }
+    const run = new JobRun(record, runner, q.now())
+    let started!: () => void
+    run.started = new Promise<void>((resolve) => { started = resolve })
+    q.running.set(run.id, run)
+    // No status here: claimNext set `running`, and the session may already be parking, whose
+    // `parked` must not be overwritten by this write landing after it (updates merge per key).
+    // The park waits for this write and for job_started (run.started): the job's session id is
+    // in the store before the job can be recorded parked (a process adopting the park finds its
+    // job), and job_started goes out before job_parked (issue 21, items 2 and 3).
+    try {
+      // Each attempt starts clean (issue 21, item 8): the previous attempt's error went out with its job_retrying.
+      const info = await q.adapter.update(run.id, { startedAt: q.now(), sessionId: runner.id, error: undefined }, this.#fencing.fenceOf(run))
+      if (!info) {
+        started()
+        return this.#fencing.abandon(run)
+      }
+      run.record.info = info.info
+    } catch (err) {
+      q.report(err, 'job start')
+    }
+    q.emit({ type: 'job_started' }, run.record.info, run)
+    started()
+    this.armDuration(run)
+    run.unsubscribe = runner.subscribe((event) => this.onEvent(run, event), 0)
+  }
+
+  armDuration(run: JobRun): void {
+    const limit = stricter(run.record.request.maxDurationMs, this.#q.options.maxJobDurationMs)
+    if (limit === undefined) return
+    clearTimeout(run.durationTimer)
+    run.durationTimer = setTimeout(() => this.kill(run, `job exceeded max duration (${limit}ms)`), Math.max(0, limit - run.runningMs))
+  }
+
+  onEvent(run: JobRun, event: SessionEvent): void {
+    const q = this.#q
+    if (run.finalized) return
+    run.lastSeq = event.seq
+    switch (event.type) {
+      case 'system_init':
+        if (event.sdkSessionId) q.adapter.update(run.id, { sdkSessionId: event.sdkSessionId }, this.#fencing.fenceOf(run)).catch((err) => q.report(err, 'job update'))
+        break
+      case 'assistant_message': {
+        if (event.replay) break
+        run.estimatedTokens += sumUsage(event.message.usage)
+        const limit = stricter(run.record.request.maxTokens, q.options.sessionTokenLimit)
+        if (limit !== undefined && run.estimatedTokens > limit) this.kill(run, `session token limit exceeded (${run.estimatedTokens} > ${limit})`)
+        const progress = progressOf(event)
+        if (progress) this.#fencing.emitProgress(run, progress)
+        break
+      }
+      case 'permission_requested':
+      case 'permission_resolved': {
+        const progress = progressOf(event)
+        if (progress) this.#fencing.emitProgress(run, progress)
+        break
+      }
+      case 'turn_result': {
+        // The first turn result completes the job (job-status.8).
+        const tokens = sumUsage(event.usage) || run.estimatedTokens
+        const result = { subtype: event.subtype, isError: event.isError, durationMs: event.durationMs, ...(event.result !== undefined ? { result: event.result } : {}), ...(event.errors ? { errors: event.errors } : {}) }
+        const status: JobStatus = run.killReason ? (run.canceled ? 'canceled' : 'failed') : event.isError ? 'failed' : 'succeeded'
+        const error = run.killReason ?? (event.isError ? (event.errors?.join('; ') || event.subtype) : undefined)
+        this.finalizeSafely(run, status, { result, ...(error ? { error } : {}) }, { tokens, totalCostUsd: event.totalCostUsd, numTurns: event.numTurns })
+        break
+      }
+      case 'session_error':
+        this.finalizeSafely(run, run.canceled ? 'canceled' : 'failed', { error: event.message })
+        break
+      case 'session_closed':
+        this.finalizeSafely(run, run.canceled ? 'canceled' : 'failed', { error: run.killReason ?? 'session closed before completing' })
+        break
+    }
+  }
+
+  /** Interrupts, then force-finalizes after killGraceMs (job-status.9-10). Idempotent. */
+  kill(run: JobRun, reason: string): void {
+    if (run.killReason || run.finalized) return
+    run.killReason = reason
+    if (run.parked) {
+      this.finalizeSafely(run, 'failed', { error: reason })
+      return
+    }
+    try { run.runner.interrupt() } catch { /* the grace timer finalizes anyway */ }
+    run.forceTimer = setTimeout(() => this.finalizeSafely(run, run.canceled ? 'canceled' : 'failed', { error: reason }), this.#q.options.killGraceMs ?? QUEUE_DEFAULTS.killGraceMs)
+  }
+
+  /** finalize from an event or a timer: a store error is reported, never an unhandled rejection. */
+  finalizeSafely(run: JobRun, status: JobStatus, patch: Partial<JobInfo>, usage?: AttemptUsage): void {
+    this.finalize(run, status, patch, usage).catch((err) => this.#q.report(err, 'job finalize'))
+  }
+
+  async finalize(run: JobRun, status: JobStatus, patch: Partial<JobInfo>, usage?: AttemptUsage): Promise<void> {
+    const q = this.#q
+    if (run.finalized) return
+    run.finalized = true
+    run.unsubscribe()
+    run.clearTimers()
+    const wasParked = run.parked
+    q.running.delete(run.id)
+    q.parked.delete(run.id)
+    q.reserved.delete(run.id)
+    q.resumeWaiters = q.resumeWaiters.filter((w) => w.jobId !== run.id)
+    try { run.runner.close('server') } catch { /* already closed */ }
+    if (wasParked) q.deps.discardSession?.(run.runner.id)
+    const tokens = usage?.tokens ?? run.estimatedTokens
+    if (tokens > 0) await q.adapter.addDailyTokens(dayKeyOf(q.now()), tokens).catch((err) => q.report(err, 'daily tokens'))
+    // The attempt's end must reach the store, or the job stays `running` under this process's
+    // renewed lease with nothing left to end it: a failed write is reported and tried again.
+    const record = async (tries: number): Promise<void> => {
+      try {
+        const current = (await q.adapter.get(run.id))?.info ?? run.record.info
+        const total = {
+          tokens: current.usage.tokens + tokens,
+          totalCostUsd: current.usage.totalCostUsd + (usage?.totalCostUsd ?? 0),
+          numTurns: current.usage.numTurns + (usage?.numTurns ?? 0),
+        }
+        await this.conclusion.conclude(run.record, run, status, patch, current, total)
+      } catch (err) {
+        q.report(err, 'job finalize')
+        if (!q.closed) q.later(Math.min(30_000, 250 * 2 ** tries), () => void record(tries + 1))
+      }
+    }
+    await record(0)
+    void q.pump()
+  }
+}

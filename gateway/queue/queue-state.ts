@@ -1,0 +1,131 @@
+/**
+ * The state one JobQueue shares with its collaborators (run lifecycle, fencing, parking): the
+ * runs this process holds, the slots promised to resumes, its timers and event listeners, and the
+ * helpers every part uses (emit, report, timers). It was JobQueue's private state until issue 21
+ * grew the class past one concept; the collaborators are handed this object, so none imports another's
+ * class and the modules form no cycle.
+ */
+import type { CreateJobRequest, CreateSessionRequest, JobEvent, JobEventBody, JobInfo } from '../protocol/index.ts'
+import type { Runner } from '../sessions/runner.ts'
+import type { WebhookDeliverer } from '../sessions/webhooks.ts'
+import { dayKeyOf, msUntilUtcRollover, type QueueAdapter } from './adapter.ts'
+import type { JobRun } from './job-run.ts'
+import { QUEUE_DEFAULTS, type QueueOptions } from './options.ts'
+
+export interface QueueDeps {
+  /** Starts the job's session through the server's one session factory. */
+  startSession(request: CreateSessionRequest): Promise<Runner>
+  deliverer: WebhookDeliverer
+  /** Drops a parked session's stored state (parking, a later issue). */
+  discardSession?(sessionId: string): void
+  /**
+   * The session store's database (`SessionStore.databaseId`): when it is the adapter's, a parked
+   * job's resume and its park's adoption are one transaction (`QueueAdapter.resumeAndAdopt`).
+   */
+  parkStoreDatabaseId?: string
+  /** A store operation failed (issue 21): the one job operation it served fails, the process goes on. */
+  onError?: (err: unknown, where: string) => void
+  now?: () => number
+}
+
+/** What parking gets back when it asks to resume a job's park (see ParkingDeps.beforeResume). */
+export type ResumeGrant = boolean | { park: unknown }
+
+export interface ResumeWaiter { jobId: string; sessionId: string; settledExecutionId?: string; grant: (mine: ResumeGrant) => void }
+
+export class QueueState {
+  readonly adapter: QueueAdapter
+  readonly options: QueueOptions
+  readonly deps: QueueDeps
+  readonly now: () => number
+  readonly running = new Map<string, JobRun>()
+  readonly parked = new Map<string, JobRun>()
+  readonly timers = new Set<NodeJS.Timeout>()
+  readonly listeners = new Set<(event: JobEvent) => void>()
+  /** Slots promised to parked jobs whose session is being rebuilt; resumes go before new claims. */
+  readonly reserved = new Set<string>()
+  resumeWaiters: ResumeWaiter[] = []
+  pumping = false
+  pumpAgain = false
+  closed = false
+  /** The queue's pump (JobQueue.pump), set by JobQueue: a job's end or a timer wakes it. */
+  pump: () => Promise<void> = async () => {}
+
+  constructor(adapter: QueueAdapter, options: QueueOptions, deps: QueueDeps) {
+    this.adapter = adapter
+    this.options = options
+    this.deps = deps
+    this.now = deps.now ?? Date.now
+  }
+
+  get maxConcurrency(): number {
+    return this.options.maxConcurrency ?? QUEUE_DEFAULTS.maxConcurrency
+  }
+
+  report(err: unknown, where: string): void {
+    try {
+      this.deps.onError?.(err, where)
+    } catch {
+      // A throwing error hook must not break the queue.
+    }
+  }
+
+  // `ts` is passed when the event states a delay from "now", so nextRunAt - ts is exactly that delay.
+  emit(body: JobEventBody, job: JobInfo, run: JobRun | undefined, request?: CreateJobRequest, ts = this.now()): void {
+    const event = { ...body, jobId: job.id, job, ts } as JobEvent
+    try { this.options.onEvent?.(event) } catch { /* an observer never breaks the queue */ }
+    for (const listener of this.listeners) {
+      try { listener(event) } catch { /* nor does a socket */ }
+    }
+    const webhook = (run?.record.request ?? request)?.webhook
+    if (!webhook || body.type === 'job_submitted') return // job_submitted goes to local observers only (events.23)
+    if (body.type === 'job_progress' && webhook.progress === 'completion') return
+    this.deps.deliverer.deliver(`job:${job.id}`, { url: webhook.url, headers: webhook.headers }, event)
+  }
+
+  async budgetExhausted(): Promise<boolean> {
+    const limit = this.options.dailyTokenLimit
+    if (limit === undefined) return false
+    const now = this.now()
+    if ((await this.adapter.dailyTokens(dayKeyOf(now))) < limit) return false
+    // Held jobs start at the UTC rollover without waiting for an unrelated event.
+    this.later(msUntilUtcRollover(now) + 5, () => void this.pump())
+    return true
+  }
+
+  async sweep(): Promise<void> {
+    const retention = this.options.retention
+    if (!retention) return
+    try {
+      await this.adapter.prune(retention.maxAgeMs, this.now())
+    } catch {
+      // Retention is housekeeping; a failed sweep is retried on the next one.
+    }
+  }
+
+  /**
+   * Pumps once `at` has come by this queue's clock. A timer may fire a millisecond before the
+   * wall clock reaches `at` (timers run on a monotonic clock), and claimNext would then skip the
+   * job with nothing left to wake it: so a timer that fires early re-arms for the remainder.
+   */
+  wakeAt(at: number): void {
+    this.later(Math.max(0, at - this.now()), () => {
+      if (this.now() < at) this.wakeAt(at)
+      else void this.pump()
+    })
+  }
+
+  later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer)
+      fn()
+    }, ms)
+    timer.unref()
+    this.timers.add(timer)
+  }
+
+  /** The run of this session, parked here, if any. */
+  parkedRunOf(sessionId: string): JobRun | undefined {
+    return [...this.parked.values()].find((r) => r.runner.id === sessionId)
+  }
+}
