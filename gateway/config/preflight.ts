@@ -15,7 +15,7 @@ import { sdkOwnBinary } from './engine-wiring.ts'
 import { envReferences, missingEnvProblems } from './env.ts'
 import { loadConfigFile, type LoadedConfig } from './load.ts'
 import { readPrincipals } from './principals.ts'
-import { loadHooks } from './server-options.ts'
+import { loadHooks, serverProfiles } from './server-options.ts'
 import type { GatewayConfig } from './schema.ts'
 
 export interface PreflightOptions {
@@ -74,11 +74,7 @@ function serverOptionProblems(config: GatewayConfig): string[] {
     resolveOptions({
       authenticate: () => null,
       createEngineRunner: () => { throw new Error('not built by a check') },
-      profiles: (config.profiles ?? []).map((profile) => {
-        if (profile.engine === 'provider' || !profile.env) return profile
-        const { env: _env, ...rest } = profile
-        return rest
-      }),
+      profiles: serverProfiles(config.profiles) ?? [],
       basePath: config.basePath,
       cors: config.cors,
       maxBodyBytes: config.maxBodyBytes,

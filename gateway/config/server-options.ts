@@ -56,12 +56,7 @@ export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHo
     onError: hooks.onError,
     engines: wiring.engines,
     createEngineRunner: wiring.createEngineRunner,
-    // Profile settings the server does not know (a CLI profile's env mapping) stay here.
-    profiles: config.profiles?.map((profile) => {
-      if (profile.engine === 'provider' || !profile.env) return profile
-      const { env: _env, ...rest } = profile
-      return rest
-    }),
+    profiles: serverProfiles(config.profiles),
     allowedCwdRoots: config.allowedCwdRoots,
     allowedConfigDirRoots: config.allowedConfigDirRoots,
     basePath: config.basePath,
@@ -136,4 +131,16 @@ async function authenticator(config: GatewayConfig, hooks: GatewayHooks, observe
 
 function stripUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T
+}
+
+/**
+ * The configuration's profiles as the server takes them: profile settings the server does not know
+ * (a CLI profile's env mapping) stay in the configuration layer. Absent stays absent (auto-detect).
+ */
+export function serverProfiles(profiles: GatewayConfig['profiles']): GatewayServerOptions['profiles'] {
+  return profiles?.map((profile) => {
+    if (profile.engine === 'provider' || !profile.env) return profile
+    const { env: _env, ...rest } = profile
+    return rest
+  })
 }
