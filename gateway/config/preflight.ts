@@ -94,11 +94,15 @@ function serverOptionProblems(config: GatewayConfig): string[] {
   return problems
 }
 
-/** Engine packages and executables, for each engine a declared profile uses. */
+/**
+ * Engine packages and executables, for each engine a declared profile uses: the engine block's
+ * program when it names one or a profile runs it, and each profile's own program (issue 22).
+ */
 async function engineProblems(config: GatewayConfig, env: NodeJS.ProcessEnv): Promise<string[]> {
   const problems: string[] = []
-  const engines = new Set((config.profiles ?? []).map((p) => p.engine))
-  if (engines.has('cli_primary')) {
+  const declared = (config.profiles ?? []).map((profile, i) => ({ profile, at: `profiles[${i}]` }))
+  const primary = declared.filter(({ profile }) => profile.engine === 'cli_primary')
+  if (primary.length) {
     try {
       await loadClaudeAgentSdk()
     } catch (err) {
@@ -107,19 +111,36 @@ async function engineProblems(config: GatewayConfig, env: NodeJS.ProcessEnv): Pr
     }
     const settings = config.engines?.cli_primary ?? {}
     if (settings.executable) problems.push(...await programProblems('engines.cli_primary.executable', settings.executable, settings.interpreter, env))
-    else if (!problems.length) {
+    else if (!problems.length && primary.some(({ profile }) => profile.engine === 'cli_primary' && !profile.executable)) {
       try { sdkOwnBinary() } catch (err) { problems.push((err as Error).message) }
     }
     if (settings.interpreter) problems.push(...await programProblems('engines.cli_primary.interpreter', settings.interpreter, undefined, env))
+    for (const { profile, at } of primary) {
+      if (profile.engine === 'cli_primary' && profile.executable) problems.push(...await ownProgramProblems(at, 'executable', profile.executable, profile.interpreter, env))
+    }
   }
-  if (engines.has('cli_secondary')) {
+  const secondary = declared.filter(({ profile }) => profile.engine === 'cli_secondary')
+  if (secondary.length) {
     const settings = config.engines?.cli_secondary ?? {}
-    const codex = resolveCodexPath(settings.codexPath)
-    const where = settings.codexPath ? 'engines.cli_secondary.codexPath' : 'engines.cli_secondary.codexPath (unset: @openai/codex, else codex on PATH)'
-    problems.push(...await programProblems(where, codex, settings.interpreter, env))
+    if (settings.codexPath || secondary.some(({ profile }) => profile.engine === 'cli_secondary' && !profile.codexPath)) {
+      const codex = resolveCodexPath(settings.codexPath)
+      const where = settings.codexPath ? 'engines.cli_secondary.codexPath' : 'engines.cli_secondary.codexPath (unset: @openai/codex, else codex on PATH)'
+      problems.push(...await programProblems(where, codex, settings.interpreter, env))
+    }
     if (settings.interpreter) problems.push(...await programProblems('engines.cli_secondary.interpreter', settings.interpreter, undefined, env))
+    for (const { profile, at } of secondary) {
+      if (profile.engine === 'cli_secondary' && profile.codexPath) problems.push(...await ownProgramProblems(at, 'codexPath', profile.codexPath, profile.interpreter, env))
+    }
   }
   return problems
+}
+
+/** A profile's own program and its interpreter, each led by its path in the file. */
+async function ownProgramProblems(at: string, key: string, program: string, interpreter: string | undefined, env: NodeJS.ProcessEnv): Promise<string[]> {
+  return [
+    ...await programProblems(`${at}.${key}`, program, interpreter, env),
+    ...interpreter ? await programProblems(`${at}.interpreter`, interpreter, undefined, env) : [],
+  ]
 }
 
 /** A program to run: executable itself, or a script readable by the interpreter that runs it. */
