@@ -18,6 +18,8 @@ export interface TurnHost {
   askPermission(toolName: string, input: unknown, toolUseId: string): Promise<Record<string, unknown> | undefined>
   /** Runs a tool the SDK hosts (`mcp__<server>__<tool>` of an SDK MCP server); undefined for any other tool. */
   callSdkTool(toolName: string, input: Record<string, unknown>): Promise<{ text: string; isError: boolean }> | undefined
+  /** An MCP server's elicitation; resolves with the SDK's answer (`{action, content?}`). */
+  elicit(serverName: string, message: string, schema: Record<string, unknown>): Promise<Record<string, unknown>>
   signal: AbortSignal
   setContextTokens(tokens: number): void
 }
@@ -138,6 +140,11 @@ export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number,
         case 'context_usage':
           host.setContextTokens(step.tokens)
           break
+        case 'elicitation': {
+          const answered = await host.elicit(step.server, step.message, step.schema ?? { type: 'object', properties: {} })
+          lastToolResult = `Elicitation ${String(answered.action ?? 'decline')}: ${JSON.stringify(answered.content ?? null)}`
+          break
+        }
         default:
           // deferred, bridge, deliver_file: provider-engine steps with no CLI form.
           assistant([{ type: 'text', text: `(step ${step.type} has no Claude CLI form)` }])

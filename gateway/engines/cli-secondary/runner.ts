@@ -21,10 +21,12 @@ import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.
 import { Approvals, type Settled } from '../cli-primary/approvals.ts'
 import { StreamEventWriter } from '../stream-events.ts'
 import { ProducedFiles } from '../cli-primary/produced.ts'
-import { addUsage, changedPaths, textOf, toolInputOf, toolResultOf, toolUseOf, userTextOf, zeroUsage, type Item, type Usage } from './items.ts'
+import { addUsage, changedPaths, textOf, toolResultOf, toolUseOf, userTextOf, zeroUsage, type Item, type Usage } from './items.ts'
 import { threadSettings, turnSettings } from './modes.ts'
 import { CodexPeer, type Json, type Launch } from './peer.ts'
-import { decisionOf, inputOf, nonceOf, type Queued } from './codex-shapes.ts'
+import { inputOf, nonceOf, type Queued } from './codex-shapes.ts'
+import { mapServerRequest, type Ask } from './server-requests.ts'
+import { settleQuestionByPolicy } from '../questions.ts'
 
 export interface CodexRunnerSettings {
   launch: Launch
@@ -330,27 +332,20 @@ export class CodexRunner implements Runner {
   }
 
   async #onServerRequest(method: string, params: Json, serverId: number | string): Promise<unknown> {
-    if (method === 'item/commandExecution/requestApproval' || method === 'item/fileChange/requestApproval') {
-      const item = this.#turn?.items.get(String(params.itemId))
-      const tool = item ? toolInputOf(item) : undefined
-      const input = method === 'item/commandExecution/requestApproval' ? { command: params.command, cwd: params.cwd } : tool?.input ?? {}
-      const settled = await this.#ask(serverId, {
-        toolName: method === 'item/commandExecution/requestApproval' ? 'Bash' : 'apply_patch', input,
-        title: typeof params.reason === 'string' && params.reason ? params.reason : method === 'item/fileChange/requestApproval' ? 'Apply a patch' : 'Run a command',
-        ...(this.#turn ? { toolUseId: `${this.#turn.nonce}:${String(params.itemId)}` } : {}),
-      })
-      return { decision: decisionOf(settled, params.availableDecisions, () => this.interrupt()) }
-    }
-    if (method === 'item/permissions/requestApproval') {
-      const settled = await this.#ask(serverId, { toolName: 'permissions', input: { permissions: params.permissions, cwd: params.cwd }, title: String(params.reason ?? 'Grant permissions') })
-      // Allow echoes what was asked, for this turn only; deny grants nothing (reference §7).
-      return settled.behavior === 'allow' ? { permissions: params.permissions ?? {}, scope: 'turn' } : { permissions: {}, scope: 'turn' }
-    }
+    const mapped = mapServerRequest(method, params, this.#turn)
     // Every other server request is answered, so nothing hangs (reference §3).
-    throw new Error(`the gateway does not handle ${method}`)
+    if (!mapped) throw new Error(`the gateway does not handle ${method}`)
+    const behavior = this.#config.questionBehavior
+    if (mapped.questions && (behavior === 'auto' || behavior === 'deny')) {
+      const request = { id: randomUUID(), requestId: '', ...mapped.ask }
+      request.requestId = request.id
+      const answer = settleQuestionByPolicy((body) => this.#emit(body), request, behavior, mapped.questions)
+      return mapped.answer(answer.behavior === 'allow' ? { behavior: 'allow', updatedInput: { answers: answer.answers }, resolvedBy: 'policy' } : { ...answer, resolvedBy: 'policy' }, () => this.interrupt())
+    }
+    return mapped.answer(await this.#ask(serverId, mapped.ask), () => this.interrupt())
   }
 
-  async #ask(serverId: number | string, request: { toolName: string; input: unknown; title: string; toolUseId?: string }): Promise<Settled> {
+  async #ask(serverId: number | string, request: Ask): Promise<Settled> {
     const requestId = randomUUID()
     this.#asked.set(String(serverId), requestId)
     this.#core.setStatus('awaiting_approval')
