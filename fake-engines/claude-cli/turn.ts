@@ -140,6 +140,15 @@ export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number,
         case 'context_usage':
           host.setContextTokens(step.tokens)
           break
+        case 'subagent': {
+          // The Task tool: the sub-agent's brief (a real user message with the parent id), its text, then the call's result.
+          const id = `toolu_fake_${randomUUID().slice(0, 8)}`
+          assistant([{ type: 'tool_use', id, name: 'Task', input: { description: 'Sub-agent', prompt: step.prompt, subagent_type: 'general-purpose' } }])
+          send({ type: 'user', ...base, uuid: randomUUID(), parent_tool_use_id: id, timestamp: new Date().toISOString(), message: { role: 'user', content: [{ type: 'text', text: step.prompt }] } })
+          assistant([{ type: 'text', text: step.text }], { parent_tool_use_id: id })
+          toolResult(id, step.text, false)
+          break
+        }
         case 'elicitation': {
           const answered = await host.elicit(step.server, step.message, step.schema ?? { type: 'object', properties: {} })
           lastToolResult = `Elicitation ${String(answered.action ?? 'decline')}: ${JSON.stringify(answered.content ?? null)}`

@@ -135,6 +135,23 @@ export async function playTurn(steps: Step[], host: TurnHost): Promise<TurnEnd> 
           toolResult = `User answered: ${JSON.stringify((answered?.answers as Record<string, unknown> | undefined) ?? {})}`
           break
         }
+        case 'subagent': {
+          // A sub-agent is a thread of its own on the same connection; only its threadId tells it apart (engine-facts §Codex).
+          const id = `call_${++n}`
+          const child = `${host.threadId}-sub-${n}`
+          const item = { type: 'collabAgentToolCall', id, tool: 'spawnAgent', status: 'inProgress', senderThreadId: host.threadId, receiverThreadIds: [child], prompt: step.prompt }
+          started(item)
+          const sub = { threadId: child, turnId: `${host.turnId}-sub-${n}` }
+          notify('turn/started', { threadId: child, turn: { id: sub.turnId, status: 'inProgress', items: [], error: null } })
+          notify('item/started', { ...sub, item: { type: 'agentMessage', id: 'msg_1', text: '', phase: null }, startedAtMs: Date.now() })
+          notify('item/agentMessage/delta', { ...sub, itemId: 'msg_1', delta: step.text })
+          notify('item/completed', { ...sub, item: { type: 'agentMessage', id: 'msg_1', text: step.text, phase: null }, completedAtMs: Date.now() })
+          // The child's own completion arrives before the parent's turn ends; it must not end it.
+          notify('turn/completed', { threadId: child, turn: { id: sub.turnId, status: 'completed', items: [], error: null } })
+          completed({ ...item, status: 'completed' })
+          toolResult = step.text
+          break
+        }
         case 'elicitation': {
           const answered = await askFor('mcpServer/elicitation/request', { serverName: step.server, message: step.message, mode: 'form', requestedSchema: step.schema ?? { type: 'object', properties: {} } })
           toolResult = `Elicitation ${String(answered?.action ?? 'decline')}: ${JSON.stringify(answered?.content ?? null)}`

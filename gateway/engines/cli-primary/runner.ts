@@ -117,6 +117,8 @@ export class ClaudeRunner implements Runner {
     const q = sdk.query({
       prompt: this.#input,
       options: {
+        // A sub-agent's own text and thinking reach the client, not only its tool calls (engine-facts §1); a host's sdkOptions may turn it off.
+        forwardSubagentText: true,
         ...this.#settings.sdkOptions,
         cwd: config.cwd,
         ...(model ? { model } : {}),

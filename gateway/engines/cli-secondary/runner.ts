@@ -26,6 +26,7 @@ import { threadSettings, turnSettings } from './modes.ts'
 import { CodexPeer, type Json, type Launch } from './peer.ts'
 import { inputOf, nonceOf, type Queued } from './codex-shapes.ts'
 import { mapServerRequest, type Ask } from './server-requests.ts'
+import { SubAgentThreads } from './sub-agents.ts'
 import { settleQuestionByPolicy } from '../questions.ts'
 
 export interface CodexRunnerSettings {
@@ -69,6 +70,7 @@ export class CodexRunner implements Runner {
   #started: Promise<void> | undefined
   #ready = false
   #threadId: string | undefined
+  readonly #subAgents = new SubAgentThreads()
   #defaultModel: string | undefined
   #model: string | undefined
   #mode: PermissionMode
@@ -228,7 +230,7 @@ export class CodexRunner implements Runner {
 
   #onNotification(method: string, params: Json): void {
     // Sub-agent threads share the connection; only the session's own thread drives it (engine-facts §2).
-    if (typeof params.threadId === 'string' && params.threadId !== this.#threadId) return
+    if (typeof params.threadId === 'string' && params.threadId !== this.#threadId) return this.#onSubAgent(method, params.threadId, params)
     const turn = this.#turn
     if (turn && turn.id === undefined) {
       if (method === 'turn/started') {
@@ -298,8 +300,24 @@ export class CodexRunner implements Runner {
     }
   }
 
+  /** A sub-agent thread's completed items, nested under the card that spawned it; its turns and usage are its own. */
+  #onSubAgent(method: string, thread: string, params: Json): void {
+    const turn = this.#turn
+    if (method !== 'item/completed' || !turn) return
+    const item = params.item as Item
+    const parentToolUseId = this.#subAgents.parentOf(thread)
+    const text = textOf(item)
+    if (text) return this.#emit({ type: 'assistant_message', message: text, parentToolUseId })
+    const toolUseId = `${turn.nonce}:${thread}:${item.id}`
+    const use = toolUseOf(item, toolUseId)
+    const result = toolResultOf(item, toolUseId)
+    if (use) this.#emit({ type: 'assistant_message', message: use, parentToolUseId })
+    if (result) this.#emit({ type: 'user_message', message: result, parentToolUseId, synthetic: true })
+  }
+
   #onItemStarted(turn: Turn, item: Item): void {
     const toolUseId = `${turn.nonce}:${item.id}`
+    this.#subAgents.noteRootItem(item, toolUseId, this.#threadId)
     const use = toolUseOf(item, toolUseId)
     if (!use) return
     turn.items.set(item.id, item)
@@ -312,6 +330,7 @@ export class CodexRunner implements Runner {
 
   #onItemCompleted(turn: Turn, item: Item): void {
     const toolUseId = `${turn.nonce}:${item.id}`
+    this.#subAgents.noteRootItem(item, toolUseId, this.#threadId)
     if (item.type === 'agentMessage' && typeof item.text === 'string') turn.lastText = item.text
     if (item.type === 'agentMessage') turn.stream?.end()
     const text = textOf(item)

@@ -1,8 +1,9 @@
 /**
- * Requests the CLIs make of their user (issue 24, Deliver 3): a question (the Claude CLI's
- * AskUserQuestion, codex's `item/tool/requestUserInput`) and an MCP elicitation reach the client
- * as `permission_requested` and come back through `permission_decision`, on both CLI engines,
- * each with the fake CLI playing its real wire protocol.
+ * What the CLIs do beyond a plain turn (issue 24, Deliver 3), on both CLI engines, each with the
+ * fake CLI playing its real wire protocol: a question (the Claude CLI's AskUserQuestion, codex's
+ * `item/tool/requestUserInput`) and an MCP elicitation reach the client as `permission_requested`
+ * and come back through `permission_decision`; a sub-agent's messages reach it nested under the
+ * call that spawned it.
  */
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -45,7 +46,7 @@ const ANSWERED = {
   codex: (label: string) => `Answer: User answered: {"q1":{"answers":["${label}"]}}`,
 }
 
-describe.each(['primary', 'codex'] as const)('user-input requests on %s', (profile) => {
+describe.each(['primary', 'codex'] as const)('CLI engine requests and sub-agents on %s', (profile) => {
   it('a question is an AskUserQuestion permission request; the chosen label reaches the engine', async () => {
     const g = await start()
     const ws = await session(g, profile)
@@ -80,5 +81,19 @@ describe.each(['primary', 'codex'] as const)('user-input requests on %s', (profi
     ws.send({ type: 'permission_decision', requestId: second.request.requestId, behavior: 'deny', message: 'not now' })
     expect(await ws.waitForEvent('permission_resolved', (e) => e.requestId === second.request.requestId)).toMatchObject({ behavior: 'deny', message: 'not now' })
     expect((await ws.waitForEvent('turn_result', (e) => e.seq > second.seq)).result).toBe('Elicited: Elicitation decline: null')
+  })
+
+  it('a sub-agent\'s messages carry parentToolUseId = the spawning call; its own turn end does not end the session\'s turn', async () => {
+    const g = await start()
+    const ws = await session(g, profile)
+    ws.send({ type: 'user_message', text: 'scenario:subagent' })
+    const result = await ws.waitForEvent('turn_result')
+    expect(result.result).toBe('The sub-agent said: There are 3 files.')
+    const events = ws.events()
+    const spawn = events.flatMap((e) => (e.type === 'assistant_message' && e.parentToolUseId === null ? e.message.content : [])).find((b: { type: string }) => b.type === 'tool_use')
+    expect(spawn).toBeDefined()
+    const nested = events.filter((e) => e.type === 'assistant_message' && e.parentToolUseId === spawn.id)
+    expect(nested.flatMap((e) => e.message.content).filter((b: { type: string }) => b.type === 'text').map((b: { text: string }) => b.text)).toEqual(['There are 3 files.'])
+    expect(events.filter((e) => e.type === 'turn_result')).toHaveLength(1)
   })
 })
