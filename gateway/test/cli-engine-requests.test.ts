@@ -8,19 +8,15 @@
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createCliPrimaryAdapter } from '../engines/cli-primary/index.ts'
 import { createCliSecondaryAdapter } from '../engines/cli-secondary/index.ts'
 import type { ProfileConfig } from '../protocol/index.ts'
 import { FAKE_CODEX } from './fake-codex.ts'
 import { PROVIDER_PROFILE, startTestGateway, type TestGateway } from './harness.ts'
+import { FAKE_CLAUDE } from './fake-claude.ts'
 
-const FAKE_CLI = {
-  pathToClaudeCodeExecutable: fileURLToPath(new URL('../../fake-engines/claude-cli/main.ts', import.meta.url)),
-  executable: process.execPath,
-  executableArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
-}
+const FAKE_CLI = FAKE_CLAUDE
 
 const gateways: TestGateway[] = []
 afterEach(async () => {
