@@ -72,21 +72,21 @@ async function cliSecondary(config: GatewayConfig, profiles: ProfileEntry[]): Pr
 }
 
 /** The engine program a CLI adapter runs: the binary (unset: the engine's default lookup), or a script and its interpreter. */
-export interface Program {
+interface Program {
   path?: string
   interpreter?: string
   interpreterArgs?: string[]
 }
 
 /** A profile's program: its own when it names one (interpreter included), else the engine block's. */
-export function profileProgram(profile: ProfileEntry, engineProgram: Program, ownPath: string | undefined): Program {
+function profileProgram(profile: ProfileEntry, engineProgram: Program, ownPath: string | undefined): Program {
   if (!ownPath || profile.engine === 'provider') return engineProgram
   return { path: ownPath, interpreter: profile.interpreter, interpreterArgs: profile.interpreterArgs }
 }
 
 /**
  * A profile with its own environment or its own program gets its own adapter (so its processes
- * run that binary with that environment); the others share one, built when first needed.
+ * run that binary with that environment); the others share one.
  */
 function perProfile(adapterFor: (env: Record<string, string>, program: Program) => EngineAdapter, profiles: ProfileEntry[], engineProgram: Program, ownPath: (profile: ProfileEntry) => string | undefined): EngineAdapter {
   const byProfile = new Map<string, EngineAdapter>()
