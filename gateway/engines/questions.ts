@@ -43,3 +43,8 @@ export function chosenLabels(answers: unknown, question: string): string[] {
   if (typeof chosen !== 'string' || chosen === '') return []
   return chosen.split(', ')
 }
+
+/** The session's own `questionBehavior` wins over the engine's default. */
+export function questionBehaviorOf(own: unknown, fallback: QuestionBehavior): QuestionBehavior {
+  return own === 'ask' || own === 'auto' || own === 'deny' ? own : fallback
+}
