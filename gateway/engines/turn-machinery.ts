@@ -26,7 +26,7 @@ export interface TurnFigures {
   durationMs: number
   numTurns: number
   totalCostUsd: number
-  usage?: Record<string, unknown>
+  usage?: object
 }
 
 /** The one interrupt shape (issue 24, Deliver 4), a fresh copy each time: events are stored, never shared. */

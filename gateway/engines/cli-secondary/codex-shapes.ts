@@ -9,6 +9,7 @@ import { basename, join } from 'node:path'
 import type { OutgoingAttachment } from '../../sessions/attachments.ts'
 import type { Settled } from '../cli-primary/approvals.ts'
 import type { Json } from './peer.ts'
+import type { PermissionMode, SessionEventBody } from '../../protocol/index.ts'
 
 export interface Queued {
   text: string
@@ -52,4 +53,22 @@ export async function inputOf(message: Queued, tempDirs: string[]): Promise<Json
     }
   }
   return [...images, { type: 'text', text, text_elements: [] }]
+}
+
+/** Codex has no system_init (engine-facts §2): the thread start or resume stands in for it. */
+export function threadInit(threadId: string, model: string | undefined, cwd: string, mode: PermissionMode): SessionEventBody {
+  return { type: 'system_init', sdkSessionId: threadId, model, cwd, apiKeySource: 'none', tools: ['Bash', 'apply_patch'], skills: [], slashCommands: [], permissionMode: mode, mcpServers: [] }
+}
+
+/**
+ * `mcpServerStatus/list` rows as the gateway lists them: tools but no status in codex, so having
+ * tools reads as connected, else pending (engine-facts §2). Only names leave, never a server's configuration.
+ */
+export function mcpStatusRows(result: Json): unknown[] {
+  const rows = Array.isArray(result.data) ? (result.data as Json[]) : []
+  return rows.map((row) => {
+    // `tools` is a name-keyed map in 0.169's schema; an array form is read by each tool's name.
+    const tools = Array.isArray(row.tools) ? row.tools.map((t) => String((t as Json)?.name)) : row.tools && typeof row.tools === 'object' ? Object.keys(row.tools as object) : []
+    return { name: String(row.name), status: tools.length ? 'connected' : row.authStatus === 'notLoggedIn' ? 'needs-auth' : 'pending', tools: tools.map((name) => ({ name })) }
+  })
 }

@@ -78,3 +78,16 @@ export interface Usage {
 }
 
 export const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 })
+
+/**
+ * A `thread/tokenUsage/updated` reading: its `last` added to the turn's usage, and the context
+ * reading it gives (`last.totalTokens` against the window, overwritten, never summed; engine-facts §2).
+ */
+export function noteTokenUsage(sum: Usage, tokenUsage: unknown): Record<string, unknown> | undefined {
+  const usage = tokenUsage as { last?: Record<string, unknown>; modelContextWindow?: number | null } | undefined
+  if (!usage?.last) return undefined
+  addUsage(sum, usage.last)
+  if (typeof usage.modelContextWindow !== 'number') return undefined
+  const total = Number(usage.last.totalTokens ?? 0)
+  return { totalTokens: total, maxTokens: usage.modelContextWindow, percentage: Math.round((total / usage.modelContextWindow) * 1000) / 10, categories: [] }
+}
