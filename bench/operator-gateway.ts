@@ -104,6 +104,8 @@ export interface OperatorGatewayOptions {
   modelBaseURL: string
   /** Run the sources under tsx even when the compiled package is built. */
   source?: boolean
+  /** Another compiled `bin.js` to run (a build of an earlier commit, for before/after pairs). */
+  bin?: string
   /** Extra node flags for the gateway process (e.g. `--cpu-prof`). */
   nodeArgs?: string[]
 }
@@ -134,8 +136,8 @@ allowedCwdRoots: [${JSON.stringify(work)}]
 allowedConfigDirRoots: [${JSON.stringify(work)}]
 `
   await writeFile(join(work, 'gateway.yaml'), config)
-  const compiled = !options.source && existsSync(COMPILED_BIN)
-  const entry = compiled ? [COMPILED_BIN] : ['--import', 'tsx', join(ROOT, 'gateway/bin.ts')]
+  const compiled = options.bin !== undefined || (!options.source && existsSync(COMPILED_BIN))
+  const entry = compiled ? [options.bin ?? COMPILED_BIN] : ['--import', 'tsx', join(ROOT, 'gateway/bin.ts')]
   const args = [...(options.nodeArgs ?? []), ...entry, 'serve', '--config', join(work, 'gateway.yaml')]
   const { child, value: url } = await spawnUntil(args, (line) => (line.includes('gateway listening') ? (JSON.parse(line) as { url: string }).url : undefined))
   const pid = child.pid!

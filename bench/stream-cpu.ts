@@ -11,7 +11,7 @@
  *   SSE event, its own read and its own WebSocket write, as from a model at reading pace);
  * - cli_primary and cli_secondary: one turn of `deltas` deltas from the fake CLIs (stdio JSON lines).
  *
- * `npx tsx bench/stream-cpu.ts [--source] [--prof <dir>] [--deltas N] [--paced N] [--streams N] [path…]`
+ * `npx tsx bench/stream-cpu.ts [--source | --bin <bin.js>] [--prof <dir>] [--deltas N] [--paced N] [--streams N] [path…]`
  * (paths: provider paced primary secondary) prints the figures; `npm run bench -- i` gives rows.
  */
 import { loadavg } from 'node:os'
@@ -32,12 +32,14 @@ export interface StreamCpuOptions {
   streams?: number
   rounds?: number
   source?: boolean
+  /** Another compiled gateway `bin.js` (operator-gateway.ts). */
+  bin?: string
   /** Directory for the gateway's `--cpu-prof` profile. */
   prof?: string
 }
 
 /** µs of gateway CPU per delta for one measured unit of work on `path`. */
-async function measureOnce(gw: OperatorGateway, path: StreamPath, o: Required<Omit<StreamCpuOptions, 'prof' | 'source' | 'paths'>>): Promise<number> {
+async function measureOnce(gw: OperatorGateway, path: StreamPath, o: Required<Omit<StreamCpuOptions, 'prof' | 'source' | 'paths' | 'bin'>>): Promise<number> {
   const count = path === 'paced' ? o.streams : 1
   const ids = await Promise.all(Array.from({ length: count }, () => createSession(gw, PROFILE[path])))
   const sockets = await Promise.all(ids.map((id) => attach(gw, id)))
@@ -58,7 +60,7 @@ export async function measureStreamCpu(options: StreamCpuOptions = {}): Promise<
   const paths = o.paths ?? ['provider', 'paced', 'primary', 'secondary']
   const model = await startModelProcess()
   const gw = await startOperatorGateway({
-    modelBaseURL: model.baseURL, source: o.source,
+    modelBaseURL: model.baseURL, source: o.source, bin: o.bin,
     nodeArgs: o.prof ? ['--cpu-prof', `--cpu-prof-dir=${o.prof}`] : [],
   })
   const figures: Record<string, number[]> = {}
@@ -96,12 +98,12 @@ export async function benchStreamCpu(): Promise<BenchRow[]> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: {
-    source: { type: 'boolean' }, prof: { type: 'string' }, deltas: { type: 'string' }, paced: { type: 'string' },
+    source: { type: 'boolean' }, bin: { type: 'string' }, prof: { type: 'string' }, deltas: { type: 'string' }, paced: { type: 'string' },
     streams: { type: 'string' }, rounds: { type: 'string' },
   } })
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v))
   const figures = await measureStreamCpu({
-    paths: positionals.length ? (positionals as StreamPath[]) : undefined, source: values.source, prof: values.prof,
+    paths: positionals.length ? (positionals as StreamPath[]) : undefined, source: values.source, bin: values.bin, prof: values.prof,
     deltas: num(values.deltas), paced: num(values.paced), streams: num(values.streams), rounds: num(values.rounds),
   })
   for (const [path, list] of Object.entries(figures)) {
