@@ -100,8 +100,10 @@ export async function startModelProcess(): Promise<{ baseURL: string; pid: numbe
 }
 
 export interface OperatorGatewayOptions {
-  /** The model server's OpenAI-compatible base URL. */
+  /** The model server's OpenAI-compatible base URL (profile `default`). */
   modelBaseURL: string
+  /** More model servers, as profiles `model-1`, `model-2`, … (the capacity row spreads its streams). */
+  moreModelBaseURLs?: string[]
   /** Run the sources under tsx even when the compiled package is built. */
   source?: boolean
   /** Another compiled `bin.js` to run (a build of an earlier commit, for before/after pairs). */
@@ -124,7 +126,10 @@ profiles:
   - name: default
     engine: provider
     provider: { id: fake, baseURL: ${JSON.stringify(options.modelBaseURL)}, model: fake-small }
-  - name: primary
+${(options.moreModelBaseURLs ?? []).map((url, i) => `  - name: model-${i + 1}
+    engine: provider
+    provider: { id: fake, baseURL: ${JSON.stringify(url)}, model: fake-small }
+`).join('')}  - name: primary
     engine: cli_primary
     configDir: ${JSON.stringify(claudeDir)}
   - name: codex

@@ -7,6 +7,8 @@ import { benchCreate, benchList } from './http-bench.ts'
 import { benchMemory } from './memory-bench.ts'
 import { benchMemoryReturned } from './memory-return.ts'
 import { benchQueue } from './queue-bench.ts'
+import { benchCapacity } from './capacity-bench.ts'
+import { benchStreamCpu } from './stream-cpu.ts'
 import { startBenchGateway } from './rig.ts'
 import { benchKit, benchStartup } from './startup-bench.ts'
 import { meetsTarget, type BenchRow } from './stats.ts'
@@ -39,6 +41,8 @@ async function main(): Promise<void> {
   await step('(f) start to listening', () => benchStartup())
   await step('(g) full kit run', () => benchKit())
   await step('(h) PostgreSQL queue claim rate', () => benchQueue())
+  await step('(i) gateway CPU per streamed delta (provider, cli_primary, cli_secondary)', () => benchStreamCpu())
+  await step('(j) capacity: concurrent streams at 50 deltas/s', () => benchCapacity())
   await mkdir(OUT_DIR, { recursive: true })
   await writeFile(new URL('latest.json', OUT_DIR), `${JSON.stringify(rows, null, 2)}\n`)
   printTable(rows)

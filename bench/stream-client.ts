@@ -36,7 +36,7 @@ export async function createSession(gw: OperatorGateway, profile: string): Promi
   const res = await fetch(`${gw.url}/sessions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.token}` },
-    body: JSON.stringify({ profile, includePartialMessages: true, ...(profile === 'default' ? {} : { cwd: gw.cwd }) }),
+    body: JSON.stringify({ profile, includePartialMessages: true, ...(profile === 'primary' || profile === 'codex' ? { cwd: gw.cwd } : {}) }),
   })
   const body = (await res.json()) as { session?: { id: string }; error?: unknown }
   if (!res.ok || !body.session) throw new Error(`create ${profile}: ${res.status} ${JSON.stringify(body)}`)
@@ -48,7 +48,7 @@ export async function deleteSession(gw: OperatorGateway, id: string): Promise<vo
 }
 
 /** Attaches and waits until the session is idle (its boot events replayed). */
-export function attach(gw: OperatorGateway, id: string): Promise<WebSocket> {
+export function attach(gw: Pick<OperatorGateway, 'url' | 'token'>, id: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`${gw.url.replace(/^http/, 'ws')}/sessions/${id}/ws`, { perMessageDeflate: false, headers: { authorization: `Bearer ${gw.token}` } })
     const onMessage = (data: Buffer) => {
