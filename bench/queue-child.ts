@@ -48,7 +48,7 @@ function noopSession(): Runner {
 
 if (kind === 'ours') {
   const adapter = await createPostgresQueueAdapter({ url, poolSize: concurrency + 1 })
-  const queue = new JobQueue({ adapter, maxConcurrency: concurrency * processes }, {
+  const queue = new JobQueue({ adapter, maxConcurrency: Number(process.env.BENCH_QUEUE_MAX ?? concurrency * processes) }, {
     startSession: async () => noopSession(),
     deliverer: new WebhookDeliverer({ attempts: 1, retryDelayMs: 0 }),
     onError: (err, where) => console.error(`${where}: ${(err as Error).message}`),
