@@ -8,7 +8,7 @@ import { benchMemory } from './memory-bench.ts'
 import { benchMemoryReturned } from './memory-return.ts'
 import { benchQueue } from './queue-bench.ts'
 import { benchCapacity } from './capacity-bench.ts'
-import { benchStreamCpu } from './stream-cpu.ts'
+import { benchLiveProvider, benchStreamCpu } from './stream-cpu.ts'
 import { startBenchGateway } from './rig.ts'
 import { benchKit, benchStartup } from './startup-bench.ts'
 import { meetsTarget, type BenchRow } from './stats.ts'
@@ -36,6 +36,7 @@ async function main(): Promise<void> {
   } finally {
     await gw.close()
   }
+  await step('(b) live stream through the provider path to 1 client', () => benchLiveProvider())
   await step('(e) memory per idle session', () => benchMemory())
   await step('(e) memory returned after 1,000 sessions are deleted', () => benchMemoryReturned())
   await step('(f) start to listening', () => benchStartup())

@@ -18,7 +18,7 @@ import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { startModelProcess, startOperatorGateway, type OperatorGateway } from './operator-gateway.ts'
 import { attach, createSession, deleteSession, pacedScenario, streamTurn, unpacedScenario } from './stream-client.ts'
-import { median, minMedMax, row, type BenchRow } from './stats.ts'
+import { median, minMedMax, pairedRow, row, type BenchRow } from './stats.ts'
 
 export type StreamPath = 'provider' | 'paced' | 'primary' | 'secondary'
 const PROFILE: Record<StreamPath, string> = { provider: 'default', paced: 'default', primary: 'primary', secondary: 'codex' }
@@ -94,6 +94,71 @@ export async function benchStreamCpu(): Promise<BenchRow[]> {
     r.spread = `${minMedMax(values, 1)} µs (min / median / max of ${values.length} rounds; load ${load})`
     return r
   })
+}
+
+/**
+ * (b) live stream through the real provider path: `deltas` text deltas unpaced, `user_message` →
+ * the turn's result at one client, on the gateway as operators run it (bearer auth, its own
+ * process). Baseline: the same stream read straight from the fake model server by this process
+ * (its SSE bytes, deltas counted), the limit for any gateway in front of that model server.
+ */
+export async function benchLiveProvider(deltas = 20_000, rounds = 5): Promise<BenchRow> {
+  const model = await startModelProcess()
+  const gw = await startOperatorGateway({ modelBaseURL: model.baseURL })
+  const text = unpacedScenario(deltas)
+  const viaGateway = async () => {
+    const id = await createSession(gw, 'default')
+    const ws = await attach(gw, id)
+    const started = performance.now()
+    const timing = await streamTurn(ws, text)
+    const ms = performance.now() - started
+    if (timing.deltas !== deltas) throw new Error(`live provider: ${timing.deltas} of ${deltas} deltas`)
+    ws.close()
+    await deleteSession(gw, id)
+    return deltas / (ms / 1000)
+  }
+  const direct = async () => {
+    const started = performance.now()
+    const res = await fetch(`${model.baseURL}/chat/completions`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake-small', stream: true, messages: [{ role: 'user', content: text }] }),
+    })
+    let seen = 0
+    // The needle may straddle two reads: its first bytes are carried over to the next.
+    let carry = Buffer.alloc(0)
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      const buf = Buffer.concat([carry, chunk])
+      seen += countOf(buf, CONTENT)
+      carry = buf.subarray(Math.max(0, buf.length - CONTENT.length + 1))
+    }
+    const ms = performance.now() - started
+    // The first chunk's `content: ''` is the role announcement, not a delta.
+    if (seen - 1 !== deltas) throw new Error(`live provider baseline: ${seen - 1} of ${deltas} deltas`)
+    return deltas / (ms / 1000)
+  }
+  try {
+    await viaGateway()
+    await direct()
+    const ours: number[] = []
+    const base: number[] = []
+    for (let i = 0; i < rounds; i++) {
+      if (i % 2) base.push(await direct())
+      ours.push(await viaGateway())
+      if (!(i % 2)) base.push(await direct())
+    }
+    return pairedRow(`live ${deltas / 1000}k deltas through the provider path (auth, compiled, fake model server) to 1 client`, 'deltas/s', ours, base, 'higher', 0.8)
+  } finally {
+    await gw.close()
+    await model.close()
+  }
+}
+
+const CONTENT = Buffer.from('"content":')
+
+function countOf(buf: Buffer, needle: Buffer): number {
+  let n = 0
+  for (let at = buf.indexOf(needle); at >= 0; at = buf.indexOf(needle, at + needle.length)) n++
+  return n
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
