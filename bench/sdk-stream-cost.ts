@@ -6,6 +6,7 @@
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { experimental_streamLanguageModelCall, experimental_streamTextLowMemory, streamText } from 'ai'
+import { request } from 'node:http'
 import { loadavg } from 'node:os'
 import { startModelProcess } from './operator-gateway.ts'
 import { pacedScenario, unpacedScenario } from './stream-client.ts'
@@ -17,9 +18,22 @@ const provider = createOpenAICompatible({ name: 'fake', baseURL: model.baseURL, 
 const text = paced ? pacedScenario(deltas) : unpacedScenario(deltas)
 const messages = [{ role: 'user' as const, content: text }]
 
-type Layer = 'streamText' | 'streamTextLowMemory' | 'streamLanguageModelCall' | 'doStream'
+type Layer = 'streamText' | 'streamTextLowMemory' | 'streamLanguageModelCall' | 'doStream' | 'http'
 async function consume(layer: Layer): Promise<number> {
   let seen = 0
+  if (layer === 'http') {
+    // No SDK at all: node:http reading the SSE bytes, each read's events counted (the floor of
+    // any Node process that reads this stream).
+    const body = JSON.stringify({ model: 'fake-small', stream: true, messages: [{ role: 'user', content: text }] })
+    return new Promise<number>((resolve, reject) => {
+      const req = request(`${model.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.on('data', (chunk: Buffer) => { for (let at = chunk.indexOf('"content":'); at >= 0; at = chunk.indexOf('"content":', at + 1)) seen++ })
+        res.on('end', () => resolve(seen - 1))
+      })
+      req.on('error', reject)
+      req.end(body)
+    })
+  }
   if (layer === 'doStream') {
     const { stream } = await provider.chatModel('fake-small').doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text }] }] })
     const reader = stream.getReader()
@@ -41,7 +55,7 @@ async function consume(layer: Layer): Promise<number> {
   return seen
 }
 
-const only = process.argv.filter((a) => ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream'].includes(a)) as Layer[]
+const only = process.argv.filter((a) => ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream', 'http'].includes(a)) as Layer[]
 const layers: Layer[] = only.length ? only : ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream']
 for (const layer of [...layers, ...layers]) {
   await consume(layer) // warm-up of this layer
