@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModelServer, type FakeModelServer } from '../../../fake-engines/provider-model/server.ts'
 import { streamedText, type ProfileConfig, type SessionEvent } from '../../protocol/index.ts'
 import type { Runner, RunnerConfig } from '../../sessions/runner.ts'
-import { createAiSdkRunner } from './runner.ts'
+import { createAiSdkRunner } from './create-runner.ts'
 
 const SECRET = 'sk-test-should-never-leak-4242'
 let model: FakeModelServer

@@ -5,66 +5,33 @@
  * lives in `#state`, not on an async stack, so a snapshot taken while waiting on deferred
  * executions can be rebuilt in another runner, even another process, and continued mid-turn.
  */
-import { INTERRUPTED_RESULT } from '../interrupted.ts'
 import { randomUUID } from 'node:crypto'
 import type { ToolSet } from 'ai'
-import {
-  ENGINE_CAPABILITIES, type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason,
-  type SessionInfo, type Usage, typedOutput,
-} from '../../protocol/index.ts'
+import { type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason, type SessionInfo, type Usage, typedOutput } from '../../protocol/index.ts'
+import { errorOutcome, interruptedOutcome, successOutcome, TurnMachinery } from '../turn-machinery.ts'
 import { StreamEventWriter } from '../stream-events.ts'
 import type { EventListener } from '../../sessions/event-log.ts'
 import type { EngineRunnerContext, ExecutionOutcome, PermissionDecision, Runner, ToolCallAnswer } from '../../sessions/runner.ts'
 import { SessionCore } from '../../sessions/session-core.ts'
 import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.ts'
-import type { RunnerSnapshot, StoredExecution } from '../../sessions/session-store.ts'
-import { catalogOf, providerFor, type ModelSource } from './model-factory.ts'
-import { connectMcpServers, type McpConnection, type McpServerWiring } from './mcp.ts'
+import type { RunnerSnapshot } from '../../sessions/session-store.ts'
+import { catalogOf, providerFor } from './model-factory.ts'
+import type { McpConnection } from './mcp.ts'
 import { ScratchFs } from './scratch-fs.ts'
-import { sharedTools, offeredGrants, toolSetOf, wiredGrants, type ToolAssembly, type ToolOutput, type ToolSpec } from './tools.ts'
+import { sharedTools, offeredGrants, toolSetOf, wiredGrants, type ToolOutput, type ToolSpec } from './tools.ts'
 import { runTurn, type LegToolCall } from './turn.ts'
-import { addUsage, asObject, assistantEntry, partOf, toolResultEntry, type CallRecord, type EngineState, type TurnState } from './turn-state.ts'
-
-export interface AiSdkRunnerOptions extends ModelSource, ToolAssembly {
-  /** Retries of a failed model call (AI SDK default 2); 0 surfaces errors at once. */
-  maxRetries?: number
-  /** Releases per-session resources; runs on close and on park (embedding-rules.9-10). */
-  onClose?: () => void
-  /** Scratch files for a new session; never applied when restoring (embedding-rules.9). */
-  seedFiles?: Record<string, string>
-  /** Legs per turn before the turn ends with an error (a model that never stops calling tools). */
-  maxLegs?: number
-  /** MCP servers the host wires, by name; the profile's `session.mcpServers` grants them. */
-  mcpServers?: Record<string, McpServerWiring>
-}
+import { addUsage, assistantEntry, partOf, toolResultEntry, type CallRecord, type EngineState, type TurnState } from './turn-state.ts'
+import { providerSnapshot } from './snapshot.ts'
+import { claimDeferredIds, dispatchCalls, type DispatchHost } from './dispatch.ts'
+import type { AiSdkRunnerOptions } from './options.ts'
 
 const DEFAULT_MAX_LEGS = 25
-/** stream_delta rows are superseded by the messages and count zero rows (engine-facts §4). */
-const SUPERSEDED_ON_SNAPSHOT: ReadonlySet<'stream_delta'> = new Set(['stream_delta'])
 
-/**
- * Builds a provider runner. Synchronous unless MCP servers must connect first: a server that
- * does not connect fails the build, never yields a silently tool-less session (errors.14).
- */
-export function createAiSdkRunner(ctx: EngineRunnerContext, options?: AiSdkRunnerOptions & { mcpServers?: undefined }): Runner
-export function createAiSdkRunner(ctx: EngineRunnerContext, options: AiSdkRunnerOptions): Runner | Promise<Runner>
-export function createAiSdkRunner(ctx: EngineRunnerContext, options: AiSdkRunnerOptions = {}): Runner | Promise<Runner> {
-  const granted = ctx.profile.session?.mcpServers
-  const wired = options.mcpServers ?? {}
-  if (!(granted ?? Object.keys(wired)).length) return new ProviderRunner(ctx, options, [])
-  return connectMcpServers(wired, granted, { sessionId: ctx.config.id, profile: ctx.profile.name }).then((connections) => {
-    try {
-      return new ProviderRunner(ctx, options, connections)
-    } catch (err) {
-      for (const c of connections) void c.dispose()
-      throw err
-    }
-  })
-}
-
-class ProviderRunner implements Runner {
+/** One provider session; built by `createAiSdkRunner` (create-runner.ts) once its MCP servers connect. */
+export class ProviderRunner implements Runner {
   readonly id: string
   #core: SessionCore
+  readonly #turns: TurnMachinery
   #ctx: EngineRunnerContext
   #options: AiSdkRunnerOptions
   #provider: ReturnType<typeof providerFor>['provider']
@@ -115,6 +82,8 @@ class ProviderRunner implements Runner {
       for (const [path, text] of Object.entries(options.seedFiles ?? {})) this.#fs.write(path, text)
     }
     this.#core.apiKeySource = this.#apiKeySource
+    // No interactive approvals for this engine (embedding-rules.17): the machinery has none to deny.
+    this.#turns = new TurnMachinery('provider', this.#core)
   }
 
   start(): Promise<void> {
@@ -136,11 +105,11 @@ class ProviderRunner implements Runner {
   }
 
   info(): SessionInfo {
-    return this.#core.info()
+    return this.#turns.info()
   }
 
   subscribe(listener: EventListener, afterSeq = 0): () => void {
-    return this.#core.subscribe(listener, afterSeq)
+    return this.#turns.subscribe(listener, afterSeq)
   }
 
   files(): ScratchFs {
@@ -166,7 +135,7 @@ class ProviderRunner implements Runner {
   }
 
   setTitle(title: string | undefined): void {
-    this.#core.setTitle(title)
+    this.#turns.setTitle(title)
   }
 
   resolvePermission(_requestId: string, _decision: PermissionDecision, _by: ResolvedBy): boolean {
@@ -197,10 +166,8 @@ class ProviderRunner implements Runner {
 
   setPermissionMode(mode: PermissionMode): void {
     this.#assertUsable()
-    if (!ENGINE_CAPABILITIES.provider.permissionModes.includes(mode)) {
-      throw new Error(`permission mode '${mode}' is not supported by engine provider`)
-    }
-    this.#core.emit({ type: 'permission_mode_changed', mode })
+    this.#turns.changeMode(mode)
+    this.#turns.modeChanged(mode)
   }
 
   setModel(model: string | undefined): void {
@@ -209,7 +176,7 @@ class ProviderRunner implements Runner {
       throw new Error(`unknown model '${model}' (available: ${this.#catalog.join(', ')})`)
     }
     this.#state.model = model
-    this.#core.emit(model === undefined ? { type: 'model_changed' } : { type: 'model_changed', model })
+    this.#turns.modelChanged(model)
   }
 
   settleExecution(executionId: string, outcome: ExecutionOutcome): boolean {
@@ -234,20 +201,7 @@ class ProviderRunner implements Runner {
 
   snapshot(): RunnerSnapshot | undefined {
     if (this.#core.closed || this.#legInFlight) return undefined
-    const turn = this.#state.turn
-    // Only deferred calls can outlive this runner; anything else open means "not now".
-    if (turn && turn.calls.some((c) => !c.output && c.kind !== 'deferred')) return undefined
-    const executions: StoredExecution[] = turn
-      ? turn.calls.filter((c) => !c.output && c.kind === 'deferred').map((c) => ({ executionId: c.executionId, toolName: c.toolName, expiresAt: c.expiresAt ?? 0 }))
-      : []
-    return {
-      events: this.#core.log.events(SUPERSEDED_ON_SNAPSHOT),
-      seq: this.#core.log.lastSeq,
-      createdAt: this.info().createdAt,
-      engineState: structuredClone(this.#state),
-      files: this.#fs.toJSON(),
-      executions,
-    }
+    return providerSnapshot(this.#core, this.#state, this.#fs)
   }
 
   park(): RunnerSnapshot | undefined {
@@ -260,20 +214,18 @@ class ProviderRunner implements Runner {
   }
 
   fail(message: string): void {
-    if (this.#core.closed) return
-    this.#core.reportError(message)
-    this.close('error')
+    this.#turns.fail(message, (reason) => this.close(reason))
   }
 
   close(reason: SessionClosedReason = 'client'): void {
     if (this.#core.closed) return
+    // The engine stops before `session_closed`: no leg runs on, no bridged call stays open.
     this.#state.queue.length = 0
     this.#abort?.abort()
     for (const call of this.#state.turn?.calls ?? []) {
       if (!call.output && call.kind === 'bridged') this.#ctx.bridge.cancel?.(call.executionId, 'session_closed')
     }
-    this.#core.reportClosed(reason)
-    this.#dispose()
+    this.#turns.close(reason, () => this.#dispose())
   }
 
   async mcpServers(): Promise<unknown[]> {
@@ -293,7 +245,7 @@ class ProviderRunner implements Runner {
   }
 
   #assertUsable(): void {
-    if (this.#core.closed) throw new Error('session is closed')
+    this.#turns.assertOpen()
     if (this.#inert) throw new Error('session is parked')
   }
 
@@ -362,8 +314,9 @@ class ProviderRunner implements Runner {
       // Protocol 7 correlates execution_* events with the tool_use block by its id: the execution
       // id is the tool call's own, except where the gateway-wide lookup would become ambiguous.
       turn.calls = calls.map((c) => ({ ...c, executionId: c.toolCallId, kind: this.#tools.get(c.toolName)?.kind ?? 'unknown' }))
-      if (!(await this.#claimDeferredIds(turn))) return
-      await this.#dispatch(turn)
+      const host = this.#dispatchHost(turn)
+      if (!(await claimDeferredIds(host, turn))) return
+      await dispatchCalls(host, turn)
       if (this.#state.turn !== turn || core.closed) return
       if (turn.interrupted) {
         for (const call of turn.calls) call.output ??= { ok: false, error: 'interrupted', reason: 'interrupted' }
@@ -379,23 +332,6 @@ class ProviderRunner implements Runner {
     }
   }
 
-  /**
-   * Deferred ids are looked up across every session (`POST /executions/:id/result`, parking, the
-   * queue's `parkedExecutionId`), so each is claimed before its dispatch. False: the turn moved on
-   * (an interrupt or a close) while the claim was answered.
-   */
-  async #claimDeferredIds(turn: TurnState): Promise<boolean> {
-    const claim = this.#ctx.claimExecutionId
-    const deferred = turn.calls.filter((c) => c.kind === 'deferred')
-    if (!claim || !deferred.length) return true
-    for (const call of deferred) {
-      const id = await claim(call.toolCallId)
-      if (this.#state.turn !== turn || this.#core.closed || call.output) return false
-      call.executionId = id
-    }
-    return true
-  }
-
   #flushAssistant(text: string, calls: LegToolCall[], model: string, usage: Usage): void {
     const entry = assistantEntry(text, calls, model, usage)
     if (!entry) return
@@ -403,40 +339,12 @@ class ProviderRunner implements Runner {
     this.#state.history.push(entry.history)
   }
 
-  async #dispatch(turn: TurnState): Promise<void> {
-    const now = Date.now()
-    for (const call of turn.calls) {
-      const tool = this.#tools.get(call.toolName)
-      if (!tool) {
-        call.output = { ok: false, error: `unknown tool: ${call.toolName}` }
-        continue
-      }
-      if (tool.kind === 'local') {
-        const controller = new AbortController()
-        this.#abort = controller
-        call.output = await tool.run(asObject(call.input), { fs: this.#fs, emit: (body) => this.#core.emit(body), signal: controller.signal, peers: this.#ctx.peers, hops: turn.hops ?? 0 })
-          .catch((err: unknown) => ({ ok: false as const, error: (err as Error).message }))
-        this.#abort = undefined
-        continue
-      }
-      call.expiresAt = now + tool.expiresInMs
-      // Protocol 7's backend names: a deferred call runs `remote`, a bridged one in the client (`browser`).
-      if (tool.kind === 'deferred') {
-        this.#core.emit({ type: 'execution_dispatched', executionId: call.executionId, toolName: call.toolName, backend: 'remote', deferred: true, expiresAt: call.expiresAt })
-        continue
-      }
-      this.#core.emit({ type: 'execution_dispatched', executionId: call.executionId, toolName: call.toolName, backend: 'browser', expiresAt: call.expiresAt })
-      const sent = this.#ctx.bridge.request?.({ executionId: call.executionId, toolName: call.toolName, input: call.input, vfsSeed: this.#fs.toJSON(), expiresAt: call.expiresAt })
-      if (!sent) {
-        this.#settle(turn, call, { ok: false, error: 'no client is attached to run this tool', reason: 'no_client' }, false)
-        continue
-      }
-      ;(this.#bridgeTimers ??= new Map()).set(call.executionId, setTimeout(() => {
-        this.#bridgeTimers?.delete(call.executionId)
-        if (call.output || this.#state.turn !== turn) return
-        this.#ctx.bridge.cancel?.(call.executionId, 'timeout')
-        this.#settle(turn, call, { ok: false, error: `the client did not answer '${call.toolName}' within ${tool.expiresInMs} ms`, reason: 'timeout' })
-      }, tool.expiresInMs))
+  #dispatchHost(turn: TurnState): DispatchHost {
+    return {
+      ctx: this.#ctx, tools: this.#tools, fs: this.#fs, emit: (body) => this.#core.emit(body), timers: (this.#bridgeTimers ??= new Map()),
+      running: (controller) => { this.#abort = controller },
+      settle: (call, output, resume) => this.#settle(turn, call, output, resume),
+      current: () => this.#state.turn === turn && !this.#core.closed,
     }
   }
 
@@ -464,14 +372,9 @@ class ProviderRunner implements Runner {
   }
 
   #finishTurn(turn: TurnState, outcome: 'success' | 'interrupted' | 'error', error?: string): void {
-    const core = this.#core
     this.#state.turn = undefined
     this.#state.numTurns++
-    const base = { durationMs: Date.now() - turn.startedAt, numTurns: this.#state.numTurns, totalCostUsd: 0, usage: turn.usage }
-    // Protocol 7's subtype for an interrupted turn, with the cause in `errors` (one shape for every engine).
-    if (outcome === 'interrupted') core.emit({ type: 'turn_result', ...INTERRUPTED_RESULT, errors: [...INTERRUPTED_RESULT.errors], ...base })
-    else if (outcome === 'error') core.emit({ type: 'turn_result', subtype: 'error_during_execution', isError: true, errors: [error ?? 'error'], ...base })
-    else core.emit({ type: 'turn_result', subtype: 'success', isError: false, result: turn.lastText, ...base })
-    core.setStatus('idle')
+    const result = outcome === 'interrupted' ? interruptedOutcome() : outcome === 'error' ? errorOutcome(error ?? 'error') : successOutcome(turn.lastText)
+    this.#turns.endTurn(result, { durationMs: Date.now() - turn.startedAt, numTurns: this.#state.numTurns, totalCostUsd: 0, usage: turn.usage })
   }
 }
