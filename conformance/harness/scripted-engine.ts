@@ -14,6 +14,8 @@ export const SCRIPTED_FAULTS = {
   'rate-limit': 'a rate-limit reading on cue (the real CLI reports rate limits only for a subscription login, which a fake model API cannot grant)',
   'refuse-turn': 'refusing to start a turn on cue (a model API is reached only once the real CLI has started the turn)',
   'subscription-login': 'a subscription (oauth) login (the real CLI signs in with the API key the gateway gives it)',
+  question: 'a question to its user on cue (codex asks through its own user-input request, which a model API cannot make it send)',
+  subagent: 'a sub-agent on cue (a model API can ask for one, but the real CLI decides whether and how it spawns it)',
 } as const
 export type ScriptedFault = keyof typeof SCRIPTED_FAULTS
 
