@@ -39,7 +39,10 @@ describe('realEngines in the manifest', () => {
     const blocked = (m: TargetManifest) => Object.fromEntries(ALL_CASES.map((c) => [c.id, missingRequirement(c, m)]).filter(([, why]) => why !== undefined && /scripted engine/.test(why)))
     expect(blocked(fake)).toEqual({})
     const onReal = blocked(real)
-    expect(Object.keys(onReal).sort()).toEqual(['cli-primary-engine-death', 'cli-primary-rate-limit', 'cli-secondary-engine-death', 'cli-secondary-refused-turn-ends-with-turn-result'])
+    expect(Object.keys(onReal).sort()).toEqual([
+      'cli-primary-engine-death', 'cli-primary-rate-limit', 'cli-primary-resume-after-crash', 'cli-primary-subagent-events',
+      'cli-secondary-engine-death', 'cli-secondary-question', 'cli-secondary-refused-turn-ends-with-turn-result', 'cli-secondary-resume-after-crash', 'cli-secondary-subagent-events',
+    ])
     expect(onReal['cli-primary-engine-death']).toBe("needs the cli_primary profiles on the kit's scripted engine, for its process dying mid-turn on cue (a model API cannot kill the real CLI); the manifest's realEngines.cli_primary runs a real CLI")
     expect(onReal['cli-secondary-engine-death']).toMatch(/realEngines\.cli_secondary runs a real CLI$/)
     // requireApiKey's case needs a subscription login too, listed in words by --list.

@@ -37,6 +37,11 @@ const SCRIPTED_ONLY: Record<string, RegExp> = {
   'cli-primary-require-api-key': /feature requireApiKey/, // not configured here; on a real CLI it would also need the scripted login
   'cli-secondary-engine-death': /scripted engine, for its process dying mid-turn.*realEngines\.cli_secondary runs a real CLI/,
   'cli-secondary-refused-turn-ends-with-turn-result': /scripted engine, for refusing to start a turn.*realEngines\.cli_secondary runs a real CLI/,
+  'cli-primary-resume-after-crash': /scripted engine, for its process dying mid-turn.*realEngines\.cli_primary runs a real CLI/,
+  'cli-secondary-resume-after-crash': /scripted engine, for its process dying mid-turn.*realEngines\.cli_secondary runs a real CLI/,
+  'cli-primary-subagent-events': /scripted engine, for a sub-agent on cue.*realEngines\.cli_primary runs a real CLI/,
+  'cli-secondary-subagent-events': /scripted engine, for a sub-agent on cue.*realEngines\.cli_secondary runs a real CLI/,
+  'cli-secondary-question': /scripted engine, for a question to its user on cue.*realEngines\.cli_secondary runs a real CLI/,
 }
 
 describe.skipIf(skipReason !== undefined)('the kit\'s cli_primary and cli_secondary cases against gateway serve on the real Claude Code CLI and real codex', () => {
