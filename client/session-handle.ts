@@ -12,7 +12,7 @@ import {
 } from '../gateway/protocol/index.ts'
 import { GatewayError } from './errors.ts'
 import type { PermissionAnswer } from './rest.ts'
-import { OPEN, type SignalLike, type WebSocketFactory, type WebSocketLike } from './transport.ts'
+import { CLOSED, OPEN, type SignalLike, type WebSocketFactory, type WebSocketLike } from './transport.ts'
 import { Waiters, type WaitOptions } from './waits.ts'
 
 export type AttachedFrame = Extract<SessionServerFrame, { type: 'attached' }>
@@ -288,13 +288,20 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
         }
         this.#onFrame(frame)
       }
-      ws.onclose = () => {
+      let ended = false
+      const onEnd = () => {
+        if (ended) return
+        ended = true
         clearTimeout(timer)
         if (this.#ws === ws) this.#ws = undefined
         if (!attached) return void this.#explainFailure().then(resolve)
         void this.#onDrop()
       }
-      ws.onerror = () => {} // a close always follows; the close decides
+      ws.onclose = onEnd
+      // Node 22's WebSocket reports a refused handshake (401, 404) by an error alone, with no close event.
+      ws.onerror = () => {
+        if (!attached || ws.readyState === CLOSED) onEnd()
+      }
     })
   }
 
@@ -342,6 +349,11 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
       if (event.type === 'session_closed') this.#sessionClosed = true
       this.#emit('event', event)
       this.#eventWaits.offer(event)
+      // The session ended: nothing more will come, so the socket goes and waits still pending end.
+      if (this.#sessionClosed) {
+        this.#ws?.close(1000, 'session closed')
+        this.#finish(new HandleClosed(`session ${this.id}: the session closed (${(event as { reason?: string }).reason ?? 'no reason'})`))
+      }
       return
     }
     this.frames.push(frame)

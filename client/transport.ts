@@ -56,8 +56,9 @@ export interface Download {
   fileName?: string
 }
 
-/** WebSocket readyState OPEN, the same on every platform. */
+/** WebSocket readyStates, the same on every platform. */
 export const OPEN = 1
+export const CLOSED = 3
 
 interface GlobalPlatform {
   fetch?: FetchLike
