@@ -5,7 +5,7 @@
  * (commands.*), and the tool bridge answers bridged calls (websocket-framing.1, commands.8-9).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { GatewayError, TimeoutError, type SessionEvent, type SessionHandle, type WebSocketFactory, type WebSocketLike } from '../index.ts'
+import { buildTranscript, GatewayError, TimeoutError, type SessionEvent, type SessionHandle, type WebSocketFactory, type WebSocketLike } from '../index.ts'
 import { globalWebSocket } from '../transport.ts'
 import { inline, startTestGateway, type TestGateway } from './gateway.ts'
 
@@ -91,6 +91,11 @@ describe('SessionHandle reconnect', () => {
     expect(fresh.events.filter((e) => e.seq <= handle.lastSeq)).toEqual(handle.events)
     const text = handle.events.filter((e) => e.type === 'stream_delta').map((e) => (e as any).event?.delta?.text ?? '').join('')
     expect(text).toBe((handle.events.find((e) => e.type === 'assistant_message') as any).message.content.map((b: any) => b.text).join(''))
+    // The transcript a UI renders from the handle's events: the prompt, the whole reply, the turn's end.
+    const transcript = buildTranscript(handle.events)
+    expect(transcript.rows.map((r) => r.kind)).toEqual(['user', 'assistant', 'turn_end'])
+    expect(transcript.rows[1]).toMatchObject({ kind: 'assistant', text })
+    expect(transcript.streaming).toBe('')
   })
 
   it('delivers no duplicate when a gateway replays more than was asked for', async () => {
