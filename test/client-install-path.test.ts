@@ -75,6 +75,14 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
 })
 
+describe('docs/client.md', () => {
+  it('shows the Node example exactly as examples/client-node/main.ts, which this test type-checks and runs', async () => {
+    const guide = await readFile(join(ROOT, 'docs/client.md'), 'utf8')
+    const block = /## In Node[\s\S]*?```ts\n([\s\S]*?)```/.exec(guide)?.[1]
+    expect(block).toBe(await readFile(EXAMPLE, 'utf8'))
+  })
+})
+
 describe('agent-session-client installed alone from its packed tarball', () => {
   it('has no dependency: the tarball installs offline and brings nothing else', async () => {
     const size = statSync(tarball).size
