@@ -11,6 +11,7 @@ import {
   type SessionEventType, type SessionInfo, type SessionServerFrame, type ToolExecutionOutput,
 } from '../gateway/protocol/index.ts'
 import { GatewayError } from './errors.ts'
+import { EventLog } from './event-log.ts'
 import type { PermissionAnswer } from './rest.ts'
 import { CLOSED, OPEN, type SignalLike, type WebSocketFactory, type WebSocketLike } from './transport.ts'
 import { Waiters, type WaitOptions } from './waits.ts'
@@ -78,7 +79,7 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
   /** Settles with the first attach. */
   readonly ready: Promise<void>
   /** Events this handle received, in seq order, each once. */
-  readonly events: SessionEvent[] = []
+  readonly events: SessionEvent[]
   /** Non-event frames, in arrival order. */
   readonly frames: Array<Exclude<SessionServerFrame, { type: 'event' }>> = []
   /** The session as the latest `attached` frame described it. */
@@ -88,7 +89,7 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
 
   #wiring: HandleWiring
   #options: AttachOptions
-  #lastSeq: number
+  #log: EventLog
   #state: HandleState = 'connecting'
   #ws: WebSocketLike | undefined
   #detached = false
@@ -96,7 +97,6 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
   #outbox: SessionCommand[] = []
   #bridge: ToolCallHandler | undefined
   #unanswered: ToolCallRequest[] = []
-  #eventWaits = new Waiters<SessionEvent>()
   #frameWaits = new Waiters<Exclude<SessionServerFrame, { type: 'event' }>>()
   #listeners: { [K in keyof HandleListeners]: Set<HandleListeners[K]> } = { event: new Set(), frame: new Set(), state: new Set(), error: new Set() }
 
@@ -104,7 +104,8 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
     this.id = wiring.sessionId
     this.#wiring = wiring
     this.#options = options
-    this.#lastSeq = options.afterSeq ?? 0
+    this.#log = new EventLog(options.afterSeq ?? 0)
+    this.events = this.#log.events
     this.#bridge = options.onToolCall
     this.ready = this.#connect().then((outcome) => {
       if (outcome !== 'attached') throw outcome
@@ -114,7 +115,7 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
 
   /** The highest seq received. */
   get lastSeq(): number {
-    return this.#lastSeq
+    return this.#log.lastSeq
   }
 
   get state(): HandleState {
@@ -199,10 +200,8 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
 
   /** The first event after `afterSeq` (default: the last seq seen now) that `match` accepts. */
   waitFor(match: (event: SessionEvent) => boolean, options: EventWaitOptions = {}, what = 'matching event'): Promise<SessionEvent> {
-    const after = options.afterSeq ?? this.#lastSeq
-    const accept = (event: SessionEvent) => event.seq > after && match(event)
-    const seen = this.events.find(accept)
-    return seen ? Promise.resolve(seen) : this.#eventWaits.wait(accept, `${what} after seq ${after} in session ${this.id}`, options)
+    const after = options.afterSeq ?? this.#log.lastSeq
+    return this.#log.waitFor(match, after, `${what} after seq ${after} in session ${this.id}`, options)
   }
 
   waitForEvent<K extends SessionEventType>(type: K, options: EventWaitOptions & { where?: (event: EventOf<K>) => boolean } = {}): Promise<EventOf<K>> {
@@ -226,22 +225,8 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
   }
 
   /** Events after `afterSeq` (default: now), live, until the handle closes or `signal` aborts. */
-  async *stream(options: { afterSeq?: number; signal?: SignalLike } = {}): AsyncGenerator<SessionEvent, void, undefined> {
-    let after = options.afterSeq ?? this.#lastSeq
-    for (;;) {
-      const next = this.events.find((e) => e.seq > after)
-      if (next) {
-        after = next.seq
-        yield next
-        continue
-      }
-      if (this.#state === 'closed' || options.signal?.aborted) return
-      try {
-        await this.#eventWaits.wait((e) => e.seq > after, 'event', { signal: options.signal })
-      } catch {
-        return
-      }
-    }
+  stream(options: { afterSeq?: number; signal?: SignalLike } = {}): AsyncGenerator<SessionEvent, void, undefined> {
+    return this.#log.stream(options.afterSeq ?? this.#log.lastSeq, options.signal)
   }
 
   [Symbol.asyncIterator](): AsyncIterator<SessionEvent> {
@@ -252,7 +237,7 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
 
   /** One attach: 'attached' once the gateway's attached frame arrived, else the reason it did not. */
   async #connect(): Promise<'attached' | Error> {
-    const query = new URLSearchParams({ afterSeq: String(this.#lastSeq) })
+    const query = new URLSearchParams({ afterSeq: String(this.#log.lastSeq) })
     if (this.#options.truncateResults) query.set('truncateResults', '1')
     if (this.#options.imageRefs) query.set('imageRefs', '1')
     let ws: WebSocketLike
@@ -343,12 +328,10 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
     if (frame.type === 'event') {
       const event = frame.event
       // A replay after a re-attach starts above the last seq seen; anything at or below it is a duplicate.
-      if (typeof event?.seq !== 'number' || event.seq <= this.#lastSeq) return
-      this.#lastSeq = event.seq
-      this.events.push(event)
+      // (A wait it settles resumes after the listeners below have run: promise continuations are microtasks.)
+      if (!this.#log.add(event)) return
       if (event.type === 'session_closed') this.#sessionClosed = true
       this.#emit('event', event)
-      this.#eventWaits.offer(event)
       // The session ended: nothing more will come, so the socket goes and waits still pending end.
       if (this.#sessionClosed) {
         this.#ws?.close(1000, 'session closed')
@@ -386,7 +369,7 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
   #finish(error: Error): void {
     if (this.#state === 'closed') return
     this.#setState('closed')
-    this.#eventWaits.end(error)
+    this.#log.end(error)
     this.#frameWaits.end(error)
   }
 
