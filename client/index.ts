@@ -5,7 +5,7 @@
  */
 export { GatewayClient, type GatewayClientOptions, type PermissionAnswer, type RequestOptions, type SdkSessionsQuery } from './rest.ts'
 export {
-  SessionHandle, type AttachedFrame, type AttachOptions, type EventWaitOptions, type HandleListeners, type HandleState,
+  HandleClosedError, SessionHandle, type AttachedFrame, type AttachOptions, type EventWaitOptions, type HandleListeners, type HandleState,
   type ReconnectOptions, type ToolCallAnswer, type ToolCallHandler, type ToolCallRequest,
 } from './session-handle.ts'
 export { GatewayError, isGatewayError, type ClientErrorCode } from './errors.ts'

@@ -70,8 +70,9 @@ export interface HandleWiring {
   check: () => Promise<SessionInfo>
 }
 
-class HandleClosed extends Error {
-  override readonly name = 'HandleClosed'
+/** Why a wait, a stream or a command ended: the handle was detached, or the session closed. */
+export class HandleClosedError extends Error {
+  override readonly name = 'HandleClosedError'
 }
 
 export class SessionHandle implements AsyncIterable<SessionEvent> {
@@ -131,7 +132,7 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
 
   /** Sends a command; while re-attaching it is held and sent, in order, once the socket is back. */
   send(command: SessionCommand): void {
-    if (this.#state === 'closed') throw new HandleClosed(`session ${this.id}: the handle is closed`)
+    if (this.#state === 'closed') throw new HandleClosedError(`session ${this.id}: the handle is closed`)
     if (this.#ws?.readyState === OPEN && this.#state === 'open') this.#ws.send(JSON.stringify(command))
     else this.#outbox.push(command)
   }
@@ -143,7 +144,7 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
   /** `permission_decision` naming the request by its `id`. */
   decide(request: string | { id: string }, answer: PermissionAnswer): void {
     const requestId = typeof request === 'string' ? request : request.id
-    this.send(answer.behavior === 'allow' ? { type: 'permission_decision', requestId, ...answer } : { type: 'permission_decision', requestId, ...answer })
+    this.send({ type: 'permission_decision', requestId, ...answer })
   }
 
   allow(request: string | { id: string }, updatedInput?: unknown): void {
@@ -193,7 +194,7 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
   detach(): void {
     this.#detached = true
     this.#ws?.close(1000, 'detached')
-    this.#finish(new HandleClosed(`session ${this.id}: detached`))
+    this.#finish(new HandleClosedError(`session ${this.id}: detached`))
   }
 
   // --- events and waits ------------------------------------------------------------------
@@ -248,7 +249,7 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
     }
     if (this.#detached) {
       ws.close(1000, 'detached')
-      return new HandleClosed('detached')
+      return new HandleClosedError('detached')
     }
     this.#ws = ws
     return new Promise((resolve) => {
@@ -292,7 +293,7 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
 
   /** Why an attach failed: the REST answer about the session when it is an error (404, 401), else a connection failure. */
   async #explainFailure(): Promise<Error> {
-    if (this.#detached) return new HandleClosed('detached')
+    if (this.#detached) return new HandleClosedError('detached')
     try {
       await this.#wiring.check()
     } catch (err) {
@@ -303,9 +304,9 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
 
   /** After an unexpected close: re-attach from the last seq seen, with backoff, until attached or given up. */
   async #onDrop(): Promise<void> {
-    if (this.#detached || this.#sessionClosed || this.#state === 'closed') return this.#finish(new HandleClosed(`session ${this.id}: closed`))
+    if (this.#detached || this.#sessionClosed || this.#state === 'closed') return this.#finish(new HandleClosedError(`session ${this.id}: closed`))
     const policy = this.#options.reconnect ?? true
-    if (policy === false) return this.#finish(new HandleClosed(`session ${this.id}: the socket closed`))
+    if (policy === false) return this.#finish(new HandleClosedError(`session ${this.id}: the socket closed`))
     const { initialDelayMs = 250, maxDelayMs = 5_000, maxAttempts = Infinity } = policy === true ? {} : policy
     this.#setState('reconnecting')
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
@@ -319,7 +320,7 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
       // The session is gone or the credential refused: retrying cannot help.
       if (outcome instanceof GatewayError && outcome.status !== 0 && outcome.status < 500) return this.#fail(outcome)
       if (outcome instanceof GatewayError && outcome.code === 'protocol_mismatch') return this.#fail(outcome)
-      if (outcome instanceof HandleClosed) return
+      if (outcome instanceof HandleClosedError) return
     }
     this.#fail(new GatewayError({ status: 0, code: 'connection_failed', message: `session ${this.id}: gave up re-attaching after ${maxAttempts} attempts` }))
   }
@@ -335,7 +336,7 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
       // The session ended: nothing more will come, so the socket goes and waits still pending end.
       if (this.#sessionClosed) {
         this.#ws?.close(1000, 'session closed')
-        this.#finish(new HandleClosed(`session ${this.id}: the session closed (${(event as { reason?: string }).reason ?? 'no reason'})`))
+        this.#finish(new HandleClosedError(`session ${this.id}: the session closed (${(event as { reason?: string }).reason ?? 'no reason'})`))
       }
       return
     }
