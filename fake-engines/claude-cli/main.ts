@@ -13,6 +13,22 @@ import { accountOf, CLI_VERSION, COMMANDS, MODELS, resolveModel, TOOLS } from '.
 import { Transcript } from './transcript.ts'
 import { playTurn } from './turn.ts'
 import { onSend, parseArgv, readFrames, send, type Frame } from './wire.ts'
+import { exitWithUsageOnHelp } from '../usage.ts'
+
+exitWithUsageOnHelp(process.argv.slice(2), `usage: fake-claude-cli --output-format stream-json --input-format stream-json [options]
+
+A scripted stand-in for the Claude Code CLI, speaking its stdio protocol (stream-json frames and
+control requests) so that the Claude Agent SDK drives it as it drives the real CLI. Point
+engines.cli_primary.executable (the library: pathToClaudeCodeExecutable) at this command; the SDK
+starts it with the options it needs. A user message picks a scenario (scenario:<name>, or inline
+JSON); any other text is echoed. Transcripts go under CLAUDE_CONFIG_DIR, so --resume works in a
+new process. Ends at the end of its input.
+
+  --resume <session id>     continue a stored conversation (--fork-session: under a new id)
+  --model <model>           the model it reports
+  --permission-mode <mode>  the initial permission mode
+  --mcp-config <json>       MCP servers (the SDK sends them in initialize by default)
+  --help                    this text`)
 
 const flags = parseArgv(process.argv.slice(2))
 if (flags.get('output-format') !== 'stream-json' || flags.get('input-format') !== 'stream-json') {
