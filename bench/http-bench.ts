@@ -1,15 +1,15 @@
 /**
  * (c) `GET /sessions` with 1,000 sessions and `GET /sessions/:id`, and (d) `POST /sessions`
- * latency. Baseline: a raw node:http server answering the same bytes, driven by the same client;
+ * latency. Baseline: a raw node:http server answering the same bytes (in a process of its own,
+ * baselines.ts), driven by the same client;
  * ours and the baseline's samples are interleaved, and the spread over rounds is reported.
  */
-import { createServer, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { Agent, request } from 'undici'
-import type { startBenchGateway } from './rig.ts'
+import type { BenchGateway } from './rig.ts'
+import { startBaseline } from './baselines.ts'
 import { median, minMedMax, pairedRow, percentile, row, type BenchRow } from './stats.ts'
 
-type Gateway = Awaited<ReturnType<typeof startBenchGateway>>
+type Gateway = BenchGateway
 const dispatcher = new Agent({ connections: 16, pipelining: 1 })
 
 async function send(url: string, method: 'GET' | 'POST', body?: string): Promise<string> {
@@ -27,27 +27,9 @@ async function throughput(url: string, total: number, concurrency: number): Prom
   return total / ((performance.now() - started) / 1000)
 }
 
-/** The limit for the same wire work: the reply's bytes encoded once, then written as they are. */
-async function startRawServer(text: string) {
-  const body = Buffer.from(text)
-  const answer = (res: ServerResponse, status: number) => {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length })
-    res.end(body)
-  }
-  // A GET is answered at once, as the gateway does; a POST after its body, which the gateway reads too.
-  const server = createServer((req, res) => {
-    if (req.method !== 'POST') return answer(res, 200)
-    req.resume()
-    req.on('end', () => answer(res, 201))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections() }) }
-}
-
 async function compareGet(name: string, url: string, total: number, target: number): Promise<BenchRow> {
   const body = await send(url, 'GET')
-  const raw = await startRawServer(body)
+  const raw = await startBaseline({ http: body })
   await throughput(url, 200, 8)
   await throughput(raw.url, 200, 8)
   const ours: number[] = []
@@ -94,7 +76,7 @@ const CREATES_PER_ROUND = 500
 
 export async function benchCreate(gw: Gateway): Promise<BenchRow[]> {
   const reply = await send(`${gw.url}/sessions`, 'POST', '{}')
-  const raw = await startRawServer(reply)
+  const raw = await startBaseline({ http: reply })
   // Warm-up: both servers' code optimised and the heap sized for thousands of sessions, as in a
   // gateway that has been serving; 200 creates left the first measured rounds in the JIT's and the
   // heap's warm-up (p50 ratio 2.0 and p99 5.9 in a fresh process, 1.57 and 1.43 right after).

@@ -4,7 +4,7 @@
  * baseline. Prints wall and CPU time of the bursts. Run under `node --cpu-prof --import tsx`.
  */
 import { firehoseDelta } from './firehose-runner.ts'
-import { startBenchGateway } from './rig.ts'
+import { startInProcessBenchGateway as startBenchGateway } from './rig.ts'
 import { connect, liveFrames, receive, startBaselineServer } from './ws-client.ts'
 
 const runs = Number(process.argv[2] ?? 10)

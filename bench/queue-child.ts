@@ -1,43 +1,68 @@
 /**
- * One worker process of the queue claim-rate bench: `ours` claims through PostgresQueueAdapter
- * (with the fleet-wide limit) as a JobQueue slot does: one claim, then each job's completion
- * together with the next claim (`completeAndClaim`, one round trip); `graphile`
- * runs graphile-worker (its defaults: prepared statements, no local queue, no batched completion,
- * so each job is its own get_job and complete_job) with a no-op task. Both one job at a time per
- * process, both with a pool of 2 connections. Each connects and listens before it prints `ready`;
- * both are woken by the NOTIFY of the jobs' COMMIT; `ours` exits when the queue is empty.
+ * One worker process of the queue claim-rate bench (issue 25: both sides as they really run, at
+ * their fastest documented settings):
+ * - `ours`: the gateway's own JobQueue on PostgresQueueAdapter, running each job as it runs any
+ *   (the session started through `startSession`, its start and session id written with the attempt
+ *   as fence, `sdkSessionId` on system_init, the turn result's final write together with the next
+ *   claim, each pump's lapsed-claim check), with a no-op session that answers its prompt at once;
+ *   `maxConcurrency` = concurrency × processes, the fleet-wide limit graphile-worker's side has,
+ *   and a pool of concurrency + 1 connections, as graphile-worker's.
+ * - `graphile`: graphile-worker at the settings of its performance page
+ *   (https://worker.graphile.org/docs/performance): `concurrentJobs` 24, `maxPoolSize` 25, a local
+ *   queue of 500, batched completion (`completeJobBatchDelay` / `failJobBatchDelay` 0), prepared
+ *   statements on (`noPreparedStatements: false`), woken by LISTEN like ours; a no-op task.
+ * Each connects and listens before it prints `ready`; both are woken by the NOTIFY of the jobs'
+ * COMMIT. argv: kind, url, concurrency per process, processes.
  */
 import { createInterface } from 'node:readline'
 import { run, Logger } from 'graphile-worker'
 import { createPostgresQueueAdapter } from '../gateway/queue/postgres-adapter.ts'
+import { JobQueue } from '../gateway/queue/job-queue.ts'
+import { WebhookDeliverer } from '../gateway/sessions/webhooks.ts'
+import { SessionCore } from '../gateway/sessions/session-core.ts'
+import type { Runner } from '../gateway/sessions/runner.ts'
+import { randomUUID } from 'node:crypto'
 
-const [kind, url] = process.argv.slice(2)
+const [kind, url, concurrencyArg, processesArg] = process.argv.slice(2)
+const concurrency = Number(concurrencyArg ?? 24)
+const processes = Number(processesArg ?? 1)
 const go = new Promise<void>((resolve) => createInterface({ input: process.stdin }).once('line', () => resolve()))
 
-if (kind === 'ours') {
-  const adapter = await createPostgresQueueAdapter({ url, poolSize: 2 })
-  const work = new Promise<void>((resolve) => adapter.onWork!(resolve))
-  process.stdout.write('ready\n')
-  await go
-  await work // the jobs' COMMIT notifies, as it wakes an idle gateway process
-  // As the JobQueue's slot does: claim once, then each finished job's final write (the patch
-  // JobQueue writes for a succeeded no-op turn) together with the next claim.
-  const limits = { maxRunning: 1_000_000 }
-  const usage = { tokens: 0, totalCostUsd: 0, numTurns: 1 }
-  let job = await adapter.claimNext(Date.now(), limits)
-  while (job) {
-    const final = {
-      result: { subtype: 'success', isError: false, durationMs: 0 }, status: 'succeeded' as const, usage,
-      nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: Date.now(),
-    }
-    job = (await adapter.completeAndClaim(job.info.id, final, Date.now(), limits)).claimed
+/** A session whose one turn ends as soon as it starts: the job's own work is nothing, as graphile-worker's no-op task. */
+function noopSession(): Runner {
+  const id = randomUUID()
+  const core = new SessionCore({ id, profile: 'bench', engine: 'provider', permissionMode: 'default', canBypassPermissions: false, createdAt: Date.now() } as ConstructorParameters<typeof SessionCore>[0])
+  core.emit({ type: 'system_init', sdkSessionId: `sdk-${id}`, model: 'noop', apiKeySource: 'none', tools: [], permissionMode: core.permissionMode })
+  core.setStatus('running')
+  setImmediate(() => {
+    core.emit({ type: 'turn_result', subtype: 'success', isError: false, durationMs: 0, numTurns: 1, totalCostUsd: 0 })
+    core.setStatus('idle')
+  })
+  const closed = () => { if (!core.closed) { core.emit({ type: 'session_closed', reason: 'server' }); core.setStatus('closed') } }
+  return {
+    id, start: async () => {}, info: () => core.info(), subscribe: (listener, after) => core.subscribe(listener, after),
+    sendMessage: () => {}, setTitle: () => {}, resolvePermission: () => false, interrupt: () => {}, setPermissionMode: () => {},
+    setModel: () => {}, fail: closed, close: closed,
   }
-  await adapter.close()
-  process.exit(0)
+}
+
+if (kind === 'ours') {
+  const adapter = await createPostgresQueueAdapter({ url, poolSize: concurrency + 1 })
+  // BENCH_QUEUE_MAX overrides maxConcurrency, to see how the JobQueue's rate moves with it (README § h).
+  const queue = new JobQueue({ adapter, maxConcurrency: Number(process.env.BENCH_QUEUE_MAX ?? concurrency * processes) }, {
+    startSession: async () => noopSession(),
+    deliverer: new WebhookDeliverer({ attempts: 1, retryDelayMs: 0 }),
+    onError: (err, where) => console.error(`${where}: ${(err as Error).message}`),
+  })
+  void queue
+  process.stdout.write('ready\n') // connected and listening; the jobs' COMMIT notifies and the queue pumps
+  await go
+  await new Promise(() => {}) // the parent kills this process once the database shows no live job
 } else {
   const runner = await run({
-    connectionString: url, concurrency: 1, noHandleSignals: true, pollInterval: 100, maxPoolSize: 2,
+    connectionString: url, concurrency, maxPoolSize: concurrency + 1, noHandleSignals: true, noPreparedStatements: false,
     logger: new Logger(() => () => {}),
+    preset: { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
     taskList: { noop: async () => {} },
   })
   process.stdout.write('ready\n') // started and listening for jobs:insert

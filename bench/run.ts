@@ -7,6 +7,8 @@ import { benchCreate, benchList } from './http-bench.ts'
 import { benchMemory } from './memory-bench.ts'
 import { benchMemoryReturned } from './memory-return.ts'
 import { benchQueue } from './queue-bench.ts'
+import { benchCapacity } from './capacity-bench.ts'
+import { benchLiveProvider, benchStreamCpu } from './stream-cpu.ts'
 import { startBenchGateway } from './rig.ts'
 import { benchKit, benchStartup } from './startup-bench.ts'
 import { meetsTarget, type BenchRow } from './stats.ts'
@@ -34,11 +36,14 @@ async function main(): Promise<void> {
   } finally {
     await gw.close()
   }
+  await step('(b) live stream through the provider path to 1 client', () => benchLiveProvider())
   await step('(e) memory per idle session', () => benchMemory())
   await step('(e) memory returned after 1,000 sessions are deleted', () => benchMemoryReturned())
   await step('(f) start to listening', () => benchStartup())
   await step('(g) full kit run', () => benchKit())
   await step('(h) PostgreSQL queue claim rate', () => benchQueue())
+  await step('(i) gateway CPU per streamed delta (provider, cli_primary, cli_secondary)', () => benchStreamCpu())
+  await step('(j) capacity: concurrent streams at 50 deltas/s', () => benchCapacity())
   await mkdir(OUT_DIR, { recursive: true })
   await writeFile(new URL('latest.json', OUT_DIR), `${JSON.stringify(rows, null, 2)}\n`)
   printTable(rows)

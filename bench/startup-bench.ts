@@ -1,9 +1,11 @@
 /**
- * (f) start to listening and (g) the full kit run (issue 14). Start: `gateway serve --config` with
- * a configuration of two profiles, spawned as one node process under tsx (`node --import tsx
- * gateway/bin.ts serve …`), until it logs that it listens, against a spawned bare `node:http`
- * server under the same loader; samples of the two are interleaved, and the spread is reported. Kit: one wall-clock run of
- * `gateway-conformance` on the self target.
+ * (f) start to listening and (g) the full kit run (issues 14, 25). Start: what operators run, the
+ * compiled package (`packages/gateway`, built by this step with `npm run build`'s script) under
+ * plain `node` (`node dist/gateway/bin.js serve --config …`, a configuration of two profiles),
+ * until it logs that it listens, against a spawned bare `node:http` server under plain `node`;
+ * samples of the two are interleaved, and the spread is reported. (Until issue 25 both ran under
+ * tsx, whose loader cost both sides the same and pulled the ratio toward 1.) Kit: one wall-clock
+ * run of `gateway-conformance` on the self target.
  */
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -11,9 +13,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { median, minMedMax, pairedRow, row, type BenchRow } from './stats.ts'
+import { COMPILED_BIN } from './operator-gateway.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const BARE = "require('node:http').createServer((q, s) => s.end()).listen(0, '127.0.0.1', () => console.log('listening'))"
+
+/** The compiled package, as `npm run build --prefix packages/gateway` makes it. */
+function buildGatewayPackage(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/build-package.mjs')], { cwd: join(ROOT, 'packages/gateway'), stdio: 'inherit' })
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`building packages/gateway exited ${code}`))))
+  })
+}
 
 /** Milliseconds from spawn to the first stdout line matching `ready`; the process is then killed. */
 function timeToReady(args: string[], ready: RegExp): Promise<number> {
@@ -51,23 +62,24 @@ export async function benchStartup(samples = 9): Promise<BenchRow[]> {
   const work = await mkdtemp(join(tmpdir(), 'gw-start-'))
   const config = join(work, 'gateway.yaml')
   await writeFile(config, CONFIG(work))
-  const gateway = ['--import', 'tsx', join(ROOT, 'gateway/bin.ts'), 'serve', '--config', config]
+  await buildGatewayPackage()
+  const gateway = [COMPILED_BIN, 'serve', '--config', config]
   const ours: number[] = []
   const bare: number[] = []
   try {
     await timeToReady(gateway, /gateway listening/) // warm the disk cache and tsx's transform cache
-    await timeToReady(['--import', 'tsx', '-e', BARE], /listening/)
+    await timeToReady(['-e', BARE], /listening/)
     for (let i = 0; i < samples; i++) {
       // Interleaved, the order alternating, so a busy moment hits both sides of a round.
-      if (i % 2) bare.push(await timeToReady(['--import', 'tsx', '-e', BARE], /listening/))
+      if (i % 2) bare.push(await timeToReady(['-e', BARE], /listening/))
       ours.push(await timeToReady(gateway, /gateway listening/))
-      if (!(i % 2)) bare.push(await timeToReady(['--import', 'tsx', '-e', BARE], /listening/))
+      if (!(i % 2)) bare.push(await timeToReady(['-e', BARE], /listening/))
     }
   } finally {
     await rm(work, { recursive: true, force: true })
   }
   console.log(`start to listening: gateway ${minMedMax(ours, 0)} ms, bare node:http ${minMedMax(bare, 0)} ms (min / median / max, ${samples} interleaved samples each)`)
-  return [pairedRow('start to listening (gateway serve --config, 2 profiles, vs bare node:http)', 'ms', ours, bare, 'lower', 4)]
+  return [pairedRow('start to listening (compiled gateway serve --config, 2 profiles, vs bare node:http, plain node)', 'ms', ours, bare, 'lower', 2)]
 }
 
 /** Three runs of the kit; the row is their median, the spread their min / median / max. */

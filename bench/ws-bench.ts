@@ -1,15 +1,17 @@
 /**
  * (a) replay on attach of a session holding 50,000 events, and (b) live fan-out of 50,000
  * stream_delta events to 1 and 10 clients. Each is measured against a raw `ws` server doing the
- * same wire work at its limit (ws-client.ts), so the ratio is the gateway's own overhead.
+ * same wire work at its limit (ws-client.ts), so the ratio is the gateway's own overhead. The
+ * gateway (rig.ts), the baseline (baselines.ts) and the clients (this process) each run in a
+ * process of their own (issue 25).
  */
 import type WebSocket from 'ws'
-import type { startBenchGateway } from './rig.ts'
+import type { BenchGateway } from './rig.ts'
 import { pairedRow, type BenchRow } from './stats.ts'
-import { firehoseDelta } from './firehose-runner.ts'
-import { connect, liveFrames, receive, startBaselineServer } from './ws-client.ts'
+import { startBaseline } from './baselines.ts'
+import { connect, receive } from './ws-client.ts'
 
-type Gateway = Awaited<ReturnType<typeof startBenchGateway>>
+type Gateway = BenchGateway
 const EVENTS = 50_000
 /** Interleaved rounds per row (after one warm-up of each side): enough for a stable median ratio. */
 const ROUNDS = 15
@@ -57,7 +59,7 @@ export async function benchReplay(gw: Gateway): Promise<BenchRow> {
   const { id, frames } = await fillSession(gw)
   const captured: string[] = []
   await timeReplay(`${gw.wsUrl}/sessions/${id}/ws`, frames, captured) // the frames the baseline sends
-  const baseline = await startBaselineServer(() => captured, 'on-connect')
+  const baseline = await startBaseline({ replay: captured })
   const t = await interleave(ROUNDS, () => timeReplay(`${gw.wsUrl}/sessions/${id}/ws`, frames), () => timeReplay(baseline.url, frames))
   await baseline.close()
   await gw.deleteSession(id)
@@ -91,7 +93,7 @@ export async function benchLive(gw: Gateway, clientCount: number): Promise<Bench
   // The baseline sends the burst's fixed first and last 2 frames as captured (user_message,
   // running; result, idle) and produces the deltas in between, numbered from the same seq.
   const firstSeq = (JSON.parse(captured[2]) as { event: { seq: number } }).event.seq
-  const baseline = await startBaselineServer(() => liveFrames(captured.slice(0, 2), firstSeq, EVENTS, captured.slice(-2), firehoseDelta), 'on-message')
+  const baseline = await startBaseline({ live: { head: captured.slice(0, 2), firstSeq, count: EVENTS, tail: captured.slice(-2) } })
   const rawLive = async () => {
     const clients = (await Promise.all(Array.from({ length: clientCount }, () => connect(baseline.url)))).map((o) => o.ws)
     const elapsed = await timeLive(clients, clients[0], 'go', frameCount)

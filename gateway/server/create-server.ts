@@ -3,7 +3,8 @@
  * requests and WebSocket upgrades. Order per request: CORS and preflight (before auth), fallback
  * outside basePath (no auth), authentication (401), then the route.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { createServer } from './node-http.ts'
 import { realpathSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'

@@ -2,7 +2,8 @@
  * Connects GatewayMetrics to the server's services once per createGatewayServer, and the optional
  * separate listener that serves only `/metrics` on a loopback port for a scraper (issue 22).
  */
-import { createServer, type ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
+import { createServer } from './node-http.ts'
 import type { AddressInfo } from 'node:net'
 import { LIVE_ONLY } from '../sessions/runner.ts'
 import type { GatewayContext } from './context.ts'

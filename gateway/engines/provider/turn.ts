@@ -1,10 +1,18 @@
 /**
  * One streamed model call (a "leg") of a turn. Text deltas go out as they arrive (only when the
- * session asked for partial messages); the call's total usage is counted once per call, never per
- * step. Tools are offered without `execute`, so a tool call ends the leg and the runner decides
- * who answers it (engine-facts §3: continuation is replay).
+ * session asked for partial messages); the call's usage is counted once per call. Tools are
+ * offered without `execute`, so a tool call ends the leg and the runner decides who answers it
+ * (engine-facts §3: continuation is replay).
+ *
+ * The call is the AI SDK's single model call (`experimental_streamLanguageModelCall`: the prompt
+ * conversion, tool preparation and tool-call parsing `streamText` runs for each step) under the
+ * SDK's own retry policy (`prepareRetries`, which `streamText` wraps around that same call). A leg
+ * is one step with no tool executed here, so `streamText`'s step loop, tool execution and the
+ * stream stages it adds per part do nothing for it but cost: 2-3× the CPU per delta of the call
+ * alone (issue 25, bench/README.md).
  */
-import { streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai'
+import { experimental_streamLanguageModelCall as streamModelCall, type LanguageModel, type ModelMessage, type ToolSet } from 'ai'
+import { prepareRetries } from 'ai/internal'
 import type { Usage } from '../../protocol/index.ts'
 import type { StreamEventWriter } from '../stream-events.ts'
 
@@ -41,16 +49,15 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   const toolNames = new Map<string, string>()
   const stream = input.stream
   try {
-    const result = streamText({
+    const { retry } = prepareRetries({ maxRetries: input.maxRetries, abortSignal: input.signal })
+    // Errors (a refused call after its retries, or an error part mid-stream) become the turn's result.
+    const result = await retry(() => streamModelCall({
       model: input.model,
       messages: input.messages,
       system: input.system,
       abortSignal: input.signal,
-      maxRetries: input.maxRetries,
       tools: input.tools,
-      // Errors arrive as stream parts and become the turn's result; the SDK must not also log them.
-      onError: () => {},
-    })
+    }))
     for await (const part of result.stream) {
       if (part.type === 'text-delta') {
         text += part.text
@@ -66,12 +73,10 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
         stream?.toolInput(part.id, toolNames.get(part.id) ?? '', part.delta)
       } else if (part.type === 'tool-call') {
         toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input })
-      } else if (part.type === 'finish') {
-        usage = toUsage(part.totalUsage)
+      } else if (part.type === 'model-call-end') {
+        usage = toUsage(part.usage)
       } else if (part.type === 'error') {
         error = messageOf(part.error)
-      } else if (part.type === 'abort') {
-        break
       }
     }
   } catch (err) {

@@ -1,6 +1,6 @@
 /** Refuses an upgrade with one complete HTTP response, then closes the socket (style-examples 10). */
 import type { Duplex } from 'node:stream'
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES } from '../node-http.ts'
 import type { Refusal } from '../refusal.ts'
 
 export function abortHandshake(socket: Duplex, refusal: Refusal): void {

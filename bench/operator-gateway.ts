@@ -1,0 +1,168 @@
+/**
+ * The gateway as an operator runs it (issue 25): `gateway serve --config <file>` in its own
+ * process, bearer authentication from a principals file, the provider engine on the fake model
+ * server in a third process, and the two CLI engines on the kit's fake CLIs (which the gateway
+ * spawns, as it spawns real ones). The compiled package (packages/gateway/dist, `npm run build`)
+ * under plain `node` when it is built, else the sources under tsx. The bench process is the client.
+ *
+ * `cpuNs()` reads the gateway process's CPU time from /proc (every thread's `schedstat`, in ns:
+ * the main thread, V8's GC helpers and libuv's pool), so a figure is the gateway's own, never the
+ * model server's, the fake CLIs' or the client's.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { randomBytes } from 'node:crypto'
+import { hashToken } from '../gateway/config/principals.ts'
+import { FAKE_CLAUDE_CLI_NODE_ARGS, FAKE_CLAUDE_CLI_PATH } from '../fake-engines/claude-cli/index.ts'
+import { FAKE_CODEX_APP_SERVER_NODE_ARGS, FAKE_CODEX_APP_SERVER_PATH } from '../fake-engines/codex-app-server/index.ts'
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url))
+export const COMPILED_BIN = join(ROOT, 'packages/gateway/dist/gateway/bin.js')
+const MODEL_MAIN = join(ROOT, 'fake-engines/provider-model/main.ts')
+
+export interface OperatorGateway {
+  url: string
+  /** Bearer token of the one operator principal (a fresh random one per gateway). */
+  token: string
+  pid: number
+  compiled: boolean
+  /** A directory inside the gateway's allowed cwd roots, for CLI sessions. */
+  cwd: string
+  /** CPU time of the gateway process so far, every thread, in nanoseconds. */
+  cpuNs(): Promise<number>
+  /** Resident memory of the gateway process, bytes. */
+  rss(): Promise<number>
+  close(): Promise<void>
+}
+
+/** Sum of every thread's on-CPU time (first field of /proc/<pid>/task/<tid>/schedstat, ns). */
+export async function processCpuNs(pid: number): Promise<number> {
+  let total = 0
+  for (const tid of await readdir(`/proc/${pid}/task`)) {
+    try {
+      total += Number((await readFile(`/proc/${pid}/task/${tid}/schedstat`, 'utf8')).split(' ')[0])
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
+  }
+  return total
+}
+
+export async function processRss(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024
+}
+
+/** Spawns `node <args>` and resolves with the first stdout line `match` accepts, parsed by it. */
+function spawnUntil<T>(args: string[], match: (line: string) => T | undefined): Promise<{ child: ChildProcess; value: T }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+    let buffered = ''
+    let found = false
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`not ready within 60 s: ${args.join(' ')}`)) }, 60_000)
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (found) return
+      buffered += chunk
+      let nl
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl)
+        buffered = buffered.slice(nl + 1)
+        const value = match(line)
+        if (value === undefined) continue
+        found = true
+        clearTimeout(timer)
+        // Keep draining stdout (the access log), or the child blocks on a full pipe.
+        child.stdout!.resume()
+        return resolve({ child, value })
+      }
+    })
+    child.once('exit', (code) => { if (!found) { clearTimeout(timer); reject(new Error(`exited ${code} before ready: ${args.join(' ')}`)) } })
+  })
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill('SIGKILL')
+  })
+}
+
+/** The fake model server (OpenAI-compatible chat completions) in its own process. */
+export async function startModelProcess(): Promise<{ baseURL: string; pid: number; close(): Promise<void> }> {
+  const args = [...(process.features.typescript ? [] : ['--import', 'tsx']), MODEL_MAIN]
+  const { child, value } = await spawnUntil(args, (line) => (line.startsWith('http') ? line.trim() : undefined))
+  return { baseURL: value, pid: child.pid!, close: () => stop(child) }
+}
+
+export interface OperatorGatewayOptions {
+  /** The model server's OpenAI-compatible base URL (profile `default`). */
+  modelBaseURL: string
+  /** More model servers, as profiles `model-1`, `model-2`, … (the capacity row spreads its streams). */
+  moreModelBaseURLs?: string[]
+  /** Run the sources under tsx even when the compiled package is built. */
+  source?: boolean
+  /** Another compiled `bin.js` to run (a build of an earlier commit, for before/after pairs). */
+  bin?: string
+  /** Extra node flags for the gateway process (e.g. `--cpu-prof`). */
+  nodeArgs?: string[]
+}
+
+export async function startOperatorGateway(options: OperatorGatewayOptions): Promise<OperatorGateway> {
+  const work = await mkdtemp(join(tmpdir(), 'gw-operator-'))
+  const token = `gw_${randomBytes(32).toString('base64url')}`
+  await writeFile(join(work, 'principals.json'), JSON.stringify({ version: 1, principals: { [hashToken(token)]: { id: 'bench', operator: true } } }))
+  // The fake CLI reads its login from its config directory, as the real one does.
+  const claudeDir = join(work, '.claude')
+  await mkdir(claudeDir)
+  await writeFile(join(claudeDir, 'fake-account.json'), JSON.stringify({ apiKeySource: 'ANTHROPIC_API_KEY' }))
+  const config = `listen: { host: 127.0.0.1, port: 0 }
+auth: { principalsFile: principals.json }
+profiles:
+  - name: default
+    engine: provider
+    provider: { id: fake, baseURL: ${JSON.stringify(options.modelBaseURL)}, model: fake-small }
+${(options.moreModelBaseURLs ?? []).map((url, i) => `  - name: model-${i + 1}
+    engine: provider
+    provider: { id: fake, baseURL: ${JSON.stringify(url)}, model: fake-small }
+`).join('')}  - name: primary
+    engine: cli_primary
+    configDir: ${JSON.stringify(claudeDir)}
+  - name: codex
+    engine: cli_secondary
+engines:
+  cli_primary: { executable: ${JSON.stringify(FAKE_CLAUDE_CLI_PATH)}, interpreter: ${JSON.stringify(process.execPath)}, interpreterArgs: ${JSON.stringify(FAKE_CLAUDE_CLI_NODE_ARGS)} }
+  cli_secondary: { codexPath: ${JSON.stringify(FAKE_CODEX_APP_SERVER_PATH)}, interpreter: ${JSON.stringify(process.execPath)}, interpreterArgs: ${JSON.stringify(FAKE_CODEX_APP_SERVER_NODE_ARGS)} }
+allowedCwdRoots: [${JSON.stringify(work)}]
+allowedConfigDirRoots: [${JSON.stringify(work)}]
+`
+  await writeFile(join(work, 'gateway.yaml'), config)
+  const compiled = options.bin !== undefined || (!options.source && existsSync(COMPILED_BIN))
+  const entry = compiled ? [options.bin ?? COMPILED_BIN] : ['--import', 'tsx', join(ROOT, 'gateway/bin.ts')]
+  const args = [...(options.nodeArgs ?? []), ...entry, 'serve', '--config', join(work, 'gateway.yaml')]
+  const { child, value: url } = await spawnUntil(args, (line) => (line.includes('gateway listening') ? (JSON.parse(line) as { url: string }).url : undefined))
+  const pid = child.pid!
+  return {
+    url,
+    token,
+    pid,
+    compiled,
+    cwd: work,
+    cpuNs: () => processCpuNs(pid),
+    rss: () => processRss(pid),
+    async close() {
+      // SIGINT lets `--cpu-prof` write its profile; SIGKILL after a grace.
+      if (options.nodeArgs?.some((a) => a.startsWith('--cpu-prof'))) {
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+        child.kill('SIGINT')
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
+      }
+      await stop(child)
+      await rm(work, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The AI SDK's own CPU per streamed delta, without the gateway (issue 25): the fake model server in
+ * its own process, this process consuming one call's stream through each layer the provider runner
+ * could use, and reporting this process's CPU per delta. It tells what floor the SDK leaves to the
+ * gateway's share. `npx tsx bench/sdk-stream-cost.ts [deltas] [--paced] [layer…]`
+ */
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { experimental_streamLanguageModelCall, experimental_streamTextLowMemory, streamText } from 'ai'
+import { request } from 'node:http'
+import { loadavg } from 'node:os'
+import { startModelProcess } from './operator-gateway.ts'
+import { pacedScenario, unpacedScenario } from './stream-client.ts'
+
+const deltas = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 5000)
+const paced = process.argv.includes('--paced')
+const model = await startModelProcess()
+const provider = createOpenAICompatible({ name: 'fake', baseURL: model.baseURL, includeUsage: true })
+const text = paced ? pacedScenario(deltas) : unpacedScenario(deltas)
+const messages = [{ role: 'user' as const, content: text }]
+
+type Layer = 'streamText' | 'streamTextLowMemory' | 'streamLanguageModelCall' | 'doStream' | 'http'
+async function consume(layer: Layer): Promise<number> {
+  let seen = 0
+  if (layer === 'http') {
+    // No SDK at all: node:http reading the SSE bytes, each read's events counted (the floor of
+    // any Node process that reads this stream).
+    const body = JSON.stringify({ model: 'fake-small', stream: true, messages: [{ role: 'user', content: text }] })
+    return new Promise<number>((resolve, reject) => {
+      const req = request(`${model.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.on('data', (chunk: Buffer) => { for (let at = chunk.indexOf('"content":'); at >= 0; at = chunk.indexOf('"content":', at + 1)) seen++ })
+        res.on('end', () => resolve(seen - 1))
+      })
+      req.on('error', reject)
+      req.end(body)
+    })
+  }
+  if (layer === 'doStream') {
+    const { stream } = await provider.chatModel('fake-small').doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text }] }] })
+    const reader = stream.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      if (value.type === 'text-delta') seen++
+    }
+    return seen
+  }
+  if (layer === 'streamLanguageModelCall') {
+    const { stream } = await experimental_streamLanguageModelCall({ model: provider.chatModel('fake-small'), messages })
+    for await (const part of stream) if (part.type === 'text-delta') seen++
+    return seen
+  }
+  const run = layer === 'streamText' ? streamText : experimental_streamTextLowMemory
+  const result = run({ model: provider.chatModel('fake-small'), messages, maxRetries: 0, onError: () => {} })
+  for await (const part of result.stream) if (part.type === 'text-delta') seen++
+  return seen
+}
+
+const only = process.argv.filter((a) => ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream', 'http'].includes(a)) as Layer[]
+const layers: Layer[] = only.length ? only : ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream']
+for (const layer of [...layers, ...layers]) {
+  await consume(layer) // warm-up of this layer
+  const before = process.cpuUsage()
+  const seen = await consume(layer)
+  const used = process.cpuUsage(before)
+  console.log(`${layer.padEnd(20)} ${((used.user + used.system) / seen).toFixed(1)} µs/delta (${seen} deltas${paced ? ', paced' : ''}; load ${loadavg()[0].toFixed(1)})`)
+}
+await model.close()
