@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['{gateway,fake-engines,conformance,reports,bench,test,scripts}/**/*.test.ts'],
+    include: ['{gateway,client,fake-engines,conformance,reports,bench,test,scripts,examples}/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

@@ -48,6 +48,7 @@ function noopSession(): Runner {
 
 if (kind === 'ours') {
   const adapter = await createPostgresQueueAdapter({ url, poolSize: concurrency + 1 })
+  // BENCH_QUEUE_MAX overrides maxConcurrency, to see how the JobQueue's rate moves with it (README § h).
   const queue = new JobQueue({ adapter, maxConcurrency: Number(process.env.BENCH_QUEUE_MAX ?? concurrency * processes) }, {
     startSession: async () => noopSession(),
     deliverer: new WebhookDeliverer({ attempts: 1, retryDelayMs: 0 }),

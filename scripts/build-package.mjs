@@ -13,6 +13,7 @@ const name = basename(pkgDir)
 const DATA = {
   gateway: ['gateway/config/gateway-config.schema.json'],
   conformance: ['scenarios', 'conformance/spec/clauses.json', 'conformance/exclusions.json', 'conformance/target/manifest.schema.json'],
+  client: [],
 }
 if (!(name in DATA)) throw new Error(`build-package: unknown package directory ${pkgDir}`)
 
@@ -30,10 +31,10 @@ for (const file of walk(dist)) {
 }
 for (const data of DATA[name]) cpSync(join(ROOT, data), join(dist, data), { recursive: true, filter: (src) => !src.endsWith('.md') })
 
-// The kit shares the wire types with the gateway by compiling gateway/protocol/, and nothing else of it.
-if (name === 'conformance') {
+// The kit and the client share the wire types with the gateway by compiling gateway/protocol/, and nothing else of it.
+if (name === 'conformance' || name === 'client') {
   const stray = walk(join(dist, 'gateway')).map((f) => relative(dist, f)).filter((f) => !f.startsWith('gateway/protocol/'))
-  if (stray.length) throw new Error(`the kit's build pulled in gateway modules beyond gateway/protocol/: ${stray.join(', ')}`)
+  if (stray.length) throw new Error(`the ${name} build pulled in gateway modules beyond gateway/protocol/: ${stray.join(', ')}`)
 }
 
 function walk(dir) {

@@ -1,85 +1,119 @@
 /**
  * Compatibility with protocol 7 where the spec names a shape without fixing it (issue 16,
- * docs/compatibility.md): one case per shape, driven by the kit's protocol-7 client
- * (conformance/client), which speaks the shapes protocol 7's reference client library documents
- * (conformance/client/shapes.ts). A note states a fact about what protocol 7's *server* sends only
- * where ../shared/reference/protocol-v7-reference-behaviour.md states it; otherwise it names the
- * shape the client expects and what the spec leaves open (issue 20, Deliver 4).
+ * docs/compatibility.md): one case per shape, driven by agent-session-client (client/), the typed
+ * client of protocol 7 an app builds on, whose wire types are the protocol's (gateway/protocol).
+ * A note states a fact about what protocol 7's *server* sends only where
+ * ../shared/reference/protocol-v7-reference-behaviour.md states it; otherwise it names the shape
+ * the client expects and what the spec leaves open (issue 20, Deliver 4).
  * A target that departs from those shapes where the spec is open is `non-strict`, never `fail`:
  * implementers see their compatibility beside their conformance. Each case cites the clause that
  * names the shape (or leaves it open). The target's provider profile must offer the bridged tool
  * `client_eval`, and its cli_primary profile must play the `permission-write` and `hello` scenarios.
  */
-import { ApiError, Protocol7Client, type SessionConnection } from '../client/index.ts'
+import { GatewayError, streamedText, type EventOf, type GatewayClient, type SessionEvent, type SessionEventType, type SessionHandle, type ToolCallHandler } from '../../client/index.ts'
 import type { CaseContext } from '../harness/context.ts'
+import { loggedClient } from '../harness/logged-client.ts'
 import { NonStrict, Unsupported, type Case } from '../types.ts'
 
 /** Raw stream event types of the Anthropic Messages stream, the shape the protocol-7 client's live text reads. */
 const RAW_STREAM_TYPES = new Set(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
 const BACKENDS = new Set(['server', 'browser', 'managed', 'remote'])
 
-function clientOf(ctx: CaseContext): Protocol7Client {
-  return new Protocol7Client({ baseUrl: ctx.manifest.baseUrl, token: ctx.token('operator'), log: ctx.log, timeoutMs: ctx.deadlineMs })
+function clientOf(ctx: CaseContext): GatewayClient {
+  return loggedClient(ctx.log, ctx.manifest.baseUrl, ctx.token('operator'), 'operator')
 }
 
-/** A fresh session (cleaned up by the context) with the protocol-7 client attached, once idle. */
-async function attached(ctx: CaseContext, body: Record<string, unknown>): Promise<{ id: string; conn: SessionConnection; client: Protocol7Client }> {
+/** A fresh session (cleaned up by the context) with the client attached, once idle. No re-attach: a drop is the target's to answer for. */
+async function attached(ctx: CaseContext, body: Record<string, unknown>): Promise<{ id: string; conn: SessionHandle; client: GatewayClient }> {
   const client = clientOf(ctx)
   const session = await ctx.createSession(body)
-  const conn = await client.attach(session.id)
-  ctx.onCleanup(() => conn.close())
-  await conn.waitForEvent('status_changed', (e) => e.status === 'idle')
+  const conn = await client.attach(session.id, { reconnect: false, attachTimeoutMs: ctx.deadlineMs })
+  ctx.onCleanup(() => conn.detach())
+  await conn.waitForEvent('status_changed', { afterSeq: 0, where: (e) => e.status === 'idle', timeoutMs: ctx.deadlineMs })
   return { id: session.id, conn, client }
 }
 
 const primary = (ctx: CaseContext, extra: Record<string, unknown> = {}) => ({ profile: ctx.profile('cli_primary'), cwd: ctx.manifest.cwdRoot, ...extra })
 
-/** The turn's end, or the protocol_error a target answers a protocol-7 command with (it would otherwise hang). */
-async function turnOrRefusal(conn: SessionConnection, numTurns: number, what: string): Promise<any> {
-  const frame: any = await conn.waitFor((f: any) => f.type === 'protocol_error' || (f.type === 'event' && f.event.type === 'turn_result' && f.event.numTurns === numTurns), 'turn_result or protocol_error')
-  if (frame.type === 'protocol_error') throw new NonStrict(`the target refused the protocol-7 client's ${what}: protocol_error "${frame.message}" (the spec leaves the command's payload shape open)`)
-  return frame.event
+/**
+ * The first `type` event `where` accepts (any seq), or the protocol_error a target answers a
+ * protocol-7 command with instead (the wait would otherwise hang until the deadline).
+ */
+async function eventOrRefusal<K extends SessionEventType>(ctx: CaseContext, conn: SessionHandle, type: K, where: (e: EventOf<K>) => boolean = () => true): Promise<EventOf<K> | { refused: string }> {
+  const earlier = conn.frames.find((f) => f.type === 'protocol_error')
+  if (earlier?.type === 'protocol_error') return { refused: earlier.message }
+  const stop = new AbortController()
+  const event = conn.waitForEvent(type, { afterSeq: 0, where, timeoutMs: ctx.deadlineMs, signal: stop.signal })
+  const refusal = conn.waitForFrame((f) => f.type === 'protocol_error', { signal: stop.signal }).then((f) => ({ refused: f.type === 'protocol_error' ? f.message : '' }))
+  event.catch(() => {})
+  refusal.catch(() => {})
+  try {
+    return await Promise.race([event, refusal])
+  } finally {
+    stop.abort()
+  }
+}
+
+/** The turn's end, or the protocol_error a target answers a protocol-7 command with. */
+async function turnOrRefusal(ctx: CaseContext, conn: SessionHandle, numTurns: number, what: string): Promise<EventOf<'turn_result'>> {
+  const outcome = await eventOrRefusal(ctx, conn, 'turn_result', (e) => e.numTurns === numTurns)
+  if ('refused' in outcome) throw new NonStrict(`the target refused the protocol-7 client's ${what}: protocol_error "${outcome.refused}" (the spec leaves the command's payload shape open)`)
+  return outcome
 }
 
 /** A bridged `client_eval` call answered by `answer`; resolves with the turn result. */
-async function bridged(ctx: CaseContext, answer: Parameters<SessionConnection['onToolCall']>[0]): Promise<{ conn: SessionConnection; result: any }> {
+async function bridged(ctx: CaseContext, answer: ToolCallHandler): Promise<{ conn: SessionHandle; result: EventOf<'turn_result'> }> {
   const { conn } = await attached(ctx, { profile: ctx.profile('provider') })
   conn.onToolCall(answer)
   conn.sendMessage('scenario:bridge')
-  return { conn, result: await turnOrRefusal(conn, 1, 'tool answer') }
+  return { conn, result: await turnOrRefusal(ctx, conn, 1, 'tool answer') }
 }
 
 /** The first permission request of a cli_primary session running a mutating command (a real CLI runs `echo` unasked). */
 async function asked(ctx: CaseContext) {
   const { id, conn, client } = await attached(ctx, primary(ctx))
   conn.sendMessage('scenario:permission-write')
-  const event: any = await conn.waitForEvent('permission_requested')
+  const event = await conn.waitForEvent('permission_requested', { timeoutMs: ctx.deadlineMs })
   const request = event.request
   if (typeof request?.id !== 'string') throw new NonStrict(`PermissionRequest has no string \`id\`, which the protocol-7 client answers with (the spec does not show PermissionRequest's shape): ${JSON.stringify(request)}`)
   return { id, conn, client, request }
 }
 
-async function resolvedAfter(conn: SessionConnection, requestId: string, via: string): Promise<any> {
-  const frame: any = await conn.waitFor((f: any) => f.type === 'protocol_error' || (f.type === 'event' && f.event.type === 'permission_resolved'), 'permission_resolved or protocol_error')
-  if (frame.type === 'protocol_error') throw new NonStrict(`an answer by the request's \`id\` over ${via} was refused: "${frame.message}"`)
-  if (frame.event.requestId !== requestId) throw new NonStrict(`permission_resolved names ${JSON.stringify(frame.event.requestId)}, not the request's id ${requestId}`)
-  return frame.event
+async function resolvedAfter(ctx: CaseContext, conn: SessionHandle, requestId: string, via: string): Promise<EventOf<'permission_resolved'>> {
+  const outcome = await eventOrRefusal(ctx, conn, 'permission_resolved')
+  if ('refused' in outcome) throw new NonStrict(`an answer by the request's \`id\` over ${via} was refused: "${outcome.refused}"`)
+  if (outcome.requestId !== requestId) throw new NonStrict(`permission_resolved names ${JSON.stringify(outcome.requestId)}, not the request's id ${requestId}`)
+  return outcome
+}
+
+/** The main conversation's text of a turn: rebuilt from raw stream deltas, and as its assistant messages carry it. */
+function turnText(events: SessionEvent[]): { live: string; final: string } {
+  let live = ''
+  let final = ''
+  for (const e of events) {
+    if (e.type === 'stream_delta' && e.parentToolUseId == null) live += streamedText(e.event) ?? ''
+    if (e.type === 'assistant_message' && e.parentToolUseId == null) {
+      const { content } = e.message
+      final += typeof content === 'string' ? content : content.map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('')
+    }
+  }
+  return { live, final }
 }
 
 /** Rebuilds the turn's live text from raw stream deltas and compares it with the final text. */
 async function liveTextMatches(ctx: CaseContext, body: Record<string, unknown>, prompt: string): Promise<void> {
   const { conn } = await attached(ctx, { ...body, includePartialMessages: true })
   conn.sendMessage(prompt)
-  await conn.waitForEvent('turn_result')
-  const deltas: any[] = conn.events().filter((e) => e.type === 'stream_delta')
-  ctx.check('events.11', deltas.length > 0, 'stream_delta events with includePartialMessages', conn.events().map((e) => e.type))
+  await conn.waitForTurn({ timeoutMs: ctx.deadlineMs })
+  const deltas: any[] = conn.events.filter((e) => e.type === 'stream_delta')
+  ctx.check('events.11', deltas.length > 0, 'stream_delta events with includePartialMessages', conn.events.map((e) => e.type))
   const odd = deltas.find((d) => !RAW_STREAM_TYPES.has(d.event?.type))
   if (odd) throw new NonStrict(`stream_delta.event is not a raw Messages-API stream event, which the protocol-7 client's live text reads (the spec says only "raw streaming event"): ${JSON.stringify(odd.event)}`)
   const unparented = deltas.find((d) => !('parentToolUseId' in d))
   if (unparented) throw new NonStrict(`stream_delta without parentToolUseId: ${JSON.stringify(unparented)}`)
-  const [turn] = conn.liveText.turns
-  if (!turn || turn.live !== turn.final || !turn.final) {
-    throw new NonStrict(`live text rebuilt from content_block_delta/text_delta frames (${JSON.stringify(turn?.live)}) is not the turn's text (${JSON.stringify(turn?.final)})`)
+  const turn = turnText(conn.events)
+  if (turn.live !== turn.final || !turn.final) {
+    throw new NonStrict(`live text rebuilt from content_block_delta/text_delta frames (${JSON.stringify(turn.live)}) is not the turn's text (${JSON.stringify(turn.final)})`)
   }
 }
 
@@ -102,7 +136,7 @@ export const compatibilityCases: Case[] = [
     async run(ctx) {
       const { conn, result } = await bridged(ctx, () => ({ reason: 'unsupported', error: 'no sandbox in this client' }))
       ctx.nonStrict(String(result.result).includes('no sandbox in this client'), `the client's error did not reach the model as tool output: ${result.result}`)
-      const failed: any = conn.events().find((e) => e.type === 'execution_failed')
+      const failed: any = conn.events.find((e) => e.type === 'execution_failed')
       ctx.nonStrict(failed?.reason === 'unsupported', `execution_failed.reason is ${JSON.stringify(failed?.reason)}, not the client's reason 'unsupported' (the spec does not show execution_failed's fields)`)
     },
   },
@@ -111,12 +145,12 @@ export const compatibilityCases: Case[] = [
     clauses: ['events.14'], requires: ['provider', 'bridge'],
     async run(ctx) {
       const { conn } = await bridged(ctx, () => ({ output: { type: 'text', value: 'forty-two' }, logs: ['ran'] }))
-      const dispatched: any = conn.events().find((e) => e.type === 'execution_dispatched')
+      const dispatched: any = conn.events.find((e) => e.type === 'execution_dispatched')
       ctx.nonStrict(BACKENDS.has(dispatched?.backend), `execution_dispatched.backend ${JSON.stringify(dispatched?.backend)} is none of the protocol-7 client's (server, browser, managed, remote); the spec names no backend values`)
       // execution_result's output is not checked against the typed output the client sent: the
       // spec does not show it, and protocol 7 itself records a bridged output in its own wrapping
       // (issue 20), so no layout of it is a departure.
-      ctx.check('events.14', conn.events().some((e: any) => e.type === 'execution_result' && e.executionId === dispatched?.executionId), 'execution_result correlated by the dispatch\'s executionId', conn.events().map((e: any) => e.type))
+      ctx.check('events.14', conn.events.some((e: any) => e.type === 'execution_result' && e.executionId === dispatched?.executionId), 'execution_result correlated by the dispatch\'s executionId', conn.events.map((e: any) => e.type))
     },
   },
   {
@@ -125,7 +159,7 @@ export const compatibilityCases: Case[] = [
     async run(ctx) {
       const { conn, request } = await asked(ctx)
       conn.decide(request, { behavior: 'allow' })
-      const resolved = await resolvedAfter(conn, request.id, 'the WebSocket')
+      const resolved = await resolvedAfter(ctx, conn, request.id, 'the WebSocket')
       ctx.nonStrict(resolved.resolvedBy === 'client', `resolvedBy of a WebSocket answer is ${JSON.stringify(resolved.resolvedBy)}, not the protocol-7 client's 'client' (the spec names only 'timeout')`)
     },
   },
@@ -138,10 +172,10 @@ export const compatibilityCases: Case[] = [
         const answer = await client.resolvePermission(id, request, { behavior: 'allow' })
         ctx.nonStrict(JSON.stringify(answer) === '{"resolved":true}', `the REST answer body is ${JSON.stringify(answer)}, protocol 7 answers {resolved: true} (ResolvePermissionResponse is not shown)`)
       } catch (err) {
-        if (err instanceof ApiError) throw new NonStrict(`an answer by the request's id over REST was refused: ${err.message}`)
+        if (err instanceof GatewayError) throw new NonStrict(`an answer by the request's id over REST was refused: ${err.message}`)
         throw err
       }
-      const resolved = await resolvedAfter(conn, request.id, 'REST')
+      const resolved = await resolvedAfter(ctx, conn, request.id, 'REST')
       ctx.nonStrict(resolved.resolvedBy === 'client', `resolvedBy of a REST answer is ${JSON.stringify(resolved.resolvedBy)}, not the protocol-7 client's 'client' (its values: client, timeout, policy; the spec names only 'timeout')`)
     },
   },
@@ -151,7 +185,7 @@ export const compatibilityCases: Case[] = [
     async run(ctx) {
       const { conn, request } = await asked(ctx)
       conn.decide(request, { behavior: 'deny', message: 'not today' })
-      const resolved = await resolvedAfter(conn, request.id, 'the WebSocket')
+      const resolved = await resolvedAfter(ctx, conn, request.id, 'the WebSocket')
       ctx.check('events.13', resolved.behavior === 'deny', 'permission_resolved with behavior deny', resolved)
       ctx.nonStrict(resolved.message === 'not today', `permission_resolved of a deny carries message ${JSON.stringify(resolved.message)}, not the deny message the protocol-7 client shows (the spec does not show permission_resolved's fields)`)
     },
@@ -172,10 +206,10 @@ export const compatibilityCases: Case[] = [
     async run(ctx) {
       const { conn } = await attached(ctx, primary(ctx))
       conn.sendMessage('hello')
-      const init: any = await conn.waitForEvent('system_init')
-      const caps: any = await conn.waitForEvent('capabilities')
+      const init: any = await conn.waitForEvent('system_init', { afterSeq: 0, timeoutMs: ctx.deadlineMs })
+      const caps: any = await conn.waitForEvent('capabilities', { afterSeq: 0, timeoutMs: ctx.deadlineMs })
       // The spec lists what system_init and capabilities carry, not their field names: the names
-      // below are the protocol-7 client's (conformance/client/shapes.ts).
+      // below are the protocol-7 client's (SessionEventBody in gateway/protocol/events.ts).
       ctx.nonStrict(typeof init.claudeCodeVersion === 'string', `system_init has no claudeCodeVersion (the protocol-7 client's name for the CLI version; the spec does not name the field): ${Object.keys(init).join(', ')}`)
       ctx.nonStrict(Array.isArray(init.slashCommands), 'system_init has no slashCommands array (the protocol-7 client\'s name; the spec does not name the field)')
       ctx.nonStrict(Array.isArray(init.mcpServers) && init.mcpServers.every((s: any) => typeof s?.name === 'string' && typeof s?.status === 'string'), `system_init.mcpServers is not [{name, status}]: ${JSON.stringify(init.mcpServers)}`)
@@ -189,8 +223,8 @@ export const compatibilityCases: Case[] = [
     async run(ctx) {
       const { conn } = await attached(ctx, primary(ctx))
       // A permission-mode switch makes the CLI report its status, which has no first-class event.
-      conn.send({ type: 'set_permission_mode', mode: 'acceptEdits' })
-      const passthrough: any = await conn.waitForEvent('sdk_event')
+      conn.setPermissionMode('acceptEdits')
+      const passthrough: any = await conn.waitForEvent('sdk_event', { afterSeq: 0, timeoutMs: ctx.deadlineMs })
       ctx.nonStrict(typeof passthrough.payload?.type === 'string', `sdk_event without the payload {type, …} the protocol-7 client reads (the spec says only "passthrough"): ${JSON.stringify(passthrough)}`)
     },
   },

@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { lstat, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join, relative } from 'node:path'
+import type { FindHostFilesResponse, ListHostDirResponse, ListHostRootsResponse, ReadHostFileResponse, WriteHostFileResponse } from '../protocol/index.ts'
 import { canonical, handlePath, isInside, malformedPath, openVerified } from './containment.ts'
 
 export interface HostFilesOptions {
@@ -52,7 +53,7 @@ export class HostFiles {
     this.#ignore = new Set(options.ignore ?? HOST_FILES_DEFAULTS.ignore)
   }
 
-  roots(): Array<{ path: string; name: string }> {
+  roots(): ListHostRootsResponse['roots'] {
     return this.#roots.map((path) => ({ path, name: basename(path) || path }))
   }
 
@@ -73,7 +74,7 @@ export class HostFiles {
     return { dir, handle }
   }
 
-  async list(path: unknown): Promise<Result<{ path: string; entries: Array<{ name: string; path: string; type: string; bytes?: number; modifiedAt?: number }>; truncated?: true }>> {
+  async list(path: unknown): Promise<Result<ListHostDirResponse>> {
     const opened = await this.#openDir(path)
     if (opened instanceof FileRefusal) return opened
     const { dir, handle } = opened
@@ -95,7 +96,7 @@ export class HostFiles {
    * Subsequence match of `q` on relative paths; file-name hits above path hits, shallowest first.
    * Skips ignored directories and everything behind a symlink; truncates instead of failing.
    */
-  async find(path: unknown, q: string, limit: number): Promise<Result<{ base: string; matches: Array<{ path: string; name: string; relative: string }>; truncated: boolean }>> {
+  async find(path: unknown, q: string, limit: number): Promise<Result<FindHostFilesResponse>> {
     const opened = await this.#openDir(path)
     if (opened instanceof FileRefusal) return opened
     const base = opened.dir
@@ -133,7 +134,7 @@ export class HostFiles {
     return { base, matches: hits.slice(0, limit).map(({ path, name }) => ({ path, name, relative: relative(base, path) })), truncated }
   }
 
-  async read(path: unknown): Promise<Result<{ path: string; content: string; encoding: 'utf8' | 'base64'; bytes: number; hash: string; modifiedAt: number }>> {
+  async read(path: unknown): Promise<Result<ReadHostFileResponse>> {
     const real = await this.resolve(path)
     if (real instanceof FileRefusal) return real
     // Open exactly the resolved path without following a link swapped in since, and check it on the handle.
@@ -154,7 +155,7 @@ export class HostFiles {
   }
 
   /** Create (no expectedHash) or replace (expectedHash = sha256 of what was read); never both, never blind. */
-  async write(body: unknown): Promise<Result<{ path: string; bytes: number; hash: string; modifiedAt: number }>> {
+  async write(body: unknown): Promise<Result<WriteHostFileResponse>> {
     if (!this.canWrite) return new FileRefusal(403, 'host file writes are not enabled on this server')
     const { path, content, encoding = 'utf8', expectedHash } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
     const malformed = checkPath(path)
@@ -178,7 +179,7 @@ export class HostFiles {
     }
   }
 
-  async #writeIn(dir: FileHandle, parent: string, name: string, bytes: Buffer, expectedHash: string | undefined): Promise<Result<{ path: string; bytes: number; hash: string; modifiedAt: number }>> {
+  async #writeIn(dir: FileHandle, parent: string, name: string, bytes: Buffer, expectedHash: string | undefined): Promise<Result<WriteHostFileResponse>> {
     const base = handlePath(dir, parent)
     const target = join(parent, name)
     const at = join(base, name)

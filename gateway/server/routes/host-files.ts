@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { FileRefusal, HOST_FILES_DEFAULTS } from '../../host/host-files.ts'
+import type { ListHostRootsResponse } from '../../protocol/index.ts'
 import type { GatewayContext } from '../context.ts'
 import { readJsonBody, sendJson, sendRefusal } from '../http.ts'
 import type { Principal } from '../principal.ts'
@@ -28,7 +29,7 @@ export async function handleHostFiles(ctx: GatewayContext, req: IncomingMessage,
   if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
   switch (op) {
     case 'roots':
-      return sendJson(res, 200, { roots: files.roots(), canWrite: files.canWrite })
+      return sendJson(res, 200, { roots: files.roots(), canWrite: files.canWrite } satisfies ListHostRootsResponse)
     case 'list':
       return answer(res, await files.list(query.get('path')))
     case 'read':

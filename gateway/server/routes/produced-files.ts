@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { basename } from 'node:path'
 import { openExactFile } from '../../host/containment.ts'
+import type { ListProducedFilesResponse } from '../../protocol/index.ts'
 import type { Runner } from '../../sessions/runner.ts'
 import { sendJson, sendRefusal, writeDownloadHead } from '../http.ts'
 import { METHOD_NOT_ALLOWED, refuse } from '../refusal.ts'
@@ -19,7 +20,7 @@ export async function handleProduced(req: IncomingMessage, res: ServerResponse, 
       await opened?.handle.close()
       return { ...f, ...(opened === undefined ? {} : { bytes: opened.size }) }
     }))
-    return sendJson(res, 200, { files: listed })
+    return sendJson(res, 200, { files: listed } satisfies ListProducedFilesResponse)
   }
   const file = rest.length === 2 ? files.find((f) => f.fileId === rest[1]) : undefined
   if (!file) return sendRefusal(res, refuse('not_found', 'no such produced file'))

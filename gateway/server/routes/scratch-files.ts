@@ -5,6 +5,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import { posix } from 'node:path'
+import type { ListSessionFilesResponse } from '../../protocol/index.ts'
 import type { ScratchFiles } from '../../sessions/runner.ts'
 import { ScratchPathError } from '../../engines/provider/scratch-fs.ts'
 import { sendJson, sendRefusal, writeDownloadHead } from '../http.ts'
@@ -17,7 +18,7 @@ const CONTENT_TYPES: Record<string, string> = {
 
 export function serveScratchFile(res: ServerResponse, files: ScratchFiles | undefined, segments: string[]): void {
   if (!files) return sendRefusal(res, refuse('not_found', 'session has no file store'))
-  if (!segments.length) return sendJson(res, 200, { files: files.list().map(({ path, size }) => ({ path, bytes: size })) })
+  if (!segments.length) return sendJson(res, 200, { files: files.list().map(({ path, size }) => ({ path, bytes: size })) } satisfies ListSessionFilesResponse)
   // Canonicalised before lookup: `a/../b` names `/b`, and nothing climbs above the root.
   const path = posix.resolve('/', ...segments)
   let bytes

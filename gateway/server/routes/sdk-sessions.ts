@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ListSdkSessionsResponse } from '../../protocol/index.ts'
 import type { GatewayContext } from '../context.ts'
 import { canonical, isInside, malformedPath } from '../../host/containment.ts'
 import { resolveProfile } from '../create-request.ts'
@@ -40,7 +41,7 @@ export async function handleSdkSessions(ctx: GatewayContext, req: IncomingMessag
     return sendRefusal(res, refuse('engine_failed', `the engine could not list its sessions: ${(err as Error).message}`))
   }
   if (!dir && roots) sessions = sessions.filter((s) => typeof s.cwd === 'string' && roots.some((root) => isInside(s.cwd!, root)))
-  sendJson(res, 200, { sdkSessions: sessions.slice(offset, limit === undefined ? undefined : offset + limit) })
+  sendJson(res, 200, { sdkSessions: sessions.slice(offset, limit === undefined ? undefined : offset + limit) } satisfies ListSdkSessionsResponse)
 }
 
 /** undefined when absent, null when malformed. */

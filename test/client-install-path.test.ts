@@ -1,0 +1,135 @@
+/**
+ * The client's install path (issue 23, Deliver 4): `agent-session-client` packed (its prepack
+ * builds it), installed alone from the tarball into an empty project outside the repository
+ * (offline: it has no dependency to fetch), the Node example of docs/client.md
+ * (examples/client-node/main.ts) type-checked under the user's strict nodenext with the
+ * package's declarations checked too, a browser program checked against the DOM lib without Node
+ * types, and the compiled example run with plain Node 22 against our gateway on the fakes.
+ */
+import { spawn } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { delimiter, dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSelfTarget, type SelfTarget } from '../conformance/target/self.ts'
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url))
+const EXAMPLE = join(ROOT, 'examples/client-node/main.ts')
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc')
+const SETUP_MS = 5 * 60_000
+const PACKED_LIMIT = 200 * 1024
+
+// What a user's shell would have: this Node 22 first, no node_modules/.bin, no npm_* settings of the npm run around this test.
+const PATH = [dirname(process.execPath), ...(process.env.PATH ?? '').split(delimiter).filter((p) => p && !p.includes('node_modules'))].join(delimiter)
+const ENV: NodeJS.ProcessEnv = Object.fromEntries(Object.entries({ ...process.env, PATH }).filter(([key]) => !/^npm_/i.test(key) && key !== 'NODE_OPTIONS'))
+
+interface Ran { code: number | null; stdout: string; stderr: string }
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = ENV): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: SETUP_MS })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c: Buffer) => { stdout += c })
+    child.stderr.on('data', (c: Buffer) => { stderr += c })
+    child.once('error', reject)
+    child.once('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+async function ok(command: string, args: string[], cwd: string): Promise<string> {
+  const ran = await run(command, args, cwd)
+  if (ran.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${ran.code}\n${ran.stdout}\n${ran.stderr}`)
+  return ran.stdout
+}
+
+const installedVersion = async (name: string) => JSON.parse(await readFile(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version as string
+
+let work: string
+let project: string
+let tarball: string
+let installedAlone: string[]
+let target: SelfTarget
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'client-install-path-'))
+  const packs = join(work, 'packs')
+  project = join(work, 'project')
+  await Promise.all([mkdir(packs), mkdir(project)])
+  const gateway = startSelfTarget()
+  await ok('npm', ['pack', join(ROOT, 'packages/client'), '--pack-destination', packs, '--silent'], packs)
+  tarball = join(packs, readdirSync(packs).find((f) => f.startsWith('agent-session-client-'))!)
+  await writeFile(join(project, 'package.json'), `${JSON.stringify({ name: 'client-install-check', private: true, type: 'module' })}\n`)
+  // Alone and offline: a package with no dependency needs nothing from a registry.
+  await ok('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--silent'], project)
+  installedAlone = readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.'))
+  // The Node types a Node user's project has (from the npm cache this repository was installed from).
+  await ok('npm', ['install', '--save-dev', `@types/node@${await installedVersion('@types/node')}`, '--prefer-offline', '--no-audit', '--no-fund', '--silent'], project)
+  target = await gateway
+}, SETUP_MS)
+
+afterAll(async () => {
+  await target?.close()
+  if (work) await rm(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
+})
+
+describe('docs/client.md', () => {
+  it('shows the Node example exactly as examples/client-node/main.ts, which this test type-checks and runs', async () => {
+    const guide = await readFile(join(ROOT, 'docs/client.md'), 'utf8')
+    const block = /## In Node[\s\S]*?```ts\n([\s\S]*?)```/.exec(guide)?.[1]
+    expect(block).toBe(await readFile(EXAMPLE, 'utf8'))
+  })
+})
+
+describe('agent-session-client installed alone from its packed tarball', () => {
+  it('has no dependency: the tarball installs offline and brings nothing else', async () => {
+    const size = statSync(tarball).size
+    console.log(`client install path: agent-session-client packs to ${(size / 1024).toFixed(1)} kB`)
+    expect(size).toBeLessThan(PACKED_LIMIT)
+    expect(installedAlone).toEqual(['agent-session-client'])
+    const manifest = JSON.parse(await readFile(join(project, 'node_modules/agent-session-client/package.json'), 'utf8'))
+    expect(manifest.dependencies ?? {}).toEqual({})
+    expect(manifest.peerDependencies ?? {}).toEqual({})
+  })
+
+  it('type-checks the Node example under strict nodenext with the package\'s declarations checked (no DOM lib), and compiles it', async () => {
+    await writeFile(join(project, 'main.ts'), await readFile(EXAMPLE, 'utf8'))
+    const options = { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', lib: ['es2023'], types: ['node'], skipLibCheck: false, outDir: 'out' }
+    await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['main.ts'] }))
+    const compiled = await run(process.execPath, [TSC, '-p', '.'], project)
+    expect(compiled.stdout + compiled.stderr).toBe('')
+    expect(compiled.code).toBe(0)
+  })
+
+  it('type-checks a browser program against the DOM lib with no Node types', async () => {
+    await writeFile(join(project, 'browser.ts'), [
+      "import { GatewayClient, reduceTranscript, emptyTranscript, type TranscriptState } from 'agent-session-client'",
+      "const client = new GatewayClient({ baseUrl: '/v1' })",
+      'let transcript: TranscriptState = emptyTranscript()',
+      'const session = await client.createSession({})',
+      'const handle = await client.attach(session.id)',
+      'handle.on(\'event\', (event) => { transcript = reduceTranscript(transcript, event); document.title = String(transcript.rows.length) })',
+      "const file = new File(['notes'], 'notes.txt', { type: 'text/plain' })",
+      'const attachment = await client.uploadAttachment(session.id, file, { name: file.name })',
+      "handle.sendMessage('read this', { attachmentIds: [attachment.id] })",
+      '',
+    ].join('\n'))
+    const options = { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', lib: ['es2023', 'dom'], types: [], skipLibCheck: false, noEmit: true }
+    await writeFile(join(project, 'tsconfig.browser.json'), JSON.stringify({ compilerOptions: options, files: ['browser.ts'] }))
+    const checked = await run(process.execPath, [TSC, '-p', 'tsconfig.browser.json'], project)
+    expect(checked.stdout + checked.stderr).toBe('')
+    expect(checked.code).toBe(0)
+  })
+
+  it('runs the compiled example with plain Node 22 against our gateway on the fakes', async () => {
+    const { manifest } = target
+    const ran = await run(process.execPath, ['out/main.js', 'scenario:hello'], project, { ...ENV, GATEWAY_URL: manifest.baseUrl, GATEWAY_TOKEN: manifest.tokens.operator, PROFILE: manifest.profiles.provider })
+    expect(ran.stderr).toBe('')
+    expect(ran.code).toBe(0)
+    const lines = ran.stdout.trim().split('\n')
+    expect(lines[0]).toBe('a missing session: 404 session_not_found')
+    expect(JSON.parse(lines[1])).toEqual({ result: 'Hello, world!', streamed: 'Hello, world!', rows: ['user', 'assistant', 'turn_end'] })
+  })
+})
