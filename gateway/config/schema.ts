@@ -85,7 +85,11 @@ const engines = z.strictObject({
     requestTimeoutMs: positiveInt.optional(),
   }).optional(),
   provider: z.strictObject({
+    /** The OpenAI-compatible endpoint of provider profiles that name no `provider.baseURL` (managed profiles created over HTTP too). */
+    baseURL: z.url().optional(),
     deferredTools: z.record(z.string(), remoteTool).optional(),
+    /** Tools the first attached client runs (tool_call_request, websocket-framing.3). */
+    bridgedTools: z.record(z.string(), remoteTool).optional(),
     mcpServers: z.record(z.string(), z.strictObject({ url: z.url(), bearerTokenEnv: envName.optional() })).optional(),
     backends: z.strictObject({ fetch: z.boolean().optional(), download: z.boolean().optional(), deliverFile: z.boolean().optional() }).optional(),
     maxRetries: nonNegativeInt.optional(),
