@@ -75,7 +75,8 @@ export async function startServeTarget(options: ServeTargetOptions = {}): Promis
     let found: (url: string) => void = () => {}
     const url = new Promise<string>((resolve, reject) => {
       found = resolve
-      void exited.then((code) => reject(new Error(`gateway serve exited (${code}) before listening:\n${output.slice(-4000)}`)))
+      // The gateway's own last line first (a mutation run's `boot` verdict shows only the first line).
+      void exited.then((code) => reject(new Error(`gateway serve exited (${code}) before listening: ${lastLine(output)}\n${output.slice(-4000)}`)))
       setTimeout(() => reject(new Error(`gateway serve did not listen within ${STARTUP_MS} ms:\n${output.slice(-4000)}`)), STARTUP_MS).unref()
     })
     url.catch(() => {})
@@ -144,6 +145,10 @@ export async function startServeTarget(options: ServeTargetOptions = {}): Promis
     await close()
     throw err
   }
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').pop()?.slice(0, 300) ?? ''
 }
 
 /** An embedded PostgreSQL for this target alone, stopped with it. */
