@@ -88,7 +88,7 @@ export interface Fakes {
 }
 
 /** The files under the cwd root the profiles and cases use: CLI logins, a config snapshot, a project, codex's home. */
-export async function writeFixtures(cwdRoot: string): Promise<{ configDirs: Record<string, string>; codexHome: string; decoyDir: string; project: { cwd: string; name: string }; detectHomes: Record<string, string> }> {
+export async function writeFixtures(cwdRoot: string): Promise<{ decoyDir: string; project: { cwd: string; name: string }; detectHomes: Record<string, string> }> {
   const logins: Record<string, object | undefined> = { primary: { apiKeySource: 'ANTHROPIC_API_KEY' }, offline: undefined, subscription: { apiKeySource: 'oauth', subscriptionType: 'pro' } }
   const configDirs: Record<string, string> = {}
   for (const [name, login] of Object.entries(logins)) {
@@ -116,21 +116,21 @@ export async function writeFixtures(cwdRoot: string): Promise<{ configDirs: Reco
   await writeFile(join(projectDir, 'icon.svg'), '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16" fill="teal"/></svg>')
   const detectHomes = { CLAUDE_CONFIG_DIR: join(cwdRoot, '.detect-claude'), CODEX_HOME: join(cwdRoot, '.detect-codex') }
   for (const dir of Object.values(detectHomes)) await mkdir(dir, { recursive: true })
-  return { configDirs, codexHome, decoyDir, project: { cwd, name: 'Demo project' }, detectHomes }
+  return { decoyDir, project: { cwd, name: 'Demo project' }, detectHomes }
 }
 
 export interface ConfigInputs {
-  cwdRoot: string
   fakes: Fakes
   webhookUrl: string
   parkDelayMs: number
-  configDirs: Record<string, string>
-  codexHome: string
 }
 
-/** The configuration file (JSON), paths relative to it where an operator would write them so. */
-export function gatewayConfig(inputs: ConfigInputs): object {
-  const { cwdRoot, fakes } = inputs
+/**
+ * The configuration file's data. Paths are relative to the file, as an operator writes them (the
+ * file sits in `etc/`, beside `root/`, the cwd root); the fake CLIs' scripts are absolute.
+ */
+export function gatewayConfig(inputs: ConfigInputs): Record<string, unknown> {
+  const { fakes } = inputs
   // Most profiles take the engine's endpoint (as managed profiles do); `default` names its own.
   const provider = (model: string, extra: object = {}) => ({ id: 'fake', model, ...extra })
   return {
@@ -141,12 +141,13 @@ export function gatewayConfig(inputs: ConfigInputs): object {
       { name: 'default', engine: 'provider', description: 'Provider engine on the fake model server', provider: provider('fake-small', { models: PROVIDER_MODELS, apiKeyEnv: 'FAKE_MODEL_API_KEY', baseURL: fakes.modelUrl }), session: { mcpServers: [] } },
       { name: 'alt', engine: 'provider', description: 'A second provider profile with narrower grants', provider: provider('fake-large', { models: ['fake-large'] }), defaults: { permissionMode: 'dontAsk' }, session: { capabilities: ['web_fetch'], mcpServers: [] } },
       { name: 'grants', engine: 'provider', description: 'A provider profile granted web_fetch, web_search, download and deliver_file', provider: provider('fake-small'), session: { capabilities: ['web_fetch', 'web_search', 'download', 'deliver_file'], mcpServers: [] } },
-      { name: 'mcp', engine: 'provider', description: 'A provider profile granted the docs MCP server', provider: provider('fake-small'), session: { mcpServers: ['docs'] } },
+      // An id the file schema checks (openai-compatible needs its own baseURL).
+      { name: 'mcp', engine: 'provider', description: 'A provider profile granted the docs MCP server', provider: { id: 'openai-compatible', model: 'fake-small', baseURL: fakes.modelUrl }, session: { mcpServers: ['docs'] } },
       { name: 'mcp-broken', engine: 'provider', description: 'A provider profile naming an MCP server that never connects', provider: provider('fake-small'), session: { mcpServers: ['offline'] } },
-      { name: 'primary', engine: 'cli_primary', description: 'Primary CLI engine on the fake Claude Code CLI (through the real Agent SDK)', configDir: inputs.configDirs.primary },
-      { name: 'offline', engine: 'cli_primary', description: 'A primary-engine profile whose config directory holds no login', configDir: inputs.configDirs.offline },
-      { name: 'subscription', engine: 'cli_primary', description: 'A primary-engine profile signed in with a subscription (refused: requireApiKey)', configDir: inputs.configDirs.subscription },
-      { name: 'codex', engine: 'cli_secondary', description: 'Secondary CLI engine on the fake codex app-server', codexHome: inputs.codexHome },
+      { name: 'primary', engine: 'cli_primary', description: 'Primary CLI engine on the fake Claude Code CLI (through the real Agent SDK)', configDir: '../root/.claude-primary' },
+      { name: 'offline', engine: 'cli_primary', description: 'A primary-engine profile whose config directory holds no login', configDir: '../root/.claude-offline' },
+      { name: 'subscription', engine: 'cli_primary', description: 'A primary-engine profile signed in with a subscription (refused: requireApiKey)', configDir: '../root/.claude-subscription' },
+      { name: 'codex', engine: 'cli_secondary', description: 'Secondary CLI engine on the fake codex app-server', codexHome: '../root/.codex-home' },
     ],
     engines: {
       cli_primary: { executable: fakes.claudeCli.path, interpreter: process.execPath, interpreterArgs: fakes.claudeCli.nodeArgs, questionBehavior: 'ask' },
@@ -157,14 +158,14 @@ export function gatewayConfig(inputs: ConfigInputs): object {
         mcpServers: { docs: { url: fakes.mcpUrl }, offline: { url: 'http://127.0.0.1:9/mcp' } },
       },
     },
-    allowedCwdRoots: [cwdRoot],
-    allowedConfigDirRoots: [cwdRoot],
+    allowedCwdRoots: ['../root'],
+    allowedConfigDirRoots: ['../root'],
     cors: { origins: [ALLOWED_ORIGIN] },
     maxBodyBytes: MAX_BODY_BYTES,
     attachments: ATTACHMENTS,
     peers: PEERS,
     hostFiles: { write: true, maxFileBytes: 64 * 1024 },
-    profileStore: { kind: 'memory' },
+    profileStore: { kind: 'file', file: './managed-profiles.json' },
     disableBypassPermissions: true,
     checkCredentials: true,
     requireAvailableProfile: true,
@@ -181,6 +182,14 @@ export function gatewayConfig(inputs: ConfigInputs): object {
     // info: the "gateway listening" line carries the URL of a gateway started on port 0.
     logging: { level: 'info' },
   }
+}
+
+/**
+ * The file as YAML: each top-level key on its own line with its value in flow style (JSON is YAML's
+ * flow syntax), so only a YAML reader reads it (the detecting gateway's file is JSON).
+ */
+export function yamlText(config: Record<string, unknown>): string {
+  return `# Generated by the conformance kit's self-serve target.\n${Object.entries(config).map(([key, value]) => `${key}: ${JSON.stringify(value)}`).join('\n')}\n`
 }
 
 /** A second gateway with no declared profiles (server-configuration.26): it detects the engines from their homes. */

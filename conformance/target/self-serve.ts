@@ -27,7 +27,7 @@ import type { manifestSchema } from './manifest-schema.ts'
 import { gatewayCommand, type SelfTarget } from './self.ts'
 import {
   ALLOWED_ORIGIN, ATTACHMENTS, DATABASE_ENV, DEFERRED_TOOLS, detectingConfig, EXPIRED_GRACE_MS, FALLBACK_PATH, gatewayConfig, hooksModule,
-  MAX_BODY_BYTES, PARK_DELAY_MS, PEERS, principalsFile, PROVIDER_MODELS, QUEUE, randomTokens, STAMP, writeFixtures,
+  MAX_BODY_BYTES, PARK_DELAY_MS, PEERS, principalsFile, PROVIDER_MODELS, QUEUE, randomTokens, STAMP, writeFixtures, yamlText,
 } from './self-serve-config.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -51,10 +51,12 @@ interface ServeProcess { child: ChildProcess; exited: Promise<number | null>; ur
 
 export async function startServeTarget(options: ServeTargetOptions = {}): Promise<SelfTarget> {
   const command = options.root ? ['--import', fileURLToPath(import.meta.resolve('tsx')), join(options.root, 'gateway/bin.ts')] : gatewayCommand()
-  const dir = await mkdtemp(join(tmpdir(), 'gateway-self-serve-'))
+  // Real paths: the file's relative `../root` and the manifest's cwdRoot must name one directory.
+  const dir = await realpath(await mkdtemp(join(tmpdir(), 'gateway-self-serve-')))
   const etc = join(dir, 'etc')
-  const cwdRoot = await realpath(await mkdir(join(dir, 'root'), { recursive: true }).then(() => join(dir, 'root')))
+  const cwdRoot = join(dir, 'root')
   await mkdir(etc)
+  await mkdir(cwdRoot)
   let output = ''
   const children = new Set<ChildProcess>()
   const killAll = () => { for (const c of children) c.kill('SIGKILL') }
@@ -119,11 +121,11 @@ export async function startServeTarget(options: ServeTargetOptions = {}): Promis
     await writeFile(join(etc, 'principals.json'), principalsFile(tokens), { mode: 0o600 })
     await writeFile(join(etc, 'hooks.mjs'), hooksModule(fixtures.decoyDir))
     const config = gatewayConfig({
-      cwdRoot, webhookUrl, parkDelayMs, configDirs: fixtures.configDirs, codexHome: fixtures.codexHome,
+      webhookUrl, parkDelayMs,
       fakes: { modelUrl: model.baseURL, mcpUrl: mcp.url, claudeCli: { path: FAKE_CLAUDE_CLI_PATH, nodeArgs: FAKE_CLAUDE_CLI_NODE_ARGS }, codex: { path: FAKE_CODEX_APP_SERVER_PATH, nodeArgs: FAKE_CODEX_APP_SERVER_NODE_ARGS } },
     })
-    const configFile = join(etc, 'gateway.json')
-    await writeFile(configFile, `${JSON.stringify(config, null, 2)}\n`)
+    const configFile = join(etc, 'gateway.yaml')
+    await writeFile(configFile, yamlText(config))
     const detectFile = join(etc, 'detecting.json')
     await writeFile(detectFile, `${JSON.stringify(detectingConfig(), null, 2)}\n`)
 
