@@ -1,15 +1,17 @@
 /**
  * The install path (issue 10): both packages packed (their prepack builds them), installed into
  * an empty project outside the repository with this Node 22 and none of the repository's
- * node_modules, and used there as the README tells each kind of user to.
+ * node_modules, and used there as the README tells each kind of user to; and docs/operating.md
+ * followed literally from the same tarballs (issue 22, item 5).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { installPinned } from '../gateway/test/real-binaries.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const EXAMPLE = join(ROOT, 'examples/library/server.ts')
@@ -17,6 +19,10 @@ const KIT_SIZE_LIMIT = 15 * 1024 * 1024
 const ENGINE_SDKS = ['@anthropic-ai/claude-agent-sdk', 'ai', '@ai-sdk/openai-compatible', '@ai-sdk/provider', 'quickjs-emscripten']
 const TOKEN = 'install-path-operator-token'
 const SETUP_MS = 10 * 60_000
+/** The TypeScript a user gets today (`npm i -D typescript`: 7) and the 5.x line before it (issue 22). */
+const USER_TYPESCRIPTS = ['7.0.2', '5.9.3']
+/** The fake engine commands the kit installs; each must print usage for --help and exit 0. */
+const FAKE_BINS = Object.keys(JSON.parse(readFileSync(join(ROOT, 'packages/conformance/package.json'), 'utf8')).bin as Record<string, string>).filter((bin) => bin.startsWith('fake-'))
 
 /**
  * `npx --yes=false`: the command must come from the project, never be fetched from the registry.
@@ -103,6 +109,8 @@ const started: ChildProcess[] = []
 let work: string
 let project: string
 let kitOnly: string
+let gatewayTgz: string
+let kitTgz: string
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'install-path-'))
@@ -112,12 +120,13 @@ beforeAll(async () => {
   for (const dir of [packs, project, kitOnly]) await mkdir(dir)
   const t0 = Date.now()
   await ok('npm', ['pack', join(ROOT, 'packages/gateway'), join(ROOT, 'packages/conformance'), '--pack-destination', packs, '--silent'], packs)
-  const [gatewayTgz, kitTgz] = ['agent-session-gateway', 'gateway-conformance'].map((name) => join(packs, (readdirSync(packs).find((f) => f.startsWith(`${name}-`)))!))
+  ;[gatewayTgz, kitTgz] = ['agent-session-gateway', 'gateway-conformance'].map((name) => join(packs, (readdirSync(packs).find((f) => f.startsWith(`${name}-`)))!)) as [string, string]
   const t1 = Date.now()
   for (const dir of [project, kitOnly]) await writeFile(join(dir, 'package.json'), `${JSON.stringify({ name: 'install-path-check', private: true, type: 'module' })}\n`)
   const install = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent']
   await Promise.all([
-    ok('npm', [...install, gatewayTgz, kitTgz, `typescript@${installedVersion('typescript')}`, `@types/node@${installedVersion('@types/node')}`], project),
+    // The user's TypeScript comes from the pinned cache (USER_TYPESCRIPTS), run on this project.
+    ok('npm', [...install, gatewayTgz, kitTgz, `@types/node@${installedVersion('@types/node')}`], project),
     ok('npm', [...install, kitTgz], kitOnly),
   ])
   console.log(`install path: packed in ${((t1 - t0) / 1000).toFixed(1)} s, installed in ${((Date.now() - t1) / 1000).toFixed(1)} s`)
@@ -137,19 +146,30 @@ describe('the README', () => {
 })
 
 describe('installed from the packed tarballs into an empty project', () => {
-  it("compiles the README's library example with the project's own tsc (strict, nodenext) with 0 errors", async () => {
+  it("compiles the README's library example with the user's own TypeScript 7 and 5.9 (strict, nodenext, no skipLibCheck): 0 errors", async () => {
     await writeFile(join(project, 'server.ts'), await readFile(EXAMPLE, 'utf8'))
-    const options = { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', types: ['node'], outDir: 'out' }
-    // skipLibCheck as `tsc --init` writes it: the whole compile is clean.
-    await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...options, skipLibCheck: true }, files: ['server.ts'] }))
-    const compiled = await run(join(project, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: project })
-    expect(compiled.stdout + compiled.stderr).toBe('')
-    expect(compiled.code).toBe(0)
-    // And with our declarations checked too: nothing wrong in them (third-party ones may differ).
-    await writeFile(join(project, 'tsconfig.strict-libs.json'), JSON.stringify({ compilerOptions: { ...options, skipLibCheck: false, noEmit: true, outDir: undefined }, files: ['server.ts'] }))
-    const checked = await run(join(project, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.strict-libs.json'], { cwd: project })
-    const ours = checked.stdout.split('\n').filter((line) => /agent-session-gateway|gateway-conformance|server\.ts/.test(line))
-    expect(ours).toEqual([])
+    // What `tsc --init` leaves when a user removes skipLibCheck: every declaration is checked,
+    // ours and those of the packages ours import (issue 22: @ai-sdk/provider's need json-schema's).
+    const options = { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', types: ['node'], skipLibCheck: false, outDir: 'out' }
+    await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['server.ts'] }))
+    for (const version of USER_TYPESCRIPTS) {
+      const typescript = await installPinned({ name: 'typescript', version })
+      if (!typescript.ok) throw new Error(typescript.reason)
+      const tsc = join(typescript.dir, 'node_modules/.bin/tsc')
+      expect((await run(tsc, ['--version'], { cwd: project })).stdout.trim()).toBe(`Version ${version}`)
+      const compiled = await run(tsc, ['-p', '.'], { cwd: project })
+      expect({ version, output: compiled.stdout + compiled.stderr, code: compiled.code }).toEqual({ version, output: '', code: 0 })
+    }
+  }, SETUP_MS)
+
+  it('prints usage and exits 0 for --help on each of the kit\'s six commands, starting nothing', async () => {
+    expect(FAKE_BINS.length).toBe(6)
+    for (const bin of FAKE_BINS) {
+      // A command that started a server or waited on stdin instead would be killed here (code null).
+      const ran = await run(join(project, 'node_modules/.bin', bin), ['--help'], { cwd: project, timeoutMs: 20_000 })
+      expect({ bin, code: ran.code, stderr: ran.stderr }).toEqual({ bin, code: 0, stderr: '' })
+      expect(ran.stdout).toMatch(new RegExp(`^usage: ${bin}`))
+    }
   }, SETUP_MS)
 
   it('runs the example on the kit\'s fake model server; gateway --help and gateway-conformance --url run against it', async () => {
@@ -188,10 +208,13 @@ describe('installed from the packed tarballs into an empty project', () => {
     expect(ran.stderr).toBe('a cli_primary profile needs the package @anthropic-ai/claude-agent-sdk: npm install @anthropic-ai/claude-agent-sdk\n')
   }, SETUP_MS)
 
-  it('installs the kit alone within 15 MB of node_modules, with no engine SDK in its tree', () => {
+  it('installs the kit alone within 15 MB of node_modules, the size the README states, with no engine SDK in its tree', async () => {
     const size = sizeOf(join(kitOnly, 'node_modules'))
     console.log(`install path: the kit alone installs ${(size / 1024 / 1024).toFixed(1)} MB of node_modules`)
     expect(size).toBeLessThanOrEqual(KIT_SIZE_LIMIT)
+    // The README states the files' size (what this sums) beside what `du` shows on disk.
+    const stated = Number(/The kit alone \(about (\d+) MB of files/.exec(await readFile(join(ROOT, 'README.md'), 'utf8'))?.[1])
+    expect(Math.abs(size / 1024 / 1024 - stated)).toBeLessThan(1)
     const installed = installedPackages(join(kitOnly, 'node_modules'))
     expect(installed.has('gateway-conformance')).toBe(true)
     expect(ENGINE_SDKS.filter((name) => installed.has(name))).toEqual([])
@@ -229,5 +252,109 @@ describe('installed from the packed tarballs into an empty project', () => {
       expect(ran.stdout).toBe('')
       expect(ran.stderr).toBe(`${command} needs Node 22 or later; this is Node ${old.version}\n`)
     }
+  }, SETUP_MS)
+})
+
+/** The systemd unit of docs/operating.md §4, its `/srv/gateway` and `/etc/gateway` moved under `root`. */
+function systemdUnit(doc: string, root: string): { workingDirectory: string; execStart: string[]; environment: Record<string, string>; environmentFile: string } {
+  const unit = /```ini\n(# \/etc\/systemd\/system\/gateway\.service[\s\S]*?)```/.exec(doc)?.[1]
+  if (!unit) throw new Error('docs/operating.md has no systemd unit')
+  const values = (key: string) => unit.split('\n').filter((l) => l.startsWith(`${key}=`))
+    .map((l) => l.slice(key.length + 1).replaceAll('/srv/gateway', join(root, 'srv/gateway')).replaceAll('/etc/gateway', join(root, 'etc/gateway')))
+  return {
+    workingDirectory: values('WorkingDirectory')[0]!,
+    execStart: values('ExecStart')[0]!.split(/\s+/),
+    environment: Object.fromEntries(values('Environment').map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])),
+    environmentFile: values('EnvironmentFile')[0]!,
+  }
+}
+
+/** Every process (but this one) whose command line names `dir`: the walk-through's gateway (its --config) and the engines it started. */
+function processesNaming(dir: string): string[] {
+  return readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && Number(pid) !== process.pid).flatMap((pid) => {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ')
+      return cmdline.includes(dir) ? [`${pid}: ${cmdline}`] : []
+    } catch {
+      return [] // gone meanwhile
+    }
+  })
+}
+
+describe('docs/operating.md, followed literally from the packed tarballs (issue 22)', () => {
+  it('§1 install, §2 schema and check, §3 a token, §4 the systemd unit\'s ExecStart as systemd runs it: serves a Claude session, and SIGTERM exits 0 with no process left', async () => {
+    const doc = await readFile(join(ROOT, 'docs/operating.md'), 'utf8')
+    const srv = join(work, 'srv/gateway')
+    const app = join(srv, 'app')
+    await mkdir(app, { recursive: true })
+
+    // §1: `npm init -y`, `npm install agent-session-gateway @anthropic-ai/claude-agent-sdk`. From the
+    // tarballs instead of the registry, with the kit whose fakes stand in for the engines, so
+    // without the SDK's optional 384 MB native CLI (--omit=optional) that the fake replaces.
+    const install = /```sh\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf('## 1. Install')))?.[1] ?? ''
+    expect(install).toContain('npm init -y')
+    expect(install).toContain('npm install agent-session-gateway @anthropic-ai/claude-agent-sdk')
+    await ok('npm', ['init', '-y'], app)
+    await ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', '--omit=optional', gatewayTgz, kitTgz, `@anthropic-ai/claude-agent-sdk@${installedVersion('@anthropic-ai/claude-agent-sdk')}`], app)
+    const gateway = join(app, 'node_modules/.bin/gateway')
+
+    // The example configuration, /srv/gateway moved here and on a free port; the engines where it
+    // names them are the kit's fakes, signed in as §1 says (the fake codex reads auth.json).
+    let config = (await readFile(join(ROOT, 'docs/examples/gateway.yaml'), 'utf8')).replaceAll('/srv/gateway', srv)
+    expect(config).toContain('  port: 8787')
+    config = config.replace('  port: 8787', '  port: 0')
+    for (const dir of ['claude-config', 'codex-home', 'work', 'state', 'claude', 'codex/bin']) await mkdir(join(srv, dir), { recursive: true })
+    await symlink(join(app, 'node_modules/.bin/fake-claude-cli'), join(srv, 'claude/claude'))
+    await symlink(join(app, 'node_modules/.bin/fake-codex-app-server'), join(srv, 'codex/bin/codex'))
+    await writeFile(join(srv, 'codex-home/auth.json'), '{}')
+    const file = join(srv, 'gateway.yaml')
+    await writeFile(file, config)
+
+    // §2: the schema beside the file, where its first line points editors.
+    expect(doc).toContain('cd /srv/gateway/app && npx gateway schema > /srv/gateway/gateway-config.schema.json')
+    expect(config.split('\n')[0]).toBe('# yaml-language-server: $schema=./gateway-config.schema.json')
+    await writeFile(join(srv, 'gateway-config.schema.json'), await ok(gateway, ['schema'], app))
+    expect(JSON.parse(await readFile(join(srv, 'gateway-config.schema.json'), 'utf8')).title).toBe('Agent session gateway configuration')
+
+    // §3: a token for an operator.
+    const token = (await ok(gateway, ['token', 'create', '--principals', join(srv, 'principals.json'), '--id', 'ops', '--operator'], app)).trim()
+
+    // §4: the unit's environment: its EnvironmentFile with the variables the file names, its Environment= lines.
+    const unit = systemdUnit(doc, work)
+    await mkdir(dirname(unit.environmentFile), { recursive: true })
+    const secrets = { ANTHROPIC_API_KEY: 'walkthrough-anthropic', LOCAL_LLM_API_KEY: 'walkthrough-llm', DOCS_MCP_TOKEN: 'walkthrough-mcp', NOTIFY_WEBHOOK_AUTH: 'Bearer walkthrough' }
+    await writeFile(unit.environmentFile, Object.entries(secrets).map(([k, v]) => `${k}=${v}\n`).join(''), { mode: 0o600 })
+    const env = { ...ENV, ...secrets, ...unit.environment }
+
+    // §2: gateway check passes on it, with nothing to warn about.
+    const checked = await run(gateway, ['check', '--config', file], { cwd: app, env })
+    expect(checked).toEqual({ code: 0, stdout: `${file}: configuration is valid\n`, stderr: '' })
+
+    // §4: ExecStart as systemd runs it: the bin itself, no shell, in WorkingDirectory.
+    expect(unit.execStart[0]).toBe(gateway)
+    expect(unit.workingDirectory).toBe(app)
+    const served = await startUntil(unit.execStart[0]!, unit.execStart.slice(1), unit.workingDirectory, env, /^(.*"msg":"gateway listening".*)$/m)
+    const url = JSON.parse(served.match[1]!).url as string
+    const origin = new URL(url).origin
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => served.child.once('exit', (code, signal) => resolve({ code, signal })))
+    const ready = await fetch(`${origin}/readyz`)
+    expect(ready.status).toBe(200)
+    expect(((await ready.json()) as { checks: Record<string, unknown> }).checks.engines).toEqual({ cli_primary: 'ok', cli_secondary: 'ok' })
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    const created = await fetch(`${url}/sessions`, { method: 'POST', headers, body: JSON.stringify({ profile: 'default', cwd: join(srv, 'work'), prompt: 'hello from the walk-through' }) })
+    expect(created.status).toBe(201)
+    const { session } = (await created.json()) as { session: { id: string } }
+    // The turn ran on the Claude engine (the fake CLI through the installed SDK) and its process is alive.
+    for (let status = '', polls = 0; status !== 'idle'; polls++) {
+      expect(polls).toBeLessThan(300) // a bound on waiting (30 s), not a speed claim
+      status = ((await (await fetch(`${url}/sessions/${session.id}`, { headers })).json()) as { session: { status: string } }).session.status
+      expect(['starting', 'running', 'idle']).toContain(status)
+      if (status !== 'idle') await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(processesNaming(srv).filter((p) => p.includes('--output-format'))).toHaveLength(1)
+
+    served.child.kill('SIGTERM')
+    expect(await exited).toEqual({ code: 0, signal: null })
+    expect(processesNaming(srv)).toEqual([])
   }, SETUP_MS)
 })

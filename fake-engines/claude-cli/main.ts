@@ -13,6 +13,22 @@ import { accountOf, CLI_VERSION, COMMANDS, MODELS, resolveModel, TOOLS } from '.
 import { Transcript } from './transcript.ts'
 import { playTurn } from './turn.ts'
 import { onSend, parseArgv, readFrames, send, type Frame } from './wire.ts'
+import { exitWithUsageOnHelp } from '../usage.ts'
+
+exitWithUsageOnHelp(process.argv.slice(2), `usage: fake-claude-cli --output-format stream-json --input-format stream-json [options]
+
+A scripted stand-in for the Claude Code CLI, speaking its stdio protocol (stream-json frames and
+control requests) so that the Claude Agent SDK drives it as it drives the real CLI. Point
+engines.cli_primary.executable (the library: pathToClaudeCodeExecutable) at this command; the SDK
+starts it with the options it needs. A user message picks a scenario (scenario:<name>, or inline
+JSON); any other text is echoed. Transcripts go under CLAUDE_CONFIG_DIR, so --resume works in a
+new process. Ends at the end of its input.
+
+  --resume <session id>     continue a stored conversation (--fork-session: under a new id)
+  --model <model>           the model it reports
+  --permission-mode <mode>  the initial permission mode
+  --mcp-config <json>       MCP servers (the SDK sends them in initialize by default)
+  --help                    this text`)
 
 const flags = parseArgv(process.argv.slice(2))
 if (flags.get('output-format') !== 'stream-json' || flags.get('input-format') !== 'stream-json') {
@@ -143,6 +159,13 @@ function askPermission(toolName: string, input: unknown, toolUseId: string): Pro
   }))
 }
 
+/** An MCP server's elicitation through the SDK (reference §5.2): the SDK answers with `onElicitation`'s result, or a decline. */
+function elicit(serverName: string, message: string, schema: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const requestId = `elicit_${randomUUID().slice(0, 8)}`
+  send({ type: 'control_request', request_id: requestId, request: { subtype: 'elicitation', mcp_server_name: serverName, message, mode: 'form', requested_schema: schema, elicitation_id: requestId } })
+  return new Promise((resolve) => pendingAsks.set(requestId, resolve))
+}
+
 /** `tools/call` on an SDK-hosted MCP server, through an `mcp_message` control request (reference §5.2). */
 function callSdkTool(toolName: string, input: Record<string, unknown>): Promise<{ text: string; isError: boolean }> | undefined {
   const match = /^mcp__(.+?)__(.+)$/.exec(toolName)
@@ -190,7 +213,7 @@ async function runQueue(): Promise<void> {
     }
     turnAbort = new AbortController()
     const outcome = await playTurn(steps, {
-      sessionId: state.sessionId, model: resolveModel(state.model), cwd: process.cwd(), partial: state.partial, askPermission, callSdkTool,
+      sessionId: state.sessionId, model: resolveModel(state.model), cwd: process.cwd(), partial: state.partial, askPermission, callSdkTool, elicit,
       signal: turnAbort.signal, setContextTokens: (n) => { state.contextTokens = n },
     }, state.turns, state.cost)
     state.cost = Number(outcome.result.total_cost_usd)

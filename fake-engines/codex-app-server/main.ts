@@ -15,6 +15,21 @@ import { ScenarioError, type Scenario } from '../scenario/format.ts'
 import { RolloutStore, type StoredThread } from './store.ts'
 import { CONTEXT_WINDOW, playTurn, type TurnSettings } from './turn.ts'
 import { notify, readMessages, respond, respondError, type Message } from './wire.ts'
+import { exitWithUsageOnHelp } from '../usage.ts'
+
+exitWithUsageOnHelp(process.argv.slice(2), `usage: fake-codex-app-server app-server | login status | --version
+
+A scripted stand-in for codex 0.169: 'app-server' speaks codex app-server's JSON-RPC on stdio, so
+the gateway's cli_secondary engine drives it as it drives the real binary. Point
+engines.cli_secondary.codexPath (the library: codexPath) at this command. Threads are stored
+under CODEX_HOME (default ~/.codex), so thread/resume works in a new process; 'login status'
+reports a login when CODEX_HOME/auth.json exists. A user message picks a scenario
+(scenario:<name>, or inline JSON); any other text is echoed.
+
+  app-server                serve the app-server protocol on stdin/stdout until end of input
+  login status              exit 0 when logged in, 1 with "Not logged in" otherwise
+  --version                 print the codex version it stands in for
+  --help                    this text`)
 
 const codexHome = process.env.CODEX_HOME || join(homedir(), '.codex')
 const [command, sub] = process.argv.slice(2)

@@ -6,6 +6,19 @@
  */
 import { parseArgs } from 'node:util'
 import { startFakeModelServer } from './server.ts'
+import { exitWithUsageOnHelp } from '../usage.ts'
+
+exitWithUsageOnHelp(process.argv.slice(2), `usage: fake-model-server [--port N] [--host H] [--tool-name <scenario tool>=<target tool>]...
+
+The conformance kit's scripted model server: an OpenAI-compatible API (chat completions) on
+loopback. Prints its base URL on stdout (a provider profile's baseURL), then serves until SIGINT
+or SIGTERM. A user message picks a scenario (scenario:<name>, or inline JSON); any other text is
+echoed back.
+
+  --port N                  port to listen on (default 0: a free port)
+  --host H                  address to listen on (default 127.0.0.1)
+  --tool-name a=b           where a scenario calls tool a, call the gateway's tool b (repeatable)
+  --help                    this text`)
 
 const { values } = parseArgs({ options: {
   port: { type: 'string', default: '0' },

@@ -22,7 +22,7 @@ export async function checkCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { config: { type: 'string' }, 'no-connect': { type: 'boolean' } } })
   if (!values.config) throw new UsageError('--config is required', CHECK_USAGE)
   // The very validation serve runs before it listens (config/preflight.ts), so the verdicts agree.
-  const loaded = await preflight(values.config, { connect: values['no-connect'] !== true })
+  const loaded = await preflight(values.config, { connect: values['no-connect'] !== true, logins: true })
   for (const problem of loaded.problems) console.error(problem)
   for (const warning of loaded.warnings) console.error(`warning: ${warning}`)
   if (loaded.problems.length) {

@@ -46,36 +46,61 @@ async function cliPrimary(config: GatewayConfig, profiles: ProfileEntry[], obser
   // line naming it (a MissingPackageError), instead of every cli_primary create failing after a 201.
   await loadClaudeAgentSdk()
   const settings = config.engines?.cli_primary ?? {}
-  const executable = settings.executable ?? sdkOwnBinary()
-  const adapterFor = (env: Record<string, string>) => createCliPrimaryAdapter({
-    pathToClaudeCodeExecutable: executable, env, questionBehavior: settings.questionBehavior ?? 'ask', onProcess: observers.onEngineProcess,
+  // The SDK's own binary is looked up only when a profile runs the engine block's program and
+  // that block names none: a configuration whose every profile has its own executable needs no native package.
+  let engineExecutable: string | undefined
+  const adapterFor = (env: Record<string, string>, program: Program) => createCliPrimaryAdapter({
+    pathToClaudeCodeExecutable: program.path ?? (engineExecutable ??= sdkOwnBinary()), env, questionBehavior: settings.questionBehavior ?? 'ask', onProcess: observers.onEngineProcess,
     ...(settings.mcpServersDelivery ? { mcpServersDelivery: settings.mcpServersDelivery } : {}),
-    ...(settings.interpreter ? { executable: settings.interpreter, executableArgs: settings.interpreterArgs ?? [] } : {}),
+    ...(program.interpreter ? { executable: program.interpreter, executableArgs: program.interpreterArgs ?? [] } : {}),
   })
-  return perProfileEnv(adapterFor, profiles)
+  const engineProgram: Program = { path: settings.executable, interpreter: settings.interpreter, interpreterArgs: settings.interpreterArgs }
+  return perProfile(adapterFor, profiles, engineProgram, (p) => (p.engine === 'cli_primary' ? p.executable : undefined))
 }
 
 async function cliSecondary(config: GatewayConfig, profiles: ProfileEntry[]): Promise<EngineAdapter> {
   const { createCliSecondaryAdapter } = await import('../engines/cli-secondary/index.ts')
   const settings = config.engines?.cli_secondary ?? {}
-  const adapterFor = (env: Record<string, string>) => createCliSecondaryAdapter({
+  const adapterFor = (env: Record<string, string>, program: Program) => createCliSecondaryAdapter({
     env,
-    ...(settings.codexPath ? { codexPath: settings.codexPath } : {}),
-    ...(settings.interpreter ? { executable: settings.interpreter, executableArgs: settings.interpreterArgs ?? [] } : {}),
+    ...(program.path ? { codexPath: program.path } : {}),
+    ...(program.interpreter ? { executable: program.interpreter, executableArgs: program.interpreterArgs ?? [] } : {}),
     ...(settings.requestTimeoutMs ? { requestTimeoutMs: settings.requestTimeoutMs } : {}),
   })
-  return perProfileEnv(adapterFor, profiles)
+  const engineProgram: Program = { path: settings.codexPath, interpreter: settings.interpreter, interpreterArgs: settings.interpreterArgs }
+  return perProfile(adapterFor, profiles, engineProgram, (p) => (p.engine === 'cli_secondary' ? p.codexPath : undefined))
 }
 
-/** A profile with its own environment gets its own adapter; the others share one. */
-function perProfileEnv(adapterFor: (env: Record<string, string>) => EngineAdapter, profiles: ProfileEntry[]): EngineAdapter {
-  const shared = adapterFor({})
+/** The engine program a CLI adapter runs: the binary (unset: the engine's default lookup), or a script and its interpreter. */
+interface Program {
+  path?: string
+  interpreter?: string
+  interpreterArgs?: string[]
+}
+
+/** A profile's program: its own when it names one (interpreter included), else the engine block's. */
+function profileProgram(profile: ProfileEntry, engineProgram: Program, ownPath: string | undefined): Program {
+  if (!ownPath || profile.engine === 'provider') return engineProgram
+  return { path: ownPath, interpreter: profile.interpreter, interpreterArgs: profile.interpreterArgs }
+}
+
+/**
+ * A profile with its own environment or its own program gets its own adapter (so its processes
+ * run that binary with that environment); the others share one.
+ */
+function perProfile(adapterFor: (env: Record<string, string>, program: Program) => EngineAdapter, profiles: ProfileEntry[], engineProgram: Program, ownPath: (profile: ProfileEntry) => string | undefined): EngineAdapter {
   const byProfile = new Map<string, EngineAdapter>()
   for (const profile of profiles) {
-    if (profile.engine !== 'provider' && profile.env) byProfile.set(profile.name, adapterFor(readEnv(profile.env)))
+    if (profile.engine === 'provider' || (!profile.env && !ownPath(profile))) continue
+    byProfile.set(profile.name, adapterFor(readEnv(profile.env ?? {}), profileProgram(profile, engineProgram, ownPath(profile))))
   }
-  if (!byProfile.size) return shared
-  const pick = (profile: ResolvedProfile) => byProfile.get(profile.name) ?? shared
+  // Declared profiles without settings of their own, and managed ones (the profile store), share one.
+  let shared: EngineAdapter | undefined
+  const sharedAdapter = () => (shared ??= adapterFor({}, engineProgram))
+  // Built now when a declared profile runs it, so that a binary that cannot be found stops startup.
+  if (profiles.some((p) => !byProfile.has(p.name))) sharedAdapter()
+  if (!byProfile.size) return sharedAdapter()
+  const pick = (profile: ResolvedProfile) => byProfile.get(profile.name) ?? sharedAdapter()
   return {
     createRunner: (runnerConfig, profile, extras) => pick(profile).createRunner(runnerConfig, profile, extras),
     probeCredentials: (profile) => pick(profile).probeCredentials!(profile),

@@ -103,10 +103,14 @@ function resolvePaths(config: GatewayConfig, baseDir: string): GatewayConfig {
   if (out.parking?.store?.kind === 'file') out.parking.store.dir = at(out.parking.store.dir)
   if (out.profileStore?.kind === 'file') out.profileStore.file = at(out.profileStore.file)
   // A bare command name is looked up on PATH; anything with a slash is a path.
-  if (out.engines?.cli_primary?.executable?.includes('/')) out.engines.cli_primary.executable = at(out.engines.cli_primary.executable)
+  const program = (path: string | undefined) => (path?.includes('/') ? at(path) : path)
+  if (out.engines?.cli_primary?.executable) out.engines.cli_primary.executable = program(out.engines.cli_primary.executable)
+  if (out.engines?.cli_secondary?.codexPath) out.engines.cli_secondary.codexPath = program(out.engines.cli_secondary.codexPath)
   for (const profile of out.profiles ?? []) {
     if (profile.engine === 'cli_primary' && profile.configDir) profile.configDir = at(profile.configDir)
+    if (profile.engine === 'cli_primary' && profile.executable) profile.executable = program(profile.executable)
     if (profile.engine === 'cli_secondary' && profile.codexHome) profile.codexHome = at(profile.codexHome)
+    if (profile.engine === 'cli_secondary' && profile.codexPath) profile.codexPath = program(profile.codexPath)
   }
   return out
 }

@@ -6,13 +6,13 @@
  */
 import { constants, statSync } from 'node:fs'
 import { access } from 'node:fs/promises'
-import { delimiter, dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import { resolveOptions } from '../server/options.ts'
 import { loadClaudeAgentSdk } from '../engines/cli-primary/sdk.ts'
-import { resolveCodexPath } from '../engines/cli-secondary/binary.ts'
 import { MissingPackageError } from '../optional-package.ts'
-import { sdkOwnBinary } from './engine-wiring.ts'
+import { enginePrograms, programProblems } from './engine-programs.ts'
 import { envReferences, missingEnvProblems } from './env.ts'
+import { codexLoginWarnings } from './run-time-checks.ts'
 import { loadConfigFile, type LoadedConfig } from './load.ts'
 import { readPrincipals } from './principals.ts'
 import { loadHooks, serverProfiles } from './server-options.ts'
@@ -22,6 +22,11 @@ export interface PreflightOptions {
   /** Connect to each declared PostgreSQL database (default true). */
   connect?: boolean
   env?: NodeJS.ProcessEnv
+  /**
+   * `gateway check`: with checkCredentials, probe each codex profile's login and warn about one
+   * that is not logged in (serve starts anyway and probes after listening, so serve skips this).
+   */
+  logins?: boolean
 }
 
 export async function preflight(file: string, options: PreflightOptions = {}): Promise<LoadedConfig> {
@@ -38,7 +43,8 @@ export async function preflight(file: string, options: PreflightOptions = {}): P
     ...await writableProblems(config),
   ]
   if (!problems.length && options.connect !== false) problems.push(...await databaseProblems(config, env))
-  return problems.length ? { problems, warnings: loaded.warnings, baseDir: loaded.baseDir } : loaded
+  if (problems.length) return { problems, warnings: loaded.warnings, baseDir: loaded.baseDir }
+  return options.logins ? { ...loaded, warnings: [...loaded.warnings, ...await codexLoginWarnings(config)] } : loaded
 }
 
 async function principalsProblems(config: GatewayConfig): Promise<string[]> {
@@ -94,52 +100,22 @@ function serverOptionProblems(config: GatewayConfig): string[] {
   return problems
 }
 
-/** Engine packages and executables, for each engine a declared profile uses. */
+/** Engine packages, and the program of each engine a declared profile uses (enginePrograms). */
 async function engineProblems(config: GatewayConfig, env: NodeJS.ProcessEnv): Promise<string[]> {
   const problems: string[] = []
-  const engines = new Set((config.profiles ?? []).map((p) => p.engine))
-  if (engines.has('cli_primary')) {
+  if ((config.profiles ?? []).some((p) => p.engine === 'cli_primary')) {
     try {
       await loadClaudeAgentSdk()
     } catch (err) {
       if (!(err instanceof MissingPackageError)) throw err
       problems.push(err.message)
     }
-    const settings = config.engines?.cli_primary ?? {}
-    if (settings.executable) problems.push(...await programProblems('engines.cli_primary.executable', settings.executable, settings.interpreter, env))
-    else if (!problems.length) {
-      try { sdkOwnBinary() } catch (err) { problems.push((err as Error).message) }
-    }
-    if (settings.interpreter) problems.push(...await programProblems('engines.cli_primary.interpreter', settings.interpreter, undefined, env))
   }
-  if (engines.has('cli_secondary')) {
-    const settings = config.engines?.cli_secondary ?? {}
-    const codex = resolveCodexPath(settings.codexPath)
-    const where = settings.codexPath ? 'engines.cli_secondary.codexPath' : 'engines.cli_secondary.codexPath (unset: @openai/codex, else codex on PATH)'
-    problems.push(...await programProblems(where, codex, settings.interpreter, env))
-    if (settings.interpreter) problems.push(...await programProblems('engines.cli_secondary.interpreter', settings.interpreter, undefined, env))
-  }
+  const programs = enginePrograms(config)
+  // Without the SDK, where its own binary would be is beside the point: the package line says it all.
+  if (!problems.length) problems.push(...programs.problems)
+  for (const program of programs.programs) problems.push(...await programProblems(program.where, program.path, program.interpreter, env))
   return problems
-}
-
-/** A program to run: executable itself, or a script readable by the interpreter that runs it. */
-async function programProblems(where: string, program: string, interpreter: string | undefined, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const path = program.includes('/') ? program : onPath(program, env)
-  if (!path) return [`${where}: ${program} is not found on PATH`]
-  if (!isFile(path)) return [`${where}: ${path} does not exist or is not a file`]
-  try {
-    await access(path, interpreter ? constants.R_OK : constants.X_OK)
-    return []
-  } catch {
-    return [`${where}: ${path} is not ${interpreter ? 'readable' : 'executable'} by this user`]
-  }
-}
-
-function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir && isFile(join(dir, name))) return join(dir, name)
-  }
-  return undefined
 }
 
 /** Directories the gateway writes: each must be writable, or creatable under a writable parent. */
@@ -192,10 +168,6 @@ function scrub(message: string, url: string): string {
 
 function exists(path: string): boolean {
   try { statSync(path); return true } catch { return false }
-}
-
-function isFile(path: string): boolean {
-  try { return statSync(path).isFile() } catch { return false }
 }
 
 function isDirectory(path: string): boolean {

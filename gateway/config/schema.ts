@@ -35,19 +35,41 @@ const profileCommon = {
 /** Extra environment for a profile's CLI processes: names of server variables to pass on. */
 const cliEnv = z.record(z.string(), envName).optional().describe('CLI variable -> name of the server environment variable holding its value')
 
+/** For a JavaScript build of an engine (e.g. the kit's fakes): the interpreter (node) and its arguments. */
+const interpreter = { interpreter: z.string().min(1).optional(), interpreterArgs: z.array(z.string()).optional() }
+
+/**
+ * A profile's own program (issue 22): set, it replaces the engine block's program for this
+ * profile, interpreter included; unset, the profile runs the engine block's.
+ */
+function ownProgram(key: 'executable' | 'codexPath') {
+  return (profile: { interpreter?: string; interpreterArgs?: string[] } & Partial<Record<typeof key, string>>, ctx: z.RefinementCtx) => {
+    if (profile[key]) return
+    for (const field of ['interpreter', 'interpreterArgs'] as const) {
+      if (profile[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `runs this profile's own ${key}: set ${key} too, or set ${field} in the engines block` })
+    }
+  }
+}
+
 const cliPrimaryProfile = z.strictObject({
   ...profileCommon,
   engine: z.literal('cli_primary'),
   configDir: z.string().min(1).optional(),
   env: cliEnv,
-})
+  /** This profile's `claude` executable, instead of engines.cli_primary.executable. */
+  executable: z.string().min(1).optional(),
+  ...interpreter,
+}).superRefine(ownProgram('executable'))
 
 const cliSecondaryProfile = z.strictObject({
   ...profileCommon,
   engine: z.literal('cli_secondary'),
   codexHome: z.string().min(1).optional(),
   env: cliEnv,
-})
+  /** This profile's codex binary, instead of engines.cli_secondary.codexPath. */
+  codexPath: z.string().min(1).optional(),
+  ...interpreter,
+}).superRefine(ownProgram('codexPath'))
 
 const providerProfile = z.strictObject({
   ...profileCommon,
@@ -62,7 +84,13 @@ const providerProfile = z.strictObject({
 
 export const profileSchema = z.discriminatedUnion('engine', [cliPrimaryProfile, cliSecondaryProfile, providerProfile])
 
-const remoteTool = z.strictObject({ description: z.string().optional(), expiresInMs: positiveInt.optional() })
+/** A deferred or bridged tool the provider engine offers: what the model is told, and how long a call may wait. */
+const remoteTool = z.strictObject({
+  description: z.string().optional(),
+  /** The JSON Schema of the tool's input; unset: any object. */
+  inputSchema: z.record(z.string(), z.unknown()).optional(),
+  expiresInMs: positiveInt.optional(),
+})
 
 const engines = z.strictObject({
   cli_primary: z.strictObject({
@@ -87,8 +115,9 @@ const engines = z.strictObject({
   provider: z.strictObject({
     /** The OpenAI-compatible endpoint of provider profiles that name no `provider.baseURL` (managed profiles created over HTTP too). */
     baseURL: z.url().optional(),
+    /** Answered later by POST /executions/:id/result; a session waiting on them only may park. */
     deferredTools: z.record(z.string(), remoteTool).optional(),
-    /** Tools the first attached client runs (tool_call_request, websocket-framing.3). */
+    /** Sent as tool_call_request to the first attached client; with no client attached the call fails at once. */
     bridgedTools: z.record(z.string(), remoteTool).optional(),
     mcpServers: z.record(z.string(), z.strictObject({ url: z.url(), bearerTokenEnv: envName.optional() })).optional(),
     backends: z.strictObject({ fetch: z.boolean().optional(), download: z.boolean().optional(), deliverFile: z.boolean().optional() }).optional(),

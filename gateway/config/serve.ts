@@ -12,6 +12,7 @@ import type { EngineProcessEvent } from '../engines/cli-primary/index.ts'
 import { logQueueTransitions, logSessionLifecycle } from './lifecycle-log.ts'
 import { credentialValues } from './env.ts'
 import { preflight } from './preflight.ts'
+import { readinessDependencies } from './run-time-checks.ts'
 import { createLogger } from './logger.ts'
 import { buildServerOptions, loadHooks } from './server-options.ts'
 import type { LivePrincipals } from './live-principals.ts'
@@ -86,6 +87,8 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
         ...(config.parking?.store?.kind === 'file' ? [config.parking.store.dir] : []),
         ...(config.profileStore?.kind === 'file' ? [dirname(config.profileStore.file)] : []),
       ],
+      // The database pool and each engine's programs, asked while serving (issue 22).
+      dependencies: readinessDependencies(config, options, overrides.env),
     }
   }
   logQueueTransitions(options, logger)

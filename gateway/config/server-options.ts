@@ -135,12 +135,18 @@ function stripUndefined<T extends object>(value: T): T {
 
 /**
  * The configuration's profiles as the server takes them: profile settings the server does not know
- * (a CLI profile's env mapping) stay in the configuration layer. Absent stays absent (auto-detect).
+ * (a CLI profile's env mapping and its own program, which the engine wiring consumes) stay in the
+ * configuration layer. Absent stays absent (auto-detect).
  */
 export function serverProfiles(profiles: GatewayConfig['profiles']): GatewayServerOptions['profiles'] {
   return profiles?.map((profile) => {
-    if (profile.engine === 'provider' || !profile.env) return profile
-    const { env: _env, ...rest } = profile
-    return rest
+    if (profile.engine === 'provider') return profile
+    const { env: _env, interpreter: _interpreter, interpreterArgs: _args, ...rest } = profile
+    if (rest.engine === 'cli_primary') {
+      const { executable: _executable, ...server } = rest
+      return server
+    }
+    const { codexPath: _codexPath, ...server } = rest
+    return server
   })
 }

@@ -35,9 +35,12 @@ export class ProfileAvailability {
   #warned = new Set<string>()
   #profiles: () => readonly ResolvedProfile[]
   #warn: (message: string) => void
+  /** The engines whose profiles are probed: the primary engine's (the spec's probe), or codex's for readiness. */
+  readonly engines: readonly string[]
 
-  constructor(option: boolean | CheckCredentialsOptions | undefined, profiles: () => readonly ResolvedProfile[], warn: (message: string) => void, defaultProbe?: CredentialProbe) {
+  constructor(option: boolean | CheckCredentialsOptions | undefined, profiles: () => readonly ResolvedProfile[], warn: (message: string) => void, defaultProbe?: CredentialProbe, engines: readonly string[] = ['cli_primary']) {
     this.enabled = option !== undefined && option !== false
+    this.engines = engines
     const settings = typeof option === 'object' ? option : {}
     this.#probe = settings.probe ?? defaultProbe
     this.#timeoutMs = settings.timeoutMs ?? AVAILABILITY_DEFAULTS.timeoutMs
@@ -45,10 +48,10 @@ export class ProfileAvailability {
     this.#warn = warn
   }
 
-  /** Fire-and-forget after listen: probes every primary-engine profile at once. */
+  /** Fire-and-forget after listen: probes every profile of its engines at once. */
   preflight(): void {
     if (!this.enabled || !this.#probe) return
-    for (const profile of this.#profiles()) if (profile.engine === 'cli_primary') void this.#refresh(profile)
+    for (const profile of this.#profiles()) if (this.engines.includes(profile.engine)) void this.#refresh(profile)
   }
 
   /** Resolves when every probe now running has answered (tests and orderly boots). */

@@ -91,6 +91,9 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     return probe ? probe(profile) : Promise.reject(new Error(`engine ${profile.engine} has no credential probe in this build`))
   }
   const availability = new ProfileAvailability(options.checkCredentials, () => catalog.profiles, (message) => console.warn(`gateway: ${message}`), engineProbe)
+  // Codex logins are probed for readyz only (issue 24): requireAvailableProfile stays the primary engine's (server-configuration.20).
+  const codexLogins = new ProfileAvailability(options.checkCredentials && { timeoutMs: options.checkCredentials === true ? undefined : options.checkCredentials.timeoutMs },
+    () => catalog.profiles, (message) => console.warn(`gateway: ${message}`), engineProbe, ['cli_secondary'])
   const factory = createSessionFactory({
     registry,
     catalog,
@@ -187,7 +190,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   let draining = false
   const { metrics, listener: metricsListener } = wireMetrics(options, context, () => attached.counts())
   const handleHealth = options.health ? createHealthRoutes(options.health, {
-    availability,
+    logins: [availability, codexLogins],
     profiles: () => catalog.profiles,
     queueReachable: context.queue ? () => context.queue!.stats() : undefined,
     draining: () => draining,
@@ -355,6 +358,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
           const address = server.address() as AddressInfo
           const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
           availability.preflight()
+          codexLogins.preflight()
           resolvePromise({ port: address.port, url: `http://${shownHost}:${address.port}${basePath}` })
         })
       })

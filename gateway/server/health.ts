@@ -1,7 +1,8 @@
 /**
  * Health routes for orchestrators: `healthz` (the process answers) and `readyz` (the stores it
- * writes, the queue, the profiles' credential verdicts). Unauthenticated, so they reveal nothing
- * but a verdict per check: no profile names, paths or reasons. Off unless the options ask for them.
+ * writes, the queue, what the host says it depends on at run time: a database, each engine; the
+ * profiles' credential verdicts). Unauthenticated, so they reveal nothing but a verdict per check:
+ * no profile names, paths or reasons. Off unless the options ask for them.
  */
 import { access, constants, mkdir } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -14,10 +15,19 @@ export interface HealthOptions {
   readyPath?: string
   /** Directories the gateway writes (a file session store, a file profile store's folder). */
   writableDirs?: string[]
+  /**
+   * What the gateway depends on at run time (issue 22), each asked on every readyz: `database`
+   * (the PostgreSQL pool), `engines` by engine name (its program is still there). A rejection,
+   * `false` or no answer within `dependencyTimeoutMs` is `failed`, and the gateway is not ready.
+   */
+  dependencies?: { database?: () => Promise<boolean>; engines?: Record<string, () => Promise<boolean>> }
+  /** How long one dependency check may take (default 5000 ms). */
+  dependencyTimeoutMs?: number
 }
 
 export interface HealthDeps {
-  availability: ProfileAvailability
+  /** Login verdicts, one set per probed engine; counted, never named. */
+  logins: ProfileAvailability[]
   profiles: () => readonly ResolvedProfile[]
   queueReachable?: () => Promise<unknown>
   draining: () => boolean
@@ -29,8 +39,8 @@ export function createHealthRoutes(options: HealthOptions, deps: HealthDeps) {
   const healthPath = options.healthPath ?? '/healthz'
   const readyPath = options.readyPath ?? '/readyz'
 
-  async function readiness(): Promise<{ ready: boolean; checks: Record<string, Check | { available: number; unavailable: number; unknown: number }> }> {
-    const checks: Record<string, Check | { available: number; unavailable: number; unknown: number }> = {}
+  async function readiness(): Promise<{ ready: boolean; checks: Record<string, Check | Record<string, Check> | { available: number; unavailable: number; unknown: number }> }> {
+    const checks: Record<string, Check | Record<string, Check> | { available: number; unavailable: number; unknown: number }> = {}
     let ready = !deps.draining()
     checks.accepting = deps.draining() ? 'failed' : 'ok'
     if (options.writableDirs?.length) {
@@ -50,12 +60,25 @@ export function createHealthRoutes(options: HealthOptions, deps: HealthDeps) {
       checks.queue = await deps.queueReachable().then(() => 'ok' as const, () => 'failed' as const)
       if (checks.queue === 'failed') ready = false
     }
-    if (deps.availability.enabled) {
+    const { database, engines } = options.dependencies ?? {}
+    if (database) {
+      checks.database = await dependency(database)
+      if (checks.database === 'failed') ready = false
+    }
+    if (engines && Object.keys(engines).length) {
+      const names = Object.keys(engines).sort()
+      const verdicts = await Promise.all(names.map((name) => dependency(engines[name]!)))
+      checks.engines = Object.fromEntries(names.map((name, i) => [name, verdicts[i]!]))
+      if (verdicts.includes('failed')) ready = false
+    }
+    const logins = deps.logins.filter((l) => l.enabled)
+    if (logins.length) {
       // Counts only: a logged-out profile degrades sessions on it, not the whole gateway.
       const counts = { available: 0, unavailable: 0, unknown: 0 }
       for (const profile of deps.profiles()) {
-        if (profile.engine !== 'cli_primary') continue
-        const verdict = deps.availability.verdict(profile)
+        const login = logins.find((l) => l.engines.includes(profile.engine))
+        if (!login) continue
+        const verdict = login.verdict(profile)
         if (!verdict) counts.unknown++
         else if (verdict.available) counts.available++
         else counts.unavailable++
@@ -63,6 +86,17 @@ export function createHealthRoutes(options: HealthOptions, deps: HealthDeps) {
       checks.profiles = counts
     }
     return { ready, checks }
+  }
+
+  /** One dependency's verdict; a check that hangs is a failed one, so readyz always answers. */
+  async function dependency(check: () => Promise<boolean>): Promise<Check> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), options.dependencyTimeoutMs ?? 5000) })
+    try {
+      return (await Promise.race([check().catch(() => false), timeout])) === true ? 'ok' : 'failed'
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   /** True when the request was a health route and has been answered. */

@@ -71,6 +71,9 @@ const ROWS: Row[] = [
     env: { GATEWAY_TEST_HIDE_PACKAGE: '@anthropic-ai/claude-agent-sdk' }, nodeArgs: ['--import', HIDE],
     line: 'a cli_primary profile needs the package @anthropic-ai/claude-agent-sdk: npm install @anthropic-ai/claude-agent-sdk',
   },
+  // Issue 22 item 6: a profile's own program is checked by the profile's path, by serve as by check.
+  { name: "a cli_primary profile's own executable missing", config: base({ profiles: [{ ...CLAUDE, executable: './no-such-own-claude' }] }), line: /^profiles\[0\]\.executable: .*no-such-own-claude does not exist or is not a file$/ },
+  { name: "a cli_secondary profile's own codexPath missing", config: base({ profiles: [{ name: 'codex', engine: 'cli_secondary', codexPath: '/nonexistent/own-codex' }] }), line: 'profiles[0].codexPath: /nonexistent/own-codex does not exist or is not a file' },
   { name: 'cli_secondary codex missing', config: base({ profiles: [{ name: 'codex', engine: 'cli_secondary' }], engines: { cli_secondary: { codexPath: '/nonexistent/codex' } } }), line: 'engines.cli_secondary.codexPath: /nonexistent/codex does not exist or is not a file' },
   { name: 'hooks module missing', config: base({ hooks: 'hooks.mjs' }), line: /^hooks: .*hooks\.mjs does not exist$/ },
   { name: 'hooks module with a bad export', config: base({ hooks: 'bad-hooks.mjs' }), files: { 'bad-hooks.mjs': 'export const authenticate = 42\n' }, line: "hooks: export 'authenticate' must be a function" },

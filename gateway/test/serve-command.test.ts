@@ -35,8 +35,13 @@ async function installExample(dir: string): Promise<string> {
   // The engines' executables where the example names them (serve and check refuse a missing one): the fakes.
   await installProgram(join(dir, 'claude/claude'), 'fake-engines/claude-cli/main.ts')
   await installProgram(join(dir, 'codex/bin/codex'), 'fake-engines/codex-app-server/main.ts')
+  // The codex home signed in, as operating.md §1 says (`codex login`; the fake reads auth.json):
+  // with the example's checkCredentials, gateway check warns about a codex profile without a login.
+  await writeFile(join(dir, 'codex-home/auth.json'), '{}')
   const file = join(dir, 'gateway.yaml')
-  await writeFile(file, text.replace('# yaml-language-server: $schema=../../gateway/config/gateway-config.schema.json', `# yaml-language-server: $schema=${join(ROOT, 'gateway/config/gateway-config.schema.json')}`))
+  await writeFile(file, text)
+  // Where the example's first line points editors, as docs/operating.md §2 writes it (`gateway schema > …`).
+  await writeFile(join(dir, 'gateway-config.schema.json'), await readFile(join(ROOT, 'gateway/config/gateway-config.schema.json'), 'utf8'))
   return file
 }
 

@@ -64,6 +64,27 @@ describe('gateway serve with PostgreSQL from the configuration file', { timeout:
     expect(result.code).toBe(0)
   })
 
+  it('readyz asks the database: ok while it answers, 503 with database and queue failed once it is gone (issue 22)', async () => {
+    const url = await pg.createDatabase('readiness')
+    const file = await writeConfig('DATABASE_URL')
+    const gw = await serveGateway(file, { ...process.env, DATABASE_URL: url })
+    gateways.push(gw)
+    const ready = await fetch(`${gw.origin}/readyz`)
+    expect(ready.status).toBe(200)
+    expect(((await ready.json()) as { checks: Record<string, unknown> }).checks).toMatchObject({ database: 'ok', queue: 'ok' })
+    // The database dropped under the running gateway (its connections ended with it).
+    const { default: pgClient } = await import('pg')
+    const admin = new pgClient.Client({ connectionString: pg.url })
+    await admin.connect()
+    await admin.query('DROP DATABASE readiness WITH (FORCE)')
+    await admin.end()
+    const gone = await until(async () => fetch(`${gw.origin}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { checks: Record<string, unknown> } })),
+      (r) => r.status === 503, 'readyz saw the database gone')
+    expect(gone.body.checks).toMatchObject({ database: 'failed', queue: 'failed' })
+    expect(JSON.stringify(gone.body)).not.toContain(url)
+    gw.child.kill('SIGKILL')
+  })
+
   it('shares one job queue between two processes, and never logs the URL', async () => {
     const url = await pg.createDatabase('served')
     const file = await writeConfig('DATABASE_URL')

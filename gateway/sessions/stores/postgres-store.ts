@@ -16,6 +16,8 @@ export type PostgresSessionStoreOptions = PostgresConnectionOptions
 
 export interface PostgresSessionStore extends SessionStore {
   readonly databaseId: string
+  /** One round trip on the pool (readyz): resolves when the database answers, rejects otherwise. */
+  ping(): Promise<void>
   close(): Promise<void>
 }
 
@@ -98,6 +100,9 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
     },
     async forgetSettled(sessionId) {
       await q('DELETE FROM gateway_settled_executions WHERE session_id = $1 AND job_id IS NULL', [sessionId])
+    },
+    async ping() {
+      await q('SELECT 1')
     },
     close: () => pool.end(),
   }
