@@ -60,6 +60,8 @@ export class JobLifecycle {
     } catch (err) {
       q.report(err, 'job start')
     }
+    // Claimed while its submit was still settling (a shared store): job_submitted goes out first.
+    await q.announcing.get(run.id)
     q.emit({ type: 'job_started' }, run.record.info, run)
     started()
     this.armDuration(run)

@@ -77,8 +77,15 @@ export class JobQueue {
     if (session.profile !== undefined) info.profile = session.profile
     if (request.meta !== undefined) info.meta = request.meta
     if (scope !== undefined) info.scope = scope
-    await this.adapter.add({ info, request })
-    q.emit({ type: 'job_submitted' }, info, undefined, request)
+    let announced!: () => void
+    q.announcing.set(info.id, new Promise<void>((resolve) => { announced = resolve }))
+    try {
+      await this.adapter.add({ info, request })
+      q.emit({ type: 'job_submitted' }, info, undefined, request)
+    } finally {
+      q.announcing.delete(info.id)
+      announced()
+    }
     void this.pump()
     return info
   }

@@ -45,6 +45,11 @@ export class QueueState {
   /** Slots promised to parked jobs whose session is being rebuilt; resumes go before new claims. */
   readonly reserved = new Set<string>()
   resumeWaiters: ResumeWaiter[] = []
+  /**
+   * Jobs this process is submitting, until their job_submitted is out: a shared store makes a row
+   * claimable before `add` returns, and job_started must wait for it (job-status.2).
+   */
+  readonly announcing = new Map<string, Promise<void>>()
   pumping = false
   pumpAgain = false
   closed = false
