@@ -6,7 +6,7 @@
  */
 import type { JobInfo, JobStatus, SessionEvent } from '../protocol/index.ts'
 import type { Runner } from '../sessions/runner.ts'
-import { dayKeyOf, type JobRecord } from './adapter.ts'
+import { dayKeyOf, type WrittenRecord } from './adapter.ts'
 import { JobConclusion } from './job-conclusion.ts'
 import type { JobFencing } from './job-fencing.ts'
 import { JobRun, stricter, sumUsage } from './job-run.ts'
@@ -28,7 +28,8 @@ export class JobLifecycle {
     this.conclusion = new JobConclusion(state, fencing, (record) => this.start(record))
   }
 
-  async start(record: JobRecord): Promise<void> {
+  /** `record.event`: the job_started its claim recorded (an adapter that records events). */
+  async start(record: WrittenRecord): Promise<void> {
     const q = this.#q
     const meta = { ...record.request.meta, ...record.request.session.meta, jobId: record.info.id }
     let runner: Runner
@@ -36,8 +37,8 @@ export class JobLifecycle {
       runner = await q.deps.startSession({ ...record.request.session, meta, scope: record.info.scope })
     } catch (err) {
       // The claim lapses if this write fails too: another process applies the retry rules.
-      const info = await q.adapter.update(record.info.id, { status: 'failed', finishedAt: q.now(), error: (err as Error).message }, { attempt: record.info.attempt })
-      if (info) q.emit({ type: 'job_completed' }, info.info, undefined, record.request)
+      const info = await q.adapter.update(record.info.id, { status: 'failed', finishedAt: q.now(), error: (err as Error).message }, { attempt: record.info.attempt }, q.draft({ type: 'job_completed' }, record.request))
+      if (info) q.announce({ type: 'job_completed' }, info, undefined, record.request)
       return
     }
     const run = new JobRun(record, runner, q.now())
@@ -60,7 +61,9 @@ export class JobLifecycle {
     } catch (err) {
       q.report(err, 'job start')
     }
-    q.emit({ type: 'job_started' }, run.record.info, run)
+    // Recorded with the claim (issue 21, Deliver 6: a process killed right after it leaves it behind).
+    if (record.event) q.announceRecorded(record.event, record.request)
+    else q.emit({ type: 'job_started' }, run.record.info, run)
     started()
     this.armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.onEvent(run, event), 0)

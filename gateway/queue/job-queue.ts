@@ -17,6 +17,7 @@ import { JobFencing } from './job-fencing.ts'
 import { JobLifecycle } from './job-lifecycle.ts'
 import { JobParking } from './job-parking.ts'
 import { createMemoryQueueAdapter } from './memory-adapter.ts'
+import { OutboxDelivery } from './outbox-delivery.ts'
 import type { QueueOptions } from './options.ts'
 import { QueueState, type QueueDeps, type ResumeGrant } from './queue-state.ts'
 
@@ -31,6 +32,7 @@ export class JobQueue {
   readonly #fencing: JobFencing
   readonly #lifecycle: JobLifecycle
   readonly #parking: JobParking
+  readonly #outbox: OutboxDelivery | undefined
 
   constructor(options: QueueOptions, deps: QueueDeps) {
     this.adapter = options.adapter ?? createMemoryQueueAdapter()
@@ -40,9 +42,20 @@ export class JobQueue {
     this.#lifecycle = new JobLifecycle(q, this.#fencing)
     this.#parking = new JobParking(q, this.#fencing, this.#lifecycle)
     this.adapter.onWork?.(() => void this.pump())
+    // Job webhooks leave from the adapter's outbox when it records events (issue 21, Deliver 6);
+    // a claim is held past one delivery's timeout, so only a dead claimant's events go out twice.
+    const adapter = this.adapter
+    const outbox = this.#outbox = adapter.recordsEvents && adapter.claimOutbox && adapter.finishOutbox
+      ? new OutboxDelivery({ claimOutbox: (limit, ms) => adapter.claimOutbox!(limit, ms), finishOutbox: (entry, after) => adapter.finishOutbox!(entry, after) }, deps.deliverer, { claimMs: deps.deliverer.timeoutMs + 5000, onError: (err, where) => q.report(err, where) })
+      : undefined
+    if (outbox) {
+      q.outboxKick = () => outbox.kick()
+      outbox.kick() // events a process before this one recorded and did not deliver
+    }
     this.adapter.onHeartbeat?.(() => {
       void this.#fencing.checkClaims()
       void this.#parking.sweepParkedCaps()
+      outbox?.kick() // retries come due, and claims of dead processes lapse
     })
     const retention = options.retention
     if (retention) {
@@ -102,8 +115,8 @@ export class JobQueue {
     }
     const record = await this.adapter.get(id)
     if (!record || record.info.status !== 'queued') return record?.info
-    const info = await this.adapter.update(id, { status: 'canceled', finishedAt: q.now(), error: 'canceled', nextRunAt: undefined })
-    if (info) q.emit({ type: 'job_completed' }, info.info, undefined, record.request)
+    const info = await this.adapter.update(id, { status: 'canceled', finishedAt: q.now(), error: 'canceled', nextRunAt: undefined }, undefined, q.draft({ type: 'job_completed' }, record.request))
+    if (info) q.announce({ type: 'job_completed' }, info, undefined, record.request)
     return info?.info
   }
 
@@ -233,6 +246,7 @@ export class JobQueue {
   close(): void {
     const q = this.#q
     q.closed = true
+    this.#outbox?.close()
     for (const timer of q.timers) clearTimeout(timer)
     q.timers.clear()
     for (const run of [...q.running.values(), ...q.parked.values()]) run.clearTimers()
