@@ -78,6 +78,8 @@ export interface FleetReport {
   /** With `timers`: jobs ended by their deadline, and by maxParkedDurationMs. */
   deadlineJobs: number
   cappedJobs: number
+  /** Unanswered jobs whose last attempt died with a killed or stalled process before it parked (ended "worker lost"). */
+  lostTimerJobs: number
   /** Result POSTs answered, and of those `applied: true` (exactly one per execution must be). */
   resultPosts: number
   appliedTrue: number
@@ -345,6 +347,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     // Timers (issue 21, Deliver 4): each unanswered park ended by its own deadline or by the cap.
     let deadlineJobs = 0
     let cappedJobs = 0
+    let lostTimerJobs = 0
     if (unanswered.size) {
       const { rows } = await fleetDb.query<{ id: string; status: string; error: string | null; result: string | null }>(
         `SELECT id, status, info->>'error' AS error, info->'result'->>'result' AS result FROM gateway_jobs WHERE id = ANY($1)`, [[...unanswered.keys()]])
@@ -352,6 +355,8 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         const kind = unanswered.get(r.id)
         if (kind === 'deadline' && r.status === 'succeeded' && /After the deadline/.test(r.result ?? '')) deadlineJobs++
         else if (kind === 'cap' && r.status === 'failed' && /max parked duration/.test(r.error ?? '')) cappedJobs++
+        // Its last attempt ran in a process the run killed or stalled before it parked: reclaimed, not retried.
+        else if (r.status === 'failed' && /^worker lost/.test(r.error ?? '') && (killedWorkers.length > 0 || stalled)) lostTimerJobs++
         else violations.push(`job ${r.id} (${kind}): ended ${r.status}, error ${r.error}, result ${r.result}`)
       }
     }
@@ -364,7 +369,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     const appliedTrue = [...applied.values()].reduce((a, b) => a + b, 0)
     return {
       jobs: ids.length, processes, durationMs, maxConcurrency, peakRunning, byStatus, reclaimed, parked, resumedElsewhere,
-      killedWorker: killedWorkers[0], killedWorkers, stalledWorker: stalled?.workerId, deadlineJobs, cappedJobs, resultPosts, appliedTrue,
+      killedWorker: killedWorkers[0], killedWorkers, stalledWorker: stalled?.workerId, deadlineJobs, cappedJobs, lostTimerJobs, resultPosts, appliedTrue,
       duplicateWebhooks, queueWsEvents: watchers.reduce((n, w) => n + w.events, 0), timersParkerKilled: timersParkerKilled.size, violations,
     }
   } finally {
