@@ -397,6 +397,13 @@ const MIGRATIONS: string[] = [
 
   // 8: the job events' outbox (issue 21, Deliver 6), in its own module.
   outboxMigration(WORK_CHANNEL),
+
+  // 9: POST /jobs idempotent under an Idempotency-Key (issue 21): a submission retried after a
+  // 503 whose insert had committed finds its job instead of adding a second one.
+  `
+  ALTER TABLE gateway_jobs ADD COLUMN idempotency_key text;
+  CREATE UNIQUE INDEX gateway_jobs_idempotency ON gateway_jobs (idempotency_key) WHERE idempotency_key IS NOT NULL;
+  `,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -38,6 +38,12 @@ export interface OutboxEntry {
 export interface QueueAdapter {
   add(record: JobRecord): Promise<void>
   /**
+   * `add` under an idempotency key (POST /jobs `Idempotency-Key`): when a job was added under
+   * `key` before, nothing is added and that job is the answer; otherwise undefined (added). An
+   * adapter without it adds every submission (a retried POST may then add a second job).
+   */
+  addOnce?(record: JobRecord, key: string): Promise<JobRecord | undefined>
+  /**
    * Atomically moves the oldest queued job whose nextRunAt is unset or ≤ now to `running`.
    * A shared adapter also refuses while `limits.maxRunning` jobs run anywhere in the fleet.
    */

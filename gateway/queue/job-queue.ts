@@ -7,7 +7,7 @@
  * grew live beside it, each handed the shared QueueState: the run of an attempt (job-lifecycle.ts),
  * its end and final write (job-conclusion.ts), fencing (job-fencing.ts), park/resume (job-parking.ts).
  */
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import {
   TERMINAL_JOB_STATUSES, type CreateJobRequest, type JobEvent, type JobInfo, type JobStatus, type QueueStats, type Scope,
 } from '../protocol/index.ts'
@@ -25,6 +25,13 @@ import { QueueState, type QueueDeps, type ResumeGrant } from './queue-state.ts'
 export type { QueueDeps, ResumeGrant } from './queue-state.ts'
 
 export class QueueRefusal extends Error {}
+
+/** JSON with object keys sorted: a request compares equal to itself read back from a store that reorders keys. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    : v))
+}
 
 export class JobQueue {
   readonly adapter: QueueAdapter
@@ -46,7 +53,7 @@ export class JobQueue {
     // a claim is held past one delivery's timeout, so only a dead claimant's events go out twice.
     const adapter = this.adapter
     const outbox = this.#outbox = adapter.recordsEvents && adapter.claimOutbox && adapter.finishOutbox
-      ? new OutboxDelivery({ claimOutbox: (limit, ms) => adapter.claimOutbox!(limit, ms), finishOutbox: (entry, after) => adapter.finishOutbox!(entry, after) }, deps.deliverer, { claimMs: deps.deliverer.timeoutMs + 5000, onError: (err, where) => q.report(err, where) })
+      ? new OutboxDelivery({ claimOutbox: (limit, ms) => adapter.claimOutbox!(limit, ms), finishOutbox: (entry, after) => adapter.finishOutbox!(entry, after) }, deps.deliverer, { claimMs: (deps.deliverer.timeoutMs ?? 10_000) + 5000, onError: (err, where) => q.report(err, where) })
       : undefined
     if (outbox) {
       q.outboxKick = () => outbox.kick()
@@ -75,7 +82,13 @@ export class JobQueue {
     return () => this.#q.listeners.delete(listener)
   }
 
-  async submit(request: CreateJobRequest, scope: Scope | undefined): Promise<JobInfo> {
+  /**
+   * `idempotencyKey` (POST /jobs `Idempotency-Key`): a submission under a key this caller's scope
+   * used before, for the same request, answers that job and adds nothing (a retry after a 503
+   * whose insert had committed); for another request it is refused. Honoured by adapters with
+   * `addOnce` (both bundled ones).
+   */
+  async submit(request: CreateJobRequest, scope: Scope | undefined, idempotencyKey?: string): Promise<JobInfo> {
     const q = this.#q
     if (q.closed) throw new QueueRefusal('queue is closed')
     const { session } = request
@@ -90,7 +103,17 @@ export class JobQueue {
     if (session.profile !== undefined) info.profile = session.profile
     if (request.meta !== undefined) info.meta = request.meta
     if (scope !== undefined) info.scope = scope
-    await this.adapter.add({ info, request })
+    if (idempotencyKey !== undefined && this.adapter.addOnce) {
+      // Scoped: one caller's key never names another's job.
+      const key = createHash('sha256').update(JSON.stringify(scope ?? null)).update('\n').update(idempotencyKey).digest('hex')
+      const existing = await this.adapter.addOnce({ info, request }, key)
+      if (existing) {
+        if (canonical(existing.request) !== canonical(request)) throw new QueueRefusal('Idempotency-Key was already used for a different job request')
+        return existing.info
+      }
+    } else {
+      await this.adapter.add({ info, request })
+    }
     q.emit({ type: 'job_submitted' }, info, undefined, request)
     void this.pump()
     return info

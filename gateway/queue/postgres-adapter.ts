@@ -151,6 +151,20 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
       await q('INSERT INTO gateway_jobs (id, info, request) VALUES ($1, $2, $3)', [rec.info.id, rec.info, rec.request])
     },
 
+    async addOnce(rec, key) {
+      // Inserted, or the key's job read back (a retry of a submission that committed). The read
+      // is a statement of its own: its snapshot sees a concurrent insert of the same key, which
+      // the insert waited for before it did nothing.
+      for (let tries = 0; tries < 3; tries++) {
+        const added = await q(`INSERT INTO gateway_jobs (id, info, request, idempotency_key) VALUES ($1, $2, $3, $4)
+          ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`, [rec.info.id, rec.info, rec.request, key])
+        if (added.rowCount === 1) return undefined
+        const { rows } = await r<Row>('SELECT info, request FROM gateway_jobs WHERE idempotency_key = $1', [key])
+        if (rows[0]) return record(rows[0])
+      }
+      throw new Error('idempotency key: the job holding it vanished three times (pruned while retried)')
+    },
+
     claimNext(now, limits?: ClaimLimits) {
       return serial(async () => {
         const sentAt = Date.now()
