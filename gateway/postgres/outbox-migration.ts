@@ -49,6 +49,7 @@ export function outboxMigration(workChannel: string): string {
   $$;
 
   -- gateway_claim with the claim's job_started recorded (the old function stays for older processes).
+  -- A claim starts its attempt clean: the previous attempt's error went out with its job_retrying.
   CREATE FUNCTION gateway_claim_recorded(p_now bigint, p_worker text, p_lease_ms double precision, p_max_running integer, p_lock bigint)
   RETURNS TABLE (info jsonb, request jsonb, event jsonb) LANGUAGE plpgsql AS $$
   DECLARE
@@ -60,7 +61,7 @@ export function outboxMigration(workChannel: string): string {
       PERFORM gateway_wait_for_slot();
       RETURN;
     END IF;
-    UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"'), lease_owner = p_worker,
+    UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"') - 'error', lease_owner = p_worker,
       lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000), event_seq = j.event_seq + 1
     WHERE j.id = (
       SELECT q.id FROM gateway_jobs q
@@ -111,7 +112,7 @@ export function outboxMigration(workChannel: string): string {
         RETURN;
       END IF;
     END IF;
-    UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"'), lease_owner = p_worker,
+    UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"') - 'error', lease_owner = p_worker,
       lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000), event_seq = j.event_seq + 1
     WHERE j.id = (
       SELECT q.id FROM gateway_jobs q

@@ -48,7 +48,7 @@ export function resumeRecordedSql(leaseSql: string): string {
 /** The unlimited claim (no fleet-wide limit asked), recording the claim's job_started. */
 export function claimRecordedSql(leaseSql: string): string {
   return `WITH c AS (
-      UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql}, event_seq = event_seq + 1
+      UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"') - 'error', lease_owner = $2, lease_until = ${leaseSql}, event_seq = event_seq + 1
       WHERE id = (
         SELECT id FROM gateway_jobs
         WHERE status = 'queued' AND (next_run_at IS NULL OR next_run_at <= $1)

@@ -23,9 +23,9 @@ export async function startWebhookReceiver(onEvent: (event: { jobId: string; typ
     req.on('data', (c) => { text += c })
     req.on('end', () => {
       res.end()
-      const event = JSON.parse(text) as { jobId: string; type: string; seq?: number; executionId?: string; job: { attempt: number } }
+      const event = JSON.parse(text) as { jobId: string; type: string; seq?: number; executionId?: string; job: { attempt: number; error?: string } }
       const list = events.get(event.jobId) ?? []
-      list.push({ type: event.type, seq: event.seq, attempt: event.job.attempt })
+      list.push({ type: event.type, seq: event.seq, attempt: event.job.attempt, ...(event.job.error !== undefined ? { error: event.job.error } : {}) })
       events.set(event.jobId, list)
       onEvent(event)
     })

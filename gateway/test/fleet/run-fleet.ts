@@ -241,7 +241,8 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         // The victim is a process holding at least one claim right now; with timers, preferably
         // one that also parked an unanswered job (its deadline or cap must fire elsewhere).
         const holders = await fleetDb.query<{ lease_owner: string; parks: string }>(`SELECT lease_owner, count(*) FILTER (WHERE status = 'parked' AND id = ANY($1)) AS parks
-          FROM gateway_jobs WHERE status IN ('running', 'parked') GROUP BY lease_owner HAVING count(*) FILTER (WHERE status = 'running') > 0 ORDER BY 2 DESC, count(*) DESC`, [[...unanswered.keys()]])
+          FROM gateway_jobs WHERE status IN ('running', 'parked') GROUP BY lease_owner HAVING count(*) FILTER (WHERE status = 'running') > 0
+          ORDER BY 2 DESC, count(*) FILTER (WHERE status = 'running') DESC`, [[...unanswered.keys()]])
         const victim = holders.rows.map((h) => members.find((m) => m.workerId === h.lease_owner && m.alive && m !== stalled)).find((m) => m !== undefined)
         if (victim) {
           const parkedThere = await fleetDb.query<{ id: string }>(`SELECT id FROM gateway_jobs WHERE status = 'parked' AND lease_owner = $1 AND id = ANY($2)`, [victim.workerId, [...unanswered.keys()]])

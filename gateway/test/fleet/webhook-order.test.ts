@@ -39,8 +39,8 @@ describe('per-job webhook order across processes', () => {
       req.on('data', (c) => { text += c })
       req.on('end', () => {
         res.end()
-        const event = JSON.parse(text) as { jobId: string; type: string; seq?: number; job: { attempt: number } }
-        received.set(event.jobId, [...received.get(event.jobId) ?? [], { type: event.type, seq: event.seq, attempt: event.job.attempt }])
+        const event = JSON.parse(text) as { jobId: string; type: string; seq?: number; job: { attempt: number; error?: string } }
+        received.set(event.jobId, [...received.get(event.jobId) ?? [], { type: event.type, seq: event.seq, attempt: event.job.attempt, ...(event.job.error !== undefined ? { error: event.job.error } : {}) }])
       })
     })
     await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r))

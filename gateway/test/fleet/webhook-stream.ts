@@ -12,6 +12,8 @@ export interface ReceivedEvent {
   seq?: number
   /** `job.attempt` in the event. */
   attempt: number
+  /** `job.error` in the event. */
+  error?: string
 }
 
 const LETTER: Record<string, string> = { job_started: 'S', job_progress: 'P', job_parked: 'K', job_resumed: 'R', job_retrying: 'Y', job_completed: 'C' }
@@ -63,6 +65,8 @@ export function checkJobStream(jobId: string, received: ReceivedEvent[]): Stream
     if (e.type !== 'job_started') continue
     attempt++
     if (e.attempt !== attempt) violations.push(`job ${jobId}: job_started #${e.seq} for attempt ${e.attempt}, expected ${attempt}`)
+    // Each attempt starts clean (issue 21, item 8): no error of the attempt before.
+    if (e.error !== undefined) violations.push(`job ${jobId}: job_started #${e.seq} carries an error: ${e.error}`)
   }
   return { violations: [...new Set(violations)], duplicates, letters, complete }
 }
