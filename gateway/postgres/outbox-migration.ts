@@ -42,47 +42,16 @@ export function outboxMigration(workChannel: string): string {
     RETURN v_event;
   END $$;
 
-  -- A claim is the transition job_started reports: the claim and its event commit together, so
-  -- a process killed right after its claim still leaves that attempt's job_started behind.
-  CREATE FUNCTION gateway_started_event(p_id text, p_seq integer, p_info jsonb, p_request jsonb, p_now bigint) RETURNS jsonb LANGUAGE sql AS $$
-    SELECT gateway_record_event(p_id, p_seq, p_info, jsonb_build_object('body', '{"type":"job_started"}'::jsonb, 'ts', p_now, 'webhook', p_request->'webhook'))
-  $$;
-
-  -- gateway_claim with the claim's job_started recorded (the old function stays for older processes).
-  -- A claim starts its attempt clean: the previous attempt's error went out with its job_retrying.
-  CREATE FUNCTION gateway_claim_recorded(p_now bigint, p_worker text, p_lease_ms double precision, p_max_running integer, p_lock bigint)
-  RETURNS TABLE (info jsonb, request jsonb, event jsonb) LANGUAGE plpgsql AS $$
-  DECLARE
-    v_id text;
-    v_seq integer;
-  BEGIN
-    PERFORM pg_advisory_xact_lock(p_lock);
-    IF (SELECT count(*) FROM (SELECT 1 FROM gateway_jobs j WHERE j.status = 'running' LIMIT p_max_running) r) >= p_max_running THEN
-      PERFORM gateway_wait_for_slot();
-      RETURN;
-    END IF;
-    UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"') - 'error', lease_owner = p_worker,
-      lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000), event_seq = j.event_seq + 1
-    WHERE j.id = (
-      SELECT q.id FROM gateway_jobs q
-      WHERE q.status = 'queued' AND (q.next_run_at IS NULL OR q.next_run_at <= p_now)
-      ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT 1
-    ) RETURNING j.id, j.info, j.request, j.event_seq INTO v_id, info, request, v_seq;
-    IF v_id IS NULL THEN RETURN; END IF;
-    event := gateway_started_event(v_id, v_seq, info, request, p_now);
-    RETURN NEXT;
-  END $$;
-
-  -- Migration 6's fenced gateway_complete_and_claim with both events recorded: the completion's
-  -- (p_event, a draft; none when null) and the claimed job's job_started.
+  -- Migration 6's fenced gateway_complete_and_claim with the completion's event recorded
+  -- (p_event, a draft; none when null). The claimed job's job_started is recorded when its
+  -- session has started (with the session's id, as protocol 7 sends it).
   CREATE FUNCTION gateway_complete_and_claim_recorded(p_id text, p_patch jsonb, p_cleared text[], p_now bigint, p_worker text,
     p_lease_ms double precision, p_max_running integer, p_lock bigint, p_fence_owner text, p_fence_attempt integer, p_event jsonb)
-  RETURNS TABLE (done_info jsonb, done_event jsonb, next_info jsonb, next_request jsonb, next_event jsonb) LANGUAGE plpgsql AS $$
+  RETURNS TABLE (done_info jsonb, done_event jsonb, next_info jsonb, next_request jsonb) LANGUAGE plpgsql AS $$
   DECLARE
     v_margin integer := current_setting('max_connections')::integer;
     v_release text;
     v_seq integer;
-    v_next_id text;
   BEGIN
     IF p_max_running <= v_margin THEN PERFORM set_config('gateway.claim_follows', 'on', true); END IF;
     UPDATE gateway_jobs j SET info = (j.info || p_patch) - p_cleared, event_seq = j.event_seq + (CASE WHEN p_event IS NULL THEN 0 ELSE 1 END)
@@ -112,16 +81,13 @@ export function outboxMigration(workChannel: string): string {
         RETURN;
       END IF;
     END IF;
-    UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"') - 'error', lease_owner = p_worker,
-      lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000), event_seq = j.event_seq + 1
+    UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"'), lease_owner = p_worker,
+      lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000)
     WHERE j.id = (
       SELECT q.id FROM gateway_jobs q
       WHERE q.status = 'queued' AND (q.next_run_at IS NULL OR q.next_run_at <= p_now)
       ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT 1
-    ) RETURNING j.id, j.info, j.request, j.event_seq INTO v_next_id, next_info, next_request, v_seq;
-    IF v_next_id IS NOT NULL THEN
-      next_event := gateway_started_event(v_next_id, v_seq, next_info, next_request, p_now);
-    END IF;
+    ) RETURNING j.info, j.request INTO next_info, next_request;
     RETURN NEXT;
   END $$;
   `

@@ -47,7 +47,7 @@ export interface QueueAdapter {
    * Atomically moves the oldest queued job whose nextRunAt is unset or ≤ now to `running`.
    * A shared adapter also refuses while `limits.maxRunning` jobs run anywhere in the fleet.
    */
-  claimNext(now: number, limits?: ClaimLimits): Promise<WrittenRecord | undefined>
+  claimNext(now: number, limits?: ClaimLimits): Promise<JobRecord | undefined>
   get(id: string): Promise<JobRecord | undefined>
   /** Oldest first. */
   list(): Promise<JobRecord[]>
@@ -70,9 +70,9 @@ export interface QueueAdapter {
 
   /**
    * A transactional outbox (issue 21, Deliver 6): a write given an EventDraft records the event in
-   * its own transaction, numbered per job (`seq`), and queues it for the job's webhook; a claim
-   * records its job_started, a resume its job_resumed (`claimNext`, `completeAndClaim`,
-   * `resumeAndAdopt` answer them). The queue then delivers webhooks only from `claimOutbox`.
+   * its own transaction, numbered per job (`seq`), and queues it for the job's webhook; a resume
+   * records its job_resumed (`resumeAndAdopt` answers it). The queue then delivers webhooks only
+   * from `claimOutbox`.
    */
   readonly recordsEvents?: boolean
   /**
@@ -130,7 +130,7 @@ export interface QueueAdapter {
    * `claimNext(now, limits)`, in one atomic step (one round trip for a database): the updated
    * job's info and the claimed job, each undefined as theirs would be.
    */
-  completeAndClaim?(id: string, patch: Partial<JobInfo>, now: number, limits: ClaimLimits, fence?: Fence, event?: EventDraft): Promise<{ completed?: JobInfo; completedEvent?: JobEvent; claimed?: WrittenRecord }>
+  completeAndClaim?(id: string, patch: Partial<JobInfo>, now: number, limits: ClaimLimits, fence?: Fence, event?: EventDraft): Promise<{ completed?: JobInfo; completedEvent?: JobEvent; claimed?: JobRecord }>
   /** The job whose current session is `sessionId` (any status), wherever it runs or was parked. */
   findJobBySession?(sessionId: string): Promise<JobRecord | undefined>
 }

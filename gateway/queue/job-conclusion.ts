@@ -31,6 +31,15 @@ export class JobConclusion {
     // The attempt this end is for (the record's, not the store's current one, which another
     // process may have moved on): the write lands only while this process holds its claim.
     const fence = { attempt: record.info.attempt }
+    // An attempt claimed but never recorded started (its process died right after the claim, or
+    // the start's write failed): its job_started is recorded now, before its end, so the
+    // webhook stream has no hole (issue 21, Deliver 6). startedAt is written with job_started.
+    if (q.adapter.recordsEvents && current.startedAt === undefined && current.status === 'running') {
+      const body = { type: 'job_started' as const }
+      const started = await q.adapter.update(id, { startedAt: q.now(), error: undefined }, fence, q.draft(body, record.request))
+      if (!started) return this.#fencing.fencedOut(id, fence)
+      q.announce(body, started, run, record.request)
+    }
     if (retry) {
       const delay = (record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * 2 ** (current.attempt - 1)
       const now = q.now()

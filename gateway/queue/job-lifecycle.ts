@@ -6,7 +6,7 @@
  */
 import type { JobInfo, JobStatus, SessionEvent } from '../protocol/index.ts'
 import type { Runner } from '../sessions/runner.ts'
-import { dayKeyOf, type WrittenRecord } from './adapter.ts'
+import { dayKeyOf, type JobRecord } from './adapter.ts'
 import { JobConclusion } from './job-conclusion.ts'
 import type { JobFencing } from './job-fencing.ts'
 import { JobRun, stricter, sumUsage } from './job-run.ts'
@@ -28,8 +28,7 @@ export class JobLifecycle {
     this.conclusion = new JobConclusion(state, fencing, (record) => this.start(record))
   }
 
-  /** `record.event`: the job_started its claim recorded (an adapter that records events). */
-  async start(record: WrittenRecord): Promise<void> {
+  async start(record: JobRecord): Promise<void> {
     const q = this.#q
     const meta = { ...record.request.meta, ...record.request.session.meta, jobId: record.info.id }
     let runner: Runner
@@ -52,18 +51,19 @@ export class JobLifecycle {
     // job), and job_started goes out before job_parked (issue 21, items 2 and 3).
     try {
       // Each attempt starts clean (issue 21, item 8): the previous attempt's error went out with its job_retrying.
-      const info = await q.adapter.update(run.id, { startedAt: q.now(), sessionId: runner.id, error: undefined }, this.#fencing.fenceOf(run))
+      // Recorded with this write (issue 21, Deliver 6), which names the session as protocol 7's job_started does.
+      const info = await q.adapter.update(run.id, { startedAt: q.now(), sessionId: runner.id, error: undefined }, this.#fencing.fenceOf(run), q.draft({ type: 'job_started' }, record.request))
       if (!info) {
         started()
         return this.#fencing.abandon(run)
       }
       run.record.info = info.info
+      q.announce({ type: 'job_started' }, info, run)
     } catch (err) {
       q.report(err, 'job start')
+      // Not recorded: an adapter that records events has the attempt's end record it late (JobConclusion).
+      if (!q.adapter.recordsEvents) q.emit({ type: 'job_started' }, run.record.info, run)
     }
-    // Recorded with the claim (issue 21, Deliver 6: a process killed right after it leaves it behind).
-    if (record.event) q.announceRecorded(record.event, record.request)
-    else q.emit({ type: 'job_started' }, run.record.info, run)
     started()
     this.armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.onEvent(run, event), 0)

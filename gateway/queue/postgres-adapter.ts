@@ -15,7 +15,7 @@ import { LOCKS, WORK_CHANNEL } from '../postgres/migrations.ts'
 import { databaseIdOf, openPool, type PostgresConnectionOptions } from '../postgres/pool.ts'
 import { query, read, transaction } from '../postgres/retry.ts'
 import type { ClaimLimits, QueueAdapter, ResumeAndAdoptOutcome, WrittenRecord } from './adapter.ts'
-import { claimOutbox, claimRecordedSql, draftJson, finishOutbox, recordedUpdateSql, resumeRecordedSql } from './postgres-outbox.ts'
+import { claimOutbox, draftJson, finishOutbox, recordedUpdateSql, resumeRecordedSql } from './postgres-outbox.ts'
 
 export interface PostgresQueueOptions extends PostgresConnectionOptions {
   /** A claim lapses this long after its last heartbeat (default 30 000 ms); heartbeats run every third of it. */
@@ -95,7 +95,13 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
   }
   const toRunning = `UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql} WHERE id = $1`
 
-  const claimSql = claimRecordedSql(leaseSql)
+  const claimSql = `
+    UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql}
+    WHERE id = (
+      SELECT id FROM gateway_jobs
+      WHERE status = 'queued' AND (next_run_at IS NULL OR next_run_at <= $1)
+      ORDER BY seq FOR UPDATE SKIP LOCKED LIMIT 1
+    ) ${RETURNING}`
 
   // Heartbeat: renew every claim this process holds; the same tick wakes the queue so an idle
   // process notices lapsed claims of a dead one even when no notification comes. SKIP LOCKED: a
@@ -169,8 +175,8 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
       return serial(async () => {
         const sentAt = Date.now()
         const { rows } = limits
-          ? await q<Row>({ name: 'gw_claim_recorded', text: 'SELECT info, request, event FROM gateway_claim_recorded($1, $2, $3, $4, $5)', values: [now, workerId, leaseMs, limits.maxRunning, LOCKS.claim] })
-          : await q<Row>({ name: 'gw_claim_unlimited_recorded', text: claimSql, values: [now, workerId] })
+          ? await q<Row>({ name: 'gw_claim', text: 'SELECT info, request FROM gateway_claim($1, $2, $3, $4, $5)', values: [now, workerId, leaseMs, limits.maxRunning, LOCKS.claim] })
+          : await q<Row>({ name: 'gw_claim_unlimited', text: claimSql, values: [now, workerId] })
         for (const r of rows) heldUntil.set(r.info.id, sentAt + leaseMs)
         return record(rows[0])
       })
@@ -273,9 +279,9 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
       // A claim: in call order with this process's other claims (and with the job's other events).
       return inJobOrder(id, () => serial(async () => {
         const sentAt = Date.now()
-        const { rows } = await q<{ done_info: JobInfo | null; done_event: JobEvent | null; next_info: JobInfo | null; next_request: CreateJobRequest | null; next_event: JobEvent | null }>({
+        const { rows } = await q<{ done_info: JobInfo | null; done_event: JobEvent | null; next_info: JobInfo | null; next_request: CreateJobRequest | null }>({
           name: 'gw_complete_and_claim_recorded',
-          text: 'SELECT done_info, done_event, next_info, next_request, next_event FROM gateway_complete_and_claim_recorded($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+          text: 'SELECT done_info, done_event, next_info, next_request FROM gateway_complete_and_claim_recorded($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
           values: [id, ...merge(patch), now, workerId, leaseMs, limits.maxRunning, LOCKS.claim, fence ? workerId : null, fence?.attempt ?? null, draftJson(event)],
         })
         const r = rows[0]
@@ -283,7 +289,7 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
         return {
           completed: r?.done_info ?? undefined,
           ...(r?.done_event ? { completedEvent: r.done_event } : {}),
-          claimed: r?.next_info ? { info: r.next_info, request: r.next_request!, ...(r.next_event ? { event: r.next_event } : {}) } : undefined,
+          claimed: r?.next_info ? { info: r.next_info, request: r.next_request! } : undefined,
         }
       }))
     },

@@ -45,18 +45,6 @@ export function resumeRecordedSql(leaseSql: string): string {
     FROM u, o`
 }
 
-/** The unlimited claim (no fleet-wide limit asked), recording the claim's job_started. */
-export function claimRecordedSql(leaseSql: string): string {
-  return `WITH c AS (
-      UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"') - 'error', lease_owner = $2, lease_until = ${leaseSql}, event_seq = event_seq + 1
-      WHERE id = (
-        SELECT id FROM gateway_jobs
-        WHERE status = 'queued' AND (next_run_at IS NULL OR next_run_at <= $1)
-        ORDER BY seq FOR UPDATE SKIP LOCKED LIMIT 1
-      ) RETURNING id, info, request, event_seq)
-    SELECT c.info, c.request, gateway_started_event(c.id, c.event_seq, c.info, c.request, $1::bigint) AS event FROM c`
-}
-
 /**
  * Claims each due job's oldest undelivered event (none of the job's earlier events left), rows
  * another process is claiming skipped; a claim moves not_before to the claim's end, so the row is
