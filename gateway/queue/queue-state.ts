@@ -91,10 +91,11 @@ export class QueueState {
   /**
    * A write's event, once the write landed: the event it recorded (local observers now, the
    * webhook from the outbox), or with an adapter that records none, the event as `emit` builds it.
+   * An adapter that records events but recorded none here sends nothing: only the outbox does.
    */
   announce(body: JobEventBody, written: Pick<WrittenRecord, 'info' | 'event'>, run: JobRun | undefined, request?: CreateJobRequest, ts = this.now()): void {
     if (written.event) this.announceRecorded(written.event, run?.record.request ?? request)
-    else this.emit(body, written.info, run, request, ts)
+    else if (!this.adapter.recordsEvents) this.emit(body, written.info, run, request, ts)
   }
 
   /** An event a write recorded: local observers see it now; its webhook, if any, leaves from the outbox. */
