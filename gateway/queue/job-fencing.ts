@@ -72,7 +72,9 @@ export class JobFencing {
     }
     const body = { type: 'job_progress' as const, progress }
     const draft = q.draft(body, run.record.request)
-    if (!draft) return q.emit(body, run.record.info, run)
+    // Progress that goes to no webhook is written nowhere (a write per assistant message would
+    // cost every job): local observers get it unnumbered, as from an adapter that records nothing.
+    if (!draft?.webhook) return q.emit(body, run.record.info, run)
     // Recorded like every event of an adapter that records them (issue 21, Deliver 6), and so
     // fenced by its statement: a run that lost its claim records none.
     q.adapter.update(run.id, {}, this.fenceOf(run), draft).then((written) => {
