@@ -143,6 +143,13 @@ function askPermission(toolName: string, input: unknown, toolUseId: string): Pro
   }))
 }
 
+/** An MCP server's elicitation through the SDK (reference §5.2): the SDK answers with `onElicitation`'s result, or a decline. */
+function elicit(serverName: string, message: string, schema: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const requestId = `elicit_${randomUUID().slice(0, 8)}`
+  send({ type: 'control_request', request_id: requestId, request: { subtype: 'elicitation', mcp_server_name: serverName, message, mode: 'form', requested_schema: schema, elicitation_id: requestId } })
+  return new Promise((resolve) => pendingAsks.set(requestId, resolve))
+}
+
 /** `tools/call` on an SDK-hosted MCP server, through an `mcp_message` control request (reference §5.2). */
 function callSdkTool(toolName: string, input: Record<string, unknown>): Promise<{ text: string; isError: boolean }> | undefined {
   const match = /^mcp__(.+?)__(.+)$/.exec(toolName)
@@ -190,7 +197,7 @@ async function runQueue(): Promise<void> {
     }
     turnAbort = new AbortController()
     const outcome = await playTurn(steps, {
-      sessionId: state.sessionId, model: resolveModel(state.model), cwd: process.cwd(), partial: state.partial, askPermission, callSdkTool,
+      sessionId: state.sessionId, model: resolveModel(state.model), cwd: process.cwd(), partial: state.partial, askPermission, callSdkTool, elicit,
       signal: turnAbort.signal, setContextTokens: (n) => { state.contextTokens = n },
     }, state.turns, state.cost)
     state.cost = Number(outcome.result.total_cost_usd)

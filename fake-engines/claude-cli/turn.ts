@@ -18,6 +18,8 @@ export interface TurnHost {
   askPermission(toolName: string, input: unknown, toolUseId: string): Promise<Record<string, unknown> | undefined>
   /** Runs a tool the SDK hosts (`mcp__<server>__<tool>` of an SDK MCP server); undefined for any other tool. */
   callSdkTool(toolName: string, input: Record<string, unknown>): Promise<{ text: string; isError: boolean }> | undefined
+  /** An MCP server's elicitation; resolves with the SDK's answer (`{action, content?}`). */
+  elicit(serverName: string, message: string, schema: Record<string, unknown>): Promise<Record<string, unknown>>
   signal: AbortSignal
   setContextTokens(tokens: number): void
 }
@@ -138,6 +140,20 @@ export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number,
         case 'context_usage':
           host.setContextTokens(step.tokens)
           break
+        case 'subagent': {
+          // The Task tool: the sub-agent's brief (a real user message with the parent id), its text, then the call's result.
+          const id = `toolu_fake_${randomUUID().slice(0, 8)}`
+          assistant([{ type: 'tool_use', id, name: 'Task', input: { description: 'Sub-agent', prompt: step.prompt, subagent_type: 'general-purpose' } }])
+          send({ type: 'user', ...base, uuid: randomUUID(), parent_tool_use_id: id, timestamp: new Date().toISOString(), message: { role: 'user', content: [{ type: 'text', text: step.prompt }] } })
+          assistant([{ type: 'text', text: step.text }], { parent_tool_use_id: id })
+          toolResult(id, step.text, false)
+          break
+        }
+        case 'elicitation': {
+          const answered = await host.elicit(step.server, step.message, step.schema ?? { type: 'object', properties: {} })
+          lastToolResult = `Elicitation ${String(answered.action ?? 'decline')}: ${JSON.stringify(answered.content ?? null)}`
+          break
+        }
         default:
           // deferred, bridge, deliver_file: provider-engine steps with no CLI form.
           assistant([{ type: 'text', text: `(step ${step.type} has no Claude CLI form)` }])

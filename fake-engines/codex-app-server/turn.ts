@@ -54,8 +54,8 @@ export async function playTurn(steps: Step[], host: TurnHost): Promise<TurnEnd> 
     items.push(item)
     notify('item/completed', { ...base, item, completedAtMs: Date.now() })
   }
-  /** Asks the client and returns its decision; an interrupt while asking ends the turn. */
-  const ask = async (method: string, params: Record<string, unknown>): Promise<string> => {
+  /** Asks the client and returns its answer; an interrupt while asking ends the turn. */
+  const askFor = async (method: string, params: Record<string, unknown>): Promise<Record<string, unknown> | undefined> => {
     const { id, answer } = request(method, { ...base, ...params, startedAtMs: Date.now() })
     host.pending.add(id)
     const result = await Promise.race([answer, pause(undefined).then(() => undefined)]).catch(() => undefined)
@@ -66,7 +66,10 @@ export async function playTurn(steps: Step[], host: TurnHost): Promise<TurnEnd> 
     }
     host.pending.delete(id)
     notify('serverRequest/resolved', { threadId: host.threadId, requestId: id })
-    const decision = result?.decision
+    return result as Record<string, unknown> | undefined
+  }
+  const ask = async (method: string, params: Record<string, unknown>): Promise<string> => {
+    const decision = (await askFor(method, params))?.decision
     return typeof decision === 'string' ? decision : 'decline'
   }
   /** `auto_review`: codex's own reviewer decides; no server request (reference §8). */
@@ -122,8 +125,40 @@ export async function playTurn(steps: Step[], host: TurnHost): Promise<TurnEnd> 
         case 'produce_file':
           toolResult = await changeFile(step.path, step.content)
           break
+        case 'question': {
+          // codex's own question channel (experimental; the real binary asks it in plan mode): the answer is the tool result.
+          const id = `call_${++n}`
+          const answered = await askFor('item/tool/requestUserInput', {
+            itemId: id, isBlocking: true,
+            questions: [{ id: 'q1', header: 'Question', question: step.question, isOther: false, isSecret: false, options: (step.options ?? []).map((label) => ({ label, description: '' })) }],
+          })
+          toolResult = `User answered: ${JSON.stringify((answered?.answers as Record<string, unknown> | undefined) ?? {})}`
+          break
+        }
+        case 'subagent': {
+          // A sub-agent is a thread of its own on the same connection; only its threadId tells it apart (engine-facts §Codex).
+          const id = `call_${++n}`
+          const child = `${host.threadId}-sub-${n}`
+          const item = { type: 'collabAgentToolCall', id, tool: 'spawnAgent', status: 'inProgress', senderThreadId: host.threadId, receiverThreadIds: [child], prompt: step.prompt }
+          started(item)
+          const sub = { threadId: child, turnId: `${host.turnId}-sub-${n}` }
+          notify('turn/started', { threadId: child, turn: { id: sub.turnId, status: 'inProgress', items: [], error: null } })
+          notify('item/started', { ...sub, item: { type: 'agentMessage', id: 'msg_1', text: '', phase: null }, startedAtMs: Date.now() })
+          notify('item/agentMessage/delta', { ...sub, itemId: 'msg_1', delta: step.text })
+          notify('item/completed', { ...sub, item: { type: 'agentMessage', id: 'msg_1', text: step.text, phase: null }, completedAtMs: Date.now() })
+          // The child's own completion arrives before the parent's turn ends; it must not end it.
+          notify('turn/completed', { threadId: child, turn: { id: sub.turnId, status: 'completed', items: [], error: null } })
+          completed({ ...item, status: 'completed' })
+          toolResult = step.text
+          break
+        }
+        case 'elicitation': {
+          const answered = await askFor('mcpServer/elicitation/request', { serverName: step.server, message: step.message, mode: 'form', requestedSchema: step.schema ?? { type: 'object', properties: {} } })
+          toolResult = `Elicitation ${String(answered?.action ?? 'decline')}: ${JSON.stringify(answered?.content ?? null)}`
+          break
+        }
         default:
-          // question, deferred, bridge, deliver_file, cost, context_usage: no app-server form.
+          // deferred, bridge, deliver_file, cost, context_usage: no app-server form.
           toolResult = `unsupported call: ${step.type}`
       }
     }

@@ -19,11 +19,15 @@ const deferred = z.object({ type: z.literal('deferred'), name: z.string().min(1)
 const bridge = z.object({ type: z.literal('bridge'), name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}) })
 const file = <T extends string>(name: T) => z.object({ type: z.literal(name), path: z.string().min(1), content: z.string().default('') })
 const rateLimit = z.object({ type: z.literal('rate_limit'), status: z.string().default('allowed'), utilization: z.number().optional() })
+// An MCP server asking the user for input through the engine (codex's mcpServer/elicitation/request, the Claude CLI's elicitation control request).
+const elicitation = z.object({ type: z.literal('elicitation'), server: z.string().min(1), message: z.string(), schema: z.record(z.string(), z.unknown()).optional() })
+// A sub-agent the model spawns: it gets `prompt` as its brief and answers `text` (the Claude CLI's Task tool, a codex sub-agent thread).
+const subagent = z.object({ type: z.literal('subagent'), prompt: z.string(), text: z.string() })
 const contextUsage = z.object({ type: z.literal('context_usage'), tokens: z.number().int().nonnegative(), max: z.number().int().positive().optional() })
 
 export const stepSchema = z.discriminatedUnion('type', [
   text, tool, usage, cost, fail, sleep, bare('crash'), bare('hang'), question, deferred, bridge,
-  file('produce_file'), file('deliver_file'), rateLimit, contextUsage,
+  file('produce_file'), file('deliver_file'), rateLimit, contextUsage, elicitation, subagent,
   // The engine refuses to start the turn at all (codex answers turn/start with an error); only the codex fake has this form.
   bare('refuse_turn'),
 ])

@@ -5,17 +5,13 @@
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { environmentFor } from '../engines/cli-primary/adapter.ts'
 import { createCliPrimaryAdapter, type CliPrimaryOptions } from '../engines/cli-primary/index.ts'
 import { startTestGateway, type TestGateway } from './harness.ts'
+import { FAKE_CLAUDE } from './fake-claude.ts'
 
-const FAKE_CLI = {
-  pathToClaudeCodeExecutable: fileURLToPath(new URL('../../fake-engines/claude-cli/main.ts', import.meta.url)),
-  executable: process.execPath,
-  executableArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
-}
+const FAKE_CLI = FAKE_CLAUDE
 
 const gateways: TestGateway[] = []
 afterEach(async () => {

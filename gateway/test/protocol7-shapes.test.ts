@@ -4,20 +4,16 @@
  * without a message resolves with 'Denied', and the attach views `truncateResults=1` /
  * `imageRefs=1` with `GET /sessions/:id/events/:seq/result` behind them (docs/compatibility.md).
  */
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createCliPrimaryAdapter } from '../engines/cli-primary/index.ts'
 import { createMemorySessionStore } from '../sessions/stores/memory-store.ts'
 import type { SessionStore } from '../sessions/session-store.ts'
 import { TOOL_RESULT_HEAD_CHARS } from '../sessions/tool-result-views.ts'
 import { openSocket, startTestGateway, TOKENS, until, type TestGateway, type TestSocket } from './harness.ts'
+import { FAKE_CLAUDE } from './fake-claude.ts'
 
 const DEFERRED = { deferred_task: { expiresInMs: 60_000 }, deferred_short: { expiresInMs: 150 } }
-const FAKE_CLI = {
-  pathToClaudeCodeExecutable: fileURLToPath(new URL('../../fake-engines/claude-cli/main.ts', import.meta.url)),
-  executable: process.execPath,
-  executableArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
-}
+const FAKE_CLI = FAKE_CLAUDE
 
 const gateways: TestGateway[] = []
 afterEach(async () => {

@@ -4,7 +4,7 @@
  * whether the executable is the real CLI or our fake: only the path and environment differ.
  */
 import { randomUUID } from 'node:crypto'
-import type { CanUseTool, Options, PermissionResult, Query, SDKMessage, SessionMessage } from '@anthropic-ai/claude-agent-sdk'
+import type { CanUseTool, OnElicitation, Options, PermissionResult, Query, SDKMessage, SessionMessage } from '@anthropic-ai/claude-agent-sdk'
 import {
   ENGINE_CAPABILITIES, type MessageOrigin, type PermissionMode, type ResolvedBy, type SessionClosedReason, type SessionEventBody, type SessionInfo,
 } from '../../protocol/index.ts'
@@ -13,6 +13,8 @@ import type { PermissionDecision, ProducedFile, Runner, RunnerConfig } from '../
 import { SessionCore, type SessionCoreRestore } from '../../sessions/session-core.ts'
 import type { RunnerSnapshot } from '../../sessions/session-store.ts'
 import { dormantSnapshot } from '../dormancy.ts'
+import { elicitationAnswer, elicitationAsk } from '../elicitation.ts'
+import { QUESTION_TOOL, settleQuestionByPolicy, type Question } from '../questions.ts'
 import { INTERRUPTED_RESULT, isInterruptMarker } from '../interrupted.ts'
 import { RespawnPolicy, type RespawnOptions } from '../respawn.ts'
 import { Approvals } from './approvals.ts'
@@ -115,6 +117,8 @@ export class ClaudeRunner implements Runner {
     const q = sdk.query({
       prompt: this.#input,
       options: {
+        // A sub-agent's own text and thinking reach the client, not only its tool calls (engine-facts §1); a host's sdkOptions may turn it off.
+        forwardSubagentText: true,
         ...this.#settings.sdkOptions,
         cwd: config.cwd,
         ...(model ? { model } : {}),
@@ -128,6 +132,7 @@ export class ClaudeRunner implements Runner {
         ...(Array.isArray(config.disallowedTools) ? { disallowedTools: config.disallowedTools as string[] } : {}),
         ...this.#mcpOptions(sdk),
         canUseTool: this.#canUseTool,
+        onElicitation: this.#onElicitation,
       },
     })
     void this.#consume(q)
@@ -375,11 +380,21 @@ export class ClaudeRunner implements Runner {
     if (this.#settings.peers && PEER_TOOL_NAMES.includes(toolName)) return { behavior: 'allow', updatedInput: input, toolUseID }
     const id = randomUUID()
     const request = permissionRequest(id, toolName, input, options)
-    if (toolName === 'AskUserQuestion' && this.#questionBehavior() !== 'ask') return this.#settleQuestion(id, request, input)
+    if (toolName === QUESTION_TOOL && this.#questionBehavior() !== 'ask') return this.#settleQuestion(request, input)
     this.#core.setStatus('awaiting_approval')
     const settled = await this.#approvals.ask(request, signal)
     if (!this.#core.closed) this.#core.setStatus(this.#turnActive ? 'running' : 'idle')
     return toPermissionResult(settled, input, toolUseID)
+  }
+
+  /** An MCP server's request for input goes to the client like a permission (issue 24, Deliver 3). */
+  #onElicitation: OnElicitation = async (request, { signal }) => {
+    const id = randomUUID()
+    const ask = elicitationAsk(request)
+    this.#core.setStatus('awaiting_approval')
+    const settled = await this.#approvals.ask({ id, requestId: id, ...ask, ...(request.displayName ? { displayName: request.displayName } : {}), ...(request.description ? { description: request.description } : {}) }, signal)
+    if (!this.#core.closed) this.#core.setStatus(this.#turnActive ? 'running' : 'idle')
+    return elicitationAnswer(settled)
   }
 
   /** The session's own choice wins over the adapter's default. */
@@ -389,17 +404,10 @@ export class ClaudeRunner implements Runner {
   }
 
   /** questionBehavior `auto` picks each question's first option, `deny` lets the model decide; both still show in the transcript. */
-  #settleQuestion(requestId: string, request: PermissionRequest, input: Record<string, unknown>): PermissionResult {
-    this.#emit({ type: 'permission_requested', request })
-    if (this.#questionBehavior() === 'deny') {
-      const message = 'No one is available to answer; decide yourself and go on.'
-      this.#emit({ type: 'permission_resolved', requestId, behavior: 'deny', resolvedBy: 'policy', message })
-      return { behavior: 'deny', message }
-    }
-    const questions = (input.questions as Array<{ question: string; options?: Array<{ label: string }> }> | undefined) ?? []
-    const answers = Object.fromEntries(questions.map((q) => [q.question, q.options?.[0]?.label ?? '']))
-    this.#emit({ type: 'permission_resolved', requestId, behavior: 'allow', resolvedBy: 'policy' })
-    return { behavior: 'allow', updatedInput: { ...input, answers } }
+  #settleQuestion(request: PermissionRequest, input: Record<string, unknown>): PermissionResult {
+    const questions = (input.questions as Question[] | undefined) ?? []
+    const answer = settleQuestionByPolicy((body) => this.#emit(body), request, this.#questionBehavior() as Exclude<QuestionBehavior, 'ask'>, questions)
+    return answer.behavior === 'deny' ? answer : { behavior: 'allow', updatedInput: { ...input, answers: answer.answers } }
   }
 
   #emit(body: SessionEventBody): void {

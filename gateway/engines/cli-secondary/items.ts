@@ -10,6 +10,8 @@ export type Item = Record<string, unknown> & { type: string; id: string }
 
 export const COMMAND_TOOL = 'Bash'
 export const PATCH_TOOL = 'apply_patch'
+/** A root-thread item that spawns or messages a sub-agent thread (engine-facts §Codex, sub-agents). */
+export const AGENT_TOOL = 'spawn_agent'
 
 export function toolUseOf(item: Item, toolUseId: string): ApiMessage | undefined {
   const input = toolInputOf(item)
@@ -20,16 +22,21 @@ export function toolUseOf(item: Item, toolUseId: string): ApiMessage | undefined
 export function toolInputOf(item: Item): { name: string; input: Record<string, unknown> } | undefined {
   if (item.type === 'commandExecution') return { name: COMMAND_TOOL, input: { command: item.command, cwd: item.cwd } }
   if (item.type === 'fileChange') return { name: PATCH_TOOL, input: { changes: item.changes } }
+  if (item.type === 'collabAgentToolCall') {
+    const { type: _t, id: _i, status: _s, ...input } = item
+    return { name: AGENT_TOOL, input }
+  }
   return undefined
 }
 
 export function toolResultOf(item: Item, toolUseId: string): ApiMessage | undefined {
-  if (item.type !== 'commandExecution' && item.type !== 'fileChange') return undefined
+  if (item.type !== 'commandExecution' && item.type !== 'fileChange' && item.type !== 'collabAgentToolCall') return undefined
   const status = String(item.status)
   const failed = status !== 'completed' || (typeof item.exitCode === 'number' && item.exitCode !== 0)
   let content: string
   if (status === 'declined') content = 'declined by the user'
   else if (item.type === 'commandExecution') content = typeof item.aggregatedOutput === 'string' ? item.aggregatedOutput : ''
+  else if (item.type === 'collabAgentToolCall') content = `agent ${status}`
   else content = changedPaths(item).map((p) => `${p.kind} ${p.path}`).join('\n')
   return { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content, is_error: failed }] } as ApiMessage
 }

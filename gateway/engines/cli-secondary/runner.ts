@@ -21,10 +21,13 @@ import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.
 import { Approvals, type Settled } from '../cli-primary/approvals.ts'
 import { StreamEventWriter } from '../stream-events.ts'
 import { ProducedFiles } from '../cli-primary/produced.ts'
-import { addUsage, changedPaths, textOf, toolInputOf, toolResultOf, toolUseOf, userTextOf, zeroUsage, type Item, type Usage } from './items.ts'
+import { addUsage, changedPaths, textOf, toolResultOf, toolUseOf, userTextOf, zeroUsage, type Item, type Usage } from './items.ts'
 import { threadSettings, turnSettings } from './modes.ts'
 import { CodexPeer, type Json, type Launch } from './peer.ts'
-import { decisionOf, inputOf, nonceOf, type Queued } from './codex-shapes.ts'
+import { inputOf, nonceOf, type Queued } from './codex-shapes.ts'
+import { mapServerRequest, type Ask } from './server-requests.ts'
+import { SubAgentThreads } from './sub-agents.ts'
+import { settleQuestionByPolicy } from '../questions.ts'
 
 export interface CodexRunnerSettings {
   launch: Launch
@@ -67,6 +70,7 @@ export class CodexRunner implements Runner {
   #started: Promise<void> | undefined
   #ready = false
   #threadId: string | undefined
+  readonly #subAgents = new SubAgentThreads()
   #defaultModel: string | undefined
   #model: string | undefined
   #mode: PermissionMode
@@ -226,7 +230,7 @@ export class CodexRunner implements Runner {
 
   #onNotification(method: string, params: Json): void {
     // Sub-agent threads share the connection; only the session's own thread drives it (engine-facts §2).
-    if (typeof params.threadId === 'string' && params.threadId !== this.#threadId) return
+    if (typeof params.threadId === 'string' && params.threadId !== this.#threadId) return this.#onSubAgent(method, params.threadId, params)
     const turn = this.#turn
     if (turn && turn.id === undefined) {
       if (method === 'turn/started') {
@@ -296,8 +300,24 @@ export class CodexRunner implements Runner {
     }
   }
 
+  /** A sub-agent thread's completed items, nested under the card that spawned it; its turns and usage are its own. */
+  #onSubAgent(method: string, thread: string, params: Json): void {
+    const turn = this.#turn
+    if (method !== 'item/completed' || !turn) return
+    const item = params.item as Item
+    const parentToolUseId = this.#subAgents.parentOf(thread)
+    const text = textOf(item)
+    if (text) return this.#emit({ type: 'assistant_message', message: text, parentToolUseId })
+    const toolUseId = `${turn.nonce}:${thread}:${item.id}`
+    const use = toolUseOf(item, toolUseId)
+    const result = toolResultOf(item, toolUseId)
+    if (use) this.#emit({ type: 'assistant_message', message: use, parentToolUseId })
+    if (result) this.#emit({ type: 'user_message', message: result, parentToolUseId, synthetic: true })
+  }
+
   #onItemStarted(turn: Turn, item: Item): void {
     const toolUseId = `${turn.nonce}:${item.id}`
+    this.#subAgents.noteRootItem(item, toolUseId, this.#threadId)
     const use = toolUseOf(item, toolUseId)
     if (!use) return
     turn.items.set(item.id, item)
@@ -310,6 +330,7 @@ export class CodexRunner implements Runner {
 
   #onItemCompleted(turn: Turn, item: Item): void {
     const toolUseId = `${turn.nonce}:${item.id}`
+    this.#subAgents.noteRootItem(item, toolUseId, this.#threadId)
     if (item.type === 'agentMessage' && typeof item.text === 'string') turn.lastText = item.text
     if (item.type === 'agentMessage') turn.stream?.end()
     const text = textOf(item)
@@ -330,27 +351,20 @@ export class CodexRunner implements Runner {
   }
 
   async #onServerRequest(method: string, params: Json, serverId: number | string): Promise<unknown> {
-    if (method === 'item/commandExecution/requestApproval' || method === 'item/fileChange/requestApproval') {
-      const item = this.#turn?.items.get(String(params.itemId))
-      const tool = item ? toolInputOf(item) : undefined
-      const input = method === 'item/commandExecution/requestApproval' ? { command: params.command, cwd: params.cwd } : tool?.input ?? {}
-      const settled = await this.#ask(serverId, {
-        toolName: method === 'item/commandExecution/requestApproval' ? 'Bash' : 'apply_patch', input,
-        title: typeof params.reason === 'string' && params.reason ? params.reason : method === 'item/fileChange/requestApproval' ? 'Apply a patch' : 'Run a command',
-        ...(this.#turn ? { toolUseId: `${this.#turn.nonce}:${String(params.itemId)}` } : {}),
-      })
-      return { decision: decisionOf(settled, params.availableDecisions, () => this.interrupt()) }
-    }
-    if (method === 'item/permissions/requestApproval') {
-      const settled = await this.#ask(serverId, { toolName: 'permissions', input: { permissions: params.permissions, cwd: params.cwd }, title: String(params.reason ?? 'Grant permissions') })
-      // Allow echoes what was asked, for this turn only; deny grants nothing (reference §7).
-      return settled.behavior === 'allow' ? { permissions: params.permissions ?? {}, scope: 'turn' } : { permissions: {}, scope: 'turn' }
-    }
+    const mapped = mapServerRequest(method, params, this.#turn)
     // Every other server request is answered, so nothing hangs (reference §3).
-    throw new Error(`the gateway does not handle ${method}`)
+    if (!mapped) throw new Error(`the gateway does not handle ${method}`)
+    const behavior = this.#config.questionBehavior
+    if (mapped.questions && (behavior === 'auto' || behavior === 'deny')) {
+      const request = { id: randomUUID(), requestId: '', ...mapped.ask }
+      request.requestId = request.id
+      const answer = settleQuestionByPolicy((body) => this.#emit(body), request, behavior, mapped.questions)
+      return mapped.answer(answer.behavior === 'allow' ? { behavior: 'allow', updatedInput: { answers: answer.answers }, resolvedBy: 'policy' } : { ...answer, resolvedBy: 'policy' }, () => this.interrupt())
+    }
+    return mapped.answer(await this.#ask(serverId, mapped.ask), () => this.interrupt())
   }
 
-  async #ask(serverId: number | string, request: { toolName: string; input: unknown; title: string; toolUseId?: string }): Promise<Settled> {
+  async #ask(serverId: number | string, request: Ask): Promise<Settled> {
     const requestId = randomUUID()
     this.#asked.set(String(serverId), requestId)
     this.#core.setStatus('awaiting_approval')
