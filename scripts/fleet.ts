@@ -31,7 +31,7 @@ for (let run = 1; run <= runs; run++) {
     ...(flags.includes('--no-stall') ? {} : { stallAt: 0.2 }),
   })
   console.log(`run ${run}: jobs ${report.jobs}, parks ${report.parked}, kills ${report.killedWorkers.length}, stalls ${report.stalledWorker ? 1 : 0}, ` +
-    `duplicates ${report.resultPosts - report.appliedTrue} result posts answered applied: false and ${report.duplicateWebhooks} webhooks delivered twice, violations ${report.violations.length}`)
+    `duplicates ${report.resultPosts - report.appliedTrue} result posts answered applied: false and ${report.duplicateWebhooks} webhooks delivered twice, late results ${report.lateResults}, violations ${report.violations.length}`)
   console.log(JSON.stringify({ run, ...report, violations: report.violations.slice(0, 20), violationCount: report.violations.length }))
   if (report.violations.length) failed = true
 }
