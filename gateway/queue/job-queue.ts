@@ -193,8 +193,10 @@ export class JobQueue {
               break
             }
             if (outcome === 'taken') {
-              // Another process resumed it first: this process's parked run is stale.
-              this.#parking.dropParked(waiter.jobId)
+              // Another process resumed it first: this process's parked run is stale. Unless this
+              // process resumed it itself (a slot is reserved for its rebuild): that run must reach
+              // onSessionResumed, or the job would stay running here with nothing to end it.
+              if (!q.reserved.has(waiter.jobId)) this.#parking.dropParked(waiter.jobId)
               waiter.grant(false)
               continue
             }
