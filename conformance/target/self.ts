@@ -27,7 +27,7 @@ export class MissingGatewayError extends Error {
 }
 
 /** Node arguments that run the installed gateway's `gateway` command (the tsx loader for its TypeScript source). */
-function gatewayCommand(): string[] {
+export function gatewayCommand(): string[] {
   let path
   try {
     path = fileURLToPath(import.meta.resolve(`${GATEWAY_PACKAGE}/cli`))

@@ -143,6 +143,9 @@ async function provider(config: GatewayConfig, backends: ToolBackends | undefine
   let engine: Promise<typeof import('../engines/provider/index.ts')> | undefined
   return async (ctx) => {
     engine ??= import('../engines/provider/index.ts')
-    return (await engine).createAiSdkRunner(ctx, options)
+    // The engine's endpoint serves the profiles that name none; a profile's own baseURL wins (the
+    // runner's option would win over it, so it is given only where the profile is silent).
+    const baseURL = ctx.profile.provider?.baseURL ? undefined : settings.baseURL
+    return (await engine).createAiSdkRunner(ctx, baseURL ? { ...options, baseURL } : options)
   }
 }

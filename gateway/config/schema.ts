@@ -113,6 +113,8 @@ const engines = z.strictObject({
     requestTimeoutMs: positiveInt.optional(),
   }).optional(),
   provider: z.strictObject({
+    /** The OpenAI-compatible endpoint of provider profiles that name no `provider.baseURL` (managed profiles created over HTTP too). */
+    baseURL: z.url().optional(),
     /** Answered later by POST /executions/:id/result; a session waiting on them only may park. */
     deferredTools: z.record(z.string(), remoteTool).optional(),
     /** Sent as tool_call_request to the first attached client; with no client attached the call fails at once. */

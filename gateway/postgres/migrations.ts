@@ -4,6 +4,7 @@
  * the applied version, and applies only the missing steps.
  */
 import type pg from 'pg'
+import { outboxMigration } from './outbox-migration.ts'
 
 /**
  * Advisory lock keys (any fixed bigint: they only need to differ from each other).
@@ -13,7 +14,10 @@ import type pg from 'pg'
  *
  *   1. the job's row lock (an UPDATE of the row, or SELECT … FOR UPDATE), then
  *   2. the claim advisory lock (`pg_advisory_xact_lock[_shared](LOCKS.claim)`), then
- *   3. the `gateway_queue_state` row (slot_waiters).
+ *   3. the `gateway_queue_state` row (slot_waiters), then
+ *   4. `gateway_job_outbox` rows (migration 8): only inserted by a transaction holding the job's
+ *      row (a new key, so no wait), and otherwise touched only by delivery statements, which
+ *      take outbox rows alone (claims with SKIP LOCKED) and never a job row or a lock.
  *
  * A transaction holding the claim lock never waits for a job row: the rows it takes after the
  * lock are taken with `FOR UPDATE SKIP LOCKED` (claims, reclaims) or were locked before it (the
@@ -389,6 +393,16 @@ const MIGRATIONS: string[] = [
   ALTER TABLE gateway_session_executions ADD COLUMN expires_at bigint;
   CREATE INDEX gateway_session_executions_expiry ON gateway_session_executions (expires_at) WHERE expires_at IS NOT NULL;
   CREATE INDEX gateway_jobs_parked ON gateway_jobs (seq) WHERE status = 'parked';
+  `,
+
+  // 8: the job events' outbox (issue 21, Deliver 6), in its own module.
+  outboxMigration(WORK_CHANNEL),
+
+  // 9: POST /jobs idempotent under an Idempotency-Key (issue 21): a submission retried after a
+  // 503 whose insert had committed finds its job instead of adding a second one.
+  `
+  ALTER TABLE gateway_jobs ADD COLUMN idempotency_key text;
+  CREATE UNIQUE INDEX gateway_jobs_idempotency ON gateway_jobs (idempotency_key) WHERE idempotency_key IS NOT NULL;
   `,
 ]
 

@@ -64,7 +64,12 @@ export type JobEventBody =
   | { type: 'job_retrying'; nextRunAt: number; error?: string }
   | { type: 'job_completed' }
 
-export type JobEvent = JobEventBody & { jobId: string; job: JobInfo; ts: number }
+/**
+ * `seq`: the event's number among its job's events, from 1, when the queue records its events in
+ * a shared store (PostgreSQL, issue 21): job webhooks are delivered at least once and in `seq`
+ * order per job, so a receiver drops an event whose (jobId, seq) it has already seen.
+ */
+export type JobEvent = JobEventBody & { jobId: string; job: JobInfo; ts: number; seq?: number }
 
 export interface QueueStats {
   maxConcurrency: number

@@ -3,15 +3,46 @@
  * token counters. `claimNext` is atomic across workers and skips jobs whose `nextRunAt` is in the
  * future; daily counters are keyed by UTC `YYYY-MM-DD`.
  */
-import type { CreateJobRequest, JobInfo } from '../protocol/index.ts'
+import type { CreateJobRequest, JobEvent, JobEventBody, JobInfo } from '../protocol/index.ts'
 
 export interface JobRecord {
   info: JobInfo
   request: CreateJobRequest
 }
 
+/** A job event a write records with itself (issue 21, Deliver 6); the adapter adds `jobId`, `job` and `seq`. */
+export interface EventDraft {
+  body: JobEventBody
+  ts: number
+  /** Where the event is to be POSTed (none: recorded and numbered, not delivered). */
+  webhook?: { url: string; headers?: Record<string, string> }
+}
+
+/** A job as a write left it, with the event the write recorded (an adapter that `recordsEvents`, given a draft). */
+export interface WrittenRecord extends JobRecord {
+  event?: JobEvent
+}
+
+/** A recorded event claimed for delivery by this process (see `claimOutbox`). */
+export interface OutboxEntry {
+  jobId: string
+  seq: number
+  event: JobEvent
+  target: { url: string; headers?: Record<string, string> }
+  /** The claim's number: `finishOutbox` settles only while no later claim took the entry. */
+  claim: number
+  /** Failed attempts before this one. */
+  attempts: number
+}
+
 export interface QueueAdapter {
   add(record: JobRecord): Promise<void>
+  /**
+   * `add` under an idempotency key (POST /jobs `Idempotency-Key`): when a job was added under
+   * `key` before, nothing is added and that job is the answer; otherwise undefined (added). An
+   * adapter without it adds every submission (a retried POST may then add a second job).
+   */
+  addOnce?(record: JobRecord, key: string): Promise<JobRecord | undefined>
   /**
    * Atomically moves the oldest queued job whose nextRunAt is unset or ≤ now to `running`.
    * A shared adapter also refuses while `limits.maxRunning` jobs run anywhere in the fleet.
@@ -26,7 +57,7 @@ export interface QueueAdapter {
    * Deliver 3); otherwise nothing changes and the answer is undefined. A single-process adapter
    * holds every claim and may ignore it.
    */
-  update(id: string, patch: Partial<JobInfo>, fence?: Fence): Promise<JobRecord | undefined>
+  update(id: string, patch: Partial<JobInfo>, fence?: Fence, event?: EventDraft): Promise<WrittenRecord | undefined>
   /** Deletes terminal jobs finished at or before `now - olderThanMs`; returns how many. */
   prune(olderThanMs: number, now: number): Promise<number>
   addDailyTokens(dayKey: string, tokens: number): Promise<number>
@@ -36,6 +67,22 @@ export interface QueueAdapter {
 
   // Shared adapters (several gateway processes on one store) implement the members below; the
   // queue uses them when present, so a single-process adapter needs none of them.
+
+  /**
+   * A transactional outbox (issue 21, Deliver 6): a write given an EventDraft records the event in
+   * its own transaction, numbered per job (`seq`), and queues it for the job's webhook; a resume
+   * records its job_resumed (`resumeAndAdopt` answers it). The queue then delivers webhooks only
+   * from `claimOutbox`.
+   */
+  readonly recordsEvents?: boolean
+  /**
+   * Up to `limit` recorded events due for delivery, each the oldest undelivered one of its job
+   * (a job's next event is never handed out before the previous one is delivered or given up),
+   * now claimed by this process for `claimMs`: a claimant that dies leaves them to another after it.
+   */
+  claimOutbox?(limit: number, claimMs: number): Promise<OutboxEntry[]>
+  /** The entry was delivered or given up (no `retryAfterMs`: it leaves), or failed and is due again after `retryAfterMs`. */
+  finishOutbox?(entry: OutboxEntry, retryAfterMs?: number): Promise<void>
 
   /**
    * Moves a parked job back to `running` for this process, only while fewer than
@@ -83,12 +130,13 @@ export interface QueueAdapter {
    * `claimNext(now, limits)`, in one atomic step (one round trip for a database): the updated
    * job's info and the claimed job, each undefined as theirs would be.
    */
-  completeAndClaim?(id: string, patch: Partial<JobInfo>, now: number, limits: ClaimLimits, fence?: Fence): Promise<{ completed?: JobInfo; claimed?: JobRecord }>
+  completeAndClaim?(id: string, patch: Partial<JobInfo>, now: number, limits: ClaimLimits, fence?: Fence, event?: EventDraft): Promise<{ completed?: JobInfo; completedEvent?: JobEvent; claimed?: JobRecord }>
   /** The job whose current session is `sessionId` (any status), wherever it runs or was parked. */
   findJobBySession?(sessionId: string): Promise<JobRecord | undefined>
 }
 
-export type ResumeAndAdoptOutcome = { outcome: 'resumed'; park: unknown } | { outcome: 'full' | 'taken' }
+/** `event`: the job_resumed the resume recorded (an adapter that `recordsEvents`). */
+export type ResumeAndAdoptOutcome = { outcome: 'resumed'; park: unknown; event?: JobEvent } | { outcome: 'full' | 'taken' }
 
 /** The attempt a write is for: it lands only while this process holds that attempt's claim. */
 export interface Fence {

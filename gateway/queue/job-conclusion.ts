@@ -5,7 +5,7 @@
  * that claim (issue 21, Deliver 3).
  */
 import type { JobInfo, JobStatus } from '../protocol/index.ts'
-import type { Fence, JobRecord } from './adapter.ts'
+import type { EventDraft, Fence, JobRecord, WrittenRecord } from './adapter.ts'
 import type { JobFencing } from './job-fencing.ts'
 import type { JobRun } from './job-run.ts'
 import { QUEUE_DEFAULTS } from './options.ts'
@@ -31,22 +31,33 @@ export class JobConclusion {
     // The attempt this end is for (the record's, not the store's current one, which another
     // process may have moved on): the write lands only while this process holds its claim.
     const fence = { attempt: record.info.attempt }
+    // An attempt claimed but never recorded started (its process died right after the claim, or
+    // the start's write failed): its job_started is recorded now, before its end, so the
+    // webhook stream has no hole (issue 21, Deliver 6). startedAt is written with job_started.
+    if (q.adapter.recordsEvents && current.startedAt === undefined && current.status === 'running') {
+      const body = { type: 'job_started' as const }
+      const started = await q.adapter.update(id, { startedAt: q.now(), error: undefined }, fence, q.draft(body, record.request))
+      if (!started) return this.#fencing.fencedOut(id, fence)
+      q.announce(body, started, run, record.request)
+    }
     if (retry) {
       const delay = (record.request.retryDelayMs ?? QUEUE_DEFAULTS.retryDelayMs) * 2 ** (current.attempt - 1)
       const now = q.now()
       const nextRunAt = now + delay
+      const body = { type: 'job_retrying' as const, nextRunAt, ...(patch.error ? { error: patch.error } : {}) }
       await this.#complete(id, {
         status: 'queued', attempt: current.attempt + 1, nextRunAt, error: patch.error, usage: total,
         sessionId: undefined, sdkSessionId: undefined, startedAt: undefined, result: undefined, parkedAt: undefined, parkedExecutionId: undefined,
-      }, (updated) => {
+      }, q.draft(body, record.request, now), (updated) => {
         if (!updated) return this.#fencing.fencedOut(id, fence)
-        q.emit({ type: 'job_retrying', nextRunAt, ...(patch.error ? { error: patch.error } : {}) }, updated, run, record.request, now)
+        q.announce(body, updated, run, record.request, now)
         q.wakeAt(nextRunAt)
       }, fence)
     } else {
-      await this.#complete(id, { error: undefined, ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: q.now() }, (updated) => {
+      const body = { type: 'job_completed' as const }
+      await this.#complete(id, { error: undefined, ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: q.now() }, q.draft(body, record.request), (updated) => {
         if (!updated) return this.#fencing.fencedOut(id, fence)
-        q.emit({ type: 'job_completed' }, updated, run, record.request)
+        q.announce(body, updated, run, record.request)
       }, fence)
       await q.sweep()
     }
@@ -59,21 +70,21 @@ export class JobConclusion {
    * the claim in one step, one round trip for a database, and the claimed job starts here as the
    * pump would start it; the pump that follows the attempt's end claims for any other free slot.
    */
-  async #complete(id: string, patch: Partial<JobInfo>, done: (updated: JobInfo | undefined) => void, fence: Fence): Promise<void> {
+  async #complete(id: string, patch: Partial<JobInfo>, event: EventDraft | undefined, done: (updated: Pick<WrittenRecord, 'info' | 'event'> | undefined) => void, fence: Fence): Promise<void> {
     const q = this.#q
     const adapter = q.adapter
     if (!adapter.completeAndClaim || q.pumping || q.closed || q.resumeWaiters.length > 0 || q.running.size + q.reserved.size >= q.maxConcurrency) {
-      done((await adapter.update(id, patch, fence))?.info)
+      done(await adapter.update(id, patch, fence, event))
       return
     }
     q.pumping = true // a claim, so single-flight with the pump's
     try {
       if (await q.budgetExhausted()) {
-        done((await adapter.update(id, patch, fence))?.info)
+        done(await adapter.update(id, patch, fence, event))
         return
       }
-      const { completed, claimed } = await adapter.completeAndClaim(id, patch, q.now(), { maxRunning: q.maxConcurrency }, fence)
-      done(completed)
+      const { completed, completedEvent, claimed } = await adapter.completeAndClaim(id, patch, q.now(), { maxRunning: q.maxConcurrency }, fence, event)
+      done(completed && { info: completed, ...(completedEvent ? { event: completedEvent } : {}) })
       if (claimed) await this.#start(claimed)
     } finally {
       q.pumping = false

@@ -65,10 +65,21 @@ export class JobFencing {
    * past it) drops the event and asks the store at once whether the claim is still held.
    */
   emitProgress(run: JobRun, progress: NonNullable<ReturnType<typeof progressOf>>): void {
-    if (this.#q.adapter.leaseHeld?.(run.id) === false) {
+    const q = this.#q
+    if (q.adapter.leaseHeld?.(run.id) === false) {
       void this.checkClaims()
       return
     }
-    this.#q.emit({ type: 'job_progress', progress }, run.record.info, run)
+    const body = { type: 'job_progress' as const, progress }
+    const draft = q.draft(body, run.record.request)
+    // Progress that goes to no webhook is written nowhere (a write per assistant message would
+    // cost every job): local observers get it unnumbered, as from an adapter that records nothing.
+    if (!draft?.webhook) return q.emit(body, run.record.info, run)
+    // Recorded like every event of an adapter that records them (issue 21, Deliver 6), and so
+    // fenced by its statement: a run that lost its claim records none.
+    q.adapter.update(run.id, {}, this.fenceOf(run), draft).then((written) => {
+      if (written) q.announce(body, written, run)
+      else void this.checkClaims()
+    }).catch((err) => q.report(err, 'job progress'))
   }
 }

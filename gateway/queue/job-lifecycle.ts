@@ -36,8 +36,8 @@ export class JobLifecycle {
       runner = await q.deps.startSession({ ...record.request.session, meta, scope: record.info.scope })
     } catch (err) {
       // The claim lapses if this write fails too: another process applies the retry rules.
-      const info = await q.adapter.update(record.info.id, { status: 'failed', finishedAt: q.now(), error: (err as Error).message }, { attempt: record.info.attempt })
-      if (info) q.emit({ type: 'job_completed' }, info.info, undefined, record.request)
+      const info = await q.adapter.update(record.info.id, { status: 'failed', finishedAt: q.now(), error: (err as Error).message }, { attempt: record.info.attempt }, q.draft({ type: 'job_completed' }, record.request))
+      if (info) q.announce({ type: 'job_completed' }, info, undefined, record.request)
       return
     }
     const run = new JobRun(record, runner, q.now())
@@ -49,18 +49,23 @@ export class JobLifecycle {
     // The park waits for this write and for job_started (run.started): the job's session id is
     // in the store before the job can be recorded parked (a process adopting the park finds its
     // job), and job_started goes out before job_parked (issue 21, items 2 and 3).
+    // Claimed while its submit was still settling in this process (a shared store): job_submitted goes out first.
+    await q.announcing.get(run.id)
     try {
       // Each attempt starts clean (issue 21, item 8): the previous attempt's error went out with its job_retrying.
-      const info = await q.adapter.update(run.id, { startedAt: q.now(), sessionId: runner.id, error: undefined }, this.#fencing.fenceOf(run))
+      // Recorded with this write (issue 21, Deliver 6), which names the session as protocol 7's job_started does.
+      const info = await q.adapter.update(run.id, { startedAt: q.now(), sessionId: runner.id, error: undefined }, this.#fencing.fenceOf(run), q.draft({ type: 'job_started' }, record.request))
       if (!info) {
         started()
         return this.#fencing.abandon(run)
       }
       run.record.info = info.info
+      q.announce({ type: 'job_started' }, info, run)
     } catch (err) {
       q.report(err, 'job start')
+      // Not recorded: an adapter that records events has the attempt's end record it late (JobConclusion).
+      if (!q.adapter.recordsEvents) q.emit({ type: 'job_started' }, run.record.info, run)
     }
-    q.emit({ type: 'job_started' }, run.record.info, run)
     started()
     this.armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.onEvent(run, event), 0)

@@ -33,7 +33,11 @@ export class JobParking {
     try {
       if (!this.#atomicResume) return await q.adapter.resumeParked!(waiter.jobId, limits)
       const tried = await q.adapter.resumeAndAdopt!(waiter.jobId, waiter.sessionId, limits, waiter.settledExecutionId)
-      return tried.outcome === 'resumed' ? { park: tried.park } : tried.outcome
+      if (tried.outcome !== 'resumed') return tried.outcome
+      // The job_resumed the resume recorded goes out when the rebuilt session takes its slot.
+      const run = q.parked.get(waiter.jobId)
+      if (run && tried.event) run.resumedEvent = tried.event
+      return { park: tried.park }
     } catch (err) {
       q.report(err, 'resume')
       return 'full' // the store is unreachable: the next wake-up asks again
@@ -71,7 +75,7 @@ export class JobParking {
     await run.started
     let updated
     try {
-      updated = await q.adapter.update(run.id, { status: 'parked', parkedAt: run.parkedAt, parkedExecutionId: executionId }, this.#fencing.fenceOf(run))
+      updated = await q.adapter.update(run.id, { status: 'parked', parkedAt: run.parkedAt, parkedExecutionId: executionId }, this.#fencing.fenceOf(run), q.draft({ type: 'job_parked', executionId }, run.record.request))
       if (!updated) return this.#fencing.abandon(run)
     } catch (err) {
       // Not recorded parked: nothing could wake it. The attempt fails (retry rules apply) and its park is discarded.
@@ -79,8 +83,8 @@ export class JobParking {
       this.#lifecycle.kill(run, `the park could not be recorded: ${(err as Error).message}`)
       return
     }
-    if (updated) run.record.info = updated.info
-    q.emit({ type: 'job_parked', executionId }, run.record.info, run)
+    run.record.info = updated.info
+    q.announce({ type: 'job_parked', executionId }, updated, run)
     const cap = q.options.maxParkedDurationMs
     if (cap !== undefined) run.parkTimer = setTimeout(() => void this.#parkedTooLong(run, cap).catch((err) => q.report(err, 'job park cap')), Math.max(0, cap - run.parkedMs))
     void q.pump()
@@ -196,15 +200,23 @@ export class JobParking {
     q.parked.delete(run.id)
     q.running.set(run.id, run)
     const executionId = run.record.info.parkedExecutionId
+    // Protocol 7 names the execution the run resumed on, as job_parked does.
+    const body = executionId ? { type: 'job_resumed' as const, executionId } : { type: 'job_resumed' as const }
+    // Recorded by the resume itself (resumeAndAdopt), or else by this write.
+    const recorded = run.resumedEvent
+    run.resumedEvent = undefined
     // A shared adapter moved the job to running atomically in resumeParked; a second status write could land after a new park.
     try {
-      const updated = await q.adapter.update(run.id, { ...(q.adapter.resumeParked ? {} : { status: 'running' as const }), parkedAt: undefined, parkedExecutionId: undefined }, this.#fencing.fenceOf(run))
+      const updated = await q.adapter.update(run.id, { ...(q.adapter.resumeParked ? {} : { status: 'running' as const }), parkedAt: undefined, parkedExecutionId: undefined },
+        this.#fencing.fenceOf(run), recorded ? undefined : q.draft(body, run.record.request))
       if (updated) run.record.info = updated.info
+      if (recorded) q.announceRecorded(recorded, run.record.request)
+      else q.announce(body, updated ?? run.record, run)
     } catch (err) {
       q.report(err, 'job resume') // the job runs here already; only the park fields stay
+      if (recorded) q.announceRecorded(recorded, run.record.request)
+      else if (!q.adapter.recordsEvents) q.emit(body, run.record.info, run)
     }
-    // Protocol 7 names the execution the run resumed on, as job_parked does.
-    q.emit(executionId ? { type: 'job_resumed', executionId } : { type: 'job_resumed' }, run.record.info, run)
     this.#lifecycle.armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.#lifecycle.onEvent(run, event), run.lastSeq)
   }

@@ -7,7 +7,7 @@
  * grew live beside it, each handed the shared QueueState: the run of an attempt (job-lifecycle.ts),
  * its end and final write (job-conclusion.ts), fencing (job-fencing.ts), park/resume (job-parking.ts).
  */
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import {
   TERMINAL_JOB_STATUSES, type CreateJobRequest, type JobEvent, type JobInfo, type JobStatus, type QueueStats, type Scope,
 } from '../protocol/index.ts'
@@ -17,6 +17,7 @@ import { JobFencing } from './job-fencing.ts'
 import { JobLifecycle } from './job-lifecycle.ts'
 import { JobParking } from './job-parking.ts'
 import { createMemoryQueueAdapter } from './memory-adapter.ts'
+import { OutboxDelivery } from './outbox-delivery.ts'
 import type { QueueOptions } from './options.ts'
 import { QueueState, type QueueDeps, type ResumeGrant } from './queue-state.ts'
 
@@ -25,12 +26,20 @@ export type { QueueDeps, ResumeGrant } from './queue-state.ts'
 
 export class QueueRefusal extends Error {}
 
+/** JSON with object keys sorted: a request compares equal to itself read back from a store that reorders keys. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    : v))
+}
+
 export class JobQueue {
   readonly adapter: QueueAdapter
   readonly #q: QueueState
   readonly #fencing: JobFencing
   readonly #lifecycle: JobLifecycle
   readonly #parking: JobParking
+  readonly #outbox: OutboxDelivery | undefined
 
   constructor(options: QueueOptions, deps: QueueDeps) {
     this.adapter = options.adapter ?? createMemoryQueueAdapter()
@@ -40,9 +49,20 @@ export class JobQueue {
     this.#lifecycle = new JobLifecycle(q, this.#fencing)
     this.#parking = new JobParking(q, this.#fencing, this.#lifecycle)
     this.adapter.onWork?.(() => void this.pump())
+    // Job webhooks leave from the adapter's outbox when it records events (issue 21, Deliver 6);
+    // a claim is held past one delivery's timeout, so only a dead claimant's events go out twice.
+    const adapter = this.adapter
+    const outbox = this.#outbox = adapter.recordsEvents && adapter.claimOutbox && adapter.finishOutbox
+      ? new OutboxDelivery({ claimOutbox: (limit, ms) => adapter.claimOutbox!(limit, ms), finishOutbox: (entry, after) => adapter.finishOutbox!(entry, after) }, deps.deliverer, { claimMs: (deps.deliverer.timeoutMs ?? 10_000) + 5000, onError: (err, where) => q.report(err, where) })
+      : undefined
+    if (outbox) {
+      q.outboxKick = () => outbox.kick()
+      outbox.kick() // events a process before this one recorded and did not deliver
+    }
     this.adapter.onHeartbeat?.(() => {
       void this.#fencing.checkClaims()
       void this.#parking.sweepParkedCaps()
+      outbox?.kick() // retries come due, and claims of dead processes lapse
     })
     const retention = options.retention
     if (retention) {
@@ -62,7 +82,13 @@ export class JobQueue {
     return () => this.#q.listeners.delete(listener)
   }
 
-  async submit(request: CreateJobRequest, scope: Scope | undefined): Promise<JobInfo> {
+  /**
+   * `idempotencyKey` (POST /jobs `Idempotency-Key`): a submission under a key this caller's scope
+   * used before, for the same request, answers that job and adds nothing (a retry after a 503
+   * whose insert had committed); for another request it is refused. Honoured by adapters with
+   * `addOnce` (both bundled ones).
+   */
+  async submit(request: CreateJobRequest, scope: Scope | undefined, idempotencyKey?: string): Promise<JobInfo> {
     const q = this.#q
     if (q.closed) throw new QueueRefusal('queue is closed')
     const { session } = request
@@ -77,8 +103,25 @@ export class JobQueue {
     if (session.profile !== undefined) info.profile = session.profile
     if (request.meta !== undefined) info.meta = request.meta
     if (scope !== undefined) info.scope = scope
-    await this.adapter.add({ info, request })
-    q.emit({ type: 'job_submitted' }, info, undefined, request)
+    let announced!: () => void
+    q.announcing.set(info.id, new Promise<void>((resolve) => { announced = resolve }))
+    try {
+      if (idempotencyKey !== undefined && this.adapter.addOnce) {
+        // Scoped: one caller's key never names another's job.
+        const key = createHash('sha256').update(JSON.stringify(scope ?? null)).update('\n').update(idempotencyKey).digest('hex')
+        const existing = await this.adapter.addOnce({ info, request }, key)
+        if (existing) {
+          if (canonical(existing.request) !== canonical(request)) throw new QueueRefusal('Idempotency-Key was already used for a different job request')
+          return existing.info
+        }
+      } else {
+        await this.adapter.add({ info, request })
+      }
+      q.emit({ type: 'job_submitted' }, info, undefined, request)
+    } finally {
+      q.announcing.delete(info.id)
+      announced()
+    }
     void this.pump()
     return info
   }
@@ -102,8 +145,8 @@ export class JobQueue {
     }
     const record = await this.adapter.get(id)
     if (!record || record.info.status !== 'queued') return record?.info
-    const info = await this.adapter.update(id, { status: 'canceled', finishedAt: q.now(), error: 'canceled', nextRunAt: undefined })
-    if (info) q.emit({ type: 'job_completed' }, info.info, undefined, record.request)
+    const info = await this.adapter.update(id, { status: 'canceled', finishedAt: q.now(), error: 'canceled', nextRunAt: undefined }, undefined, q.draft({ type: 'job_completed' }, record.request))
+    if (info) q.announce({ type: 'job_completed' }, info, undefined, record.request)
     return info?.info
   }
 
@@ -157,8 +200,10 @@ export class JobQueue {
               break
             }
             if (outcome === 'taken') {
-              // Another process resumed it first: this process's parked run is stale.
-              this.#parking.dropParked(waiter.jobId)
+              // Another process resumed it first: this process's parked run is stale. Unless this
+              // process resumed it itself (a slot is reserved for its rebuild): that run must reach
+              // onSessionResumed, or the job would stay running here with nothing to end it.
+              if (!q.reserved.has(waiter.jobId)) this.#parking.dropParked(waiter.jobId)
               waiter.grant(false)
               continue
             }
@@ -233,6 +278,7 @@ export class JobQueue {
   close(): void {
     const q = this.#q
     q.closed = true
+    this.#outbox?.close()
     for (const timer of q.timers) clearTimeout(timer)
     q.timers.clear()
     for (const run of [...q.running.values(), ...q.parked.values()]) run.clearTimers()

@@ -1,5 +1,5 @@
 /** The live state of one running (or parked) attempt of a job: its runner, clocks and tokens. */
-import type { Usage } from '../protocol/index.ts'
+import type { JobEvent, Usage } from '../protocol/index.ts'
 import type { Runner } from '../sessions/runner.ts'
 import type { JobRecord } from './adapter.ts'
 
@@ -21,6 +21,8 @@ export class JobRun {
   durationTimer: NodeJS.Timeout | undefined
   forceTimer: NodeJS.Timeout | undefined
   parkTimer: NodeJS.Timeout | undefined
+  /** The job_resumed its resume recorded (issue 21, Deliver 6), announced once the rebuilt session runs. */
+  resumedEvent: JobEvent | undefined
   /** Resolves once the attempt's start is recorded and job_started emitted; a park waits for it. */
   started: Promise<void> = Promise.resolve()
 

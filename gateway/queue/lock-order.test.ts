@@ -90,7 +90,7 @@ describe('lock order: job row, then the claim lock', () => {
     await db.query('SELECT pg_advisory_unlock($1)', [LOCKS.claim])
     await holder.query('COMMIT')
 
-    expect(await adopting).toEqual({ outcome: 'resumed', park })
+    expect(await adopting).toEqual({ outcome: 'resumed', park, event: expect.objectContaining({ type: 'job_resumed', jobId: 'y', seq: 1 }) })
     expect((await db.query(`SELECT count(*)::int AS n FROM gateway_sessions`)).rows[0].n).toBe(0)
     expect((await db.query(`SELECT execution_id, session_id, job_id, info FROM gateway_settled_executions`)).rows).toEqual([
       { execution_id: 'e1', session_id: 's1', job_id: 'y', info: park.info },

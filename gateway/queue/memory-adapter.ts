@@ -5,11 +5,20 @@ import type { JobRecord, QueueAdapter } from './adapter.ts'
 export function createMemoryQueueAdapter(): QueueAdapter {
   const jobs = new Map<string, JobRecord>()
   const daily = new Map<string, number>()
+  const byKey = new Map<string, string>()
   const copy = (r: JobRecord): JobRecord => structuredClone(r)
   return {
     async add(record) {
       if (jobs.has(record.info.id)) throw new Error(`job ${record.info.id} already exists`)
       jobs.set(record.info.id, copy(record))
+    },
+    async addOnce(record, key) {
+      const existing = byKey.get(key)
+      const job = existing === undefined ? undefined : jobs.get(existing)
+      if (job) return copy(job)
+      await this.add(record)
+      byKey.set(key, record.info.id)
+      return undefined
     },
     async claimNext(now) {
       // Synchronous scan and update: nothing can interleave inside one call (atomic in-process).
@@ -45,6 +54,7 @@ export function createMemoryQueueAdapter(): QueueAdapter {
           removed++
         }
       }
+      for (const [key, id] of byKey) if (!jobs.has(id)) byKey.delete(key)
       return removed
     },
     async addDailyTokens(dayKey, tokens) {

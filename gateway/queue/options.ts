@@ -13,6 +13,12 @@ export interface QueueOptions {
   adapter?: QueueAdapter
   webhookAttempts?: number
   webhookRetryDelayMs?: number
+  /**
+   * One webhook attempt's timeout (default 10 000 ms). With a queue adapter that records events
+   * (PostgreSQL) a delivery's claim lasts this plus 5 s: an event whose deliverer died goes out
+   * from another process after that.
+   */
+  webhookTimeoutMs?: number
   onEvent?: (event: JobEvent) => void
 }
 

@@ -10,11 +10,12 @@
  */
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import { TERMINAL_JOB_STATUSES, type CreateJobRequest, type JobInfo } from '../protocol/index.ts'
+import { TERMINAL_JOB_STATUSES, type CreateJobRequest, type JobEvent, type JobInfo } from '../protocol/index.ts'
 import { LOCKS, WORK_CHANNEL } from '../postgres/migrations.ts'
 import { databaseIdOf, openPool, type PostgresConnectionOptions } from '../postgres/pool.ts'
 import { query, read, transaction } from '../postgres/retry.ts'
-import type { ClaimLimits, JobRecord, QueueAdapter, ResumeAndAdoptOutcome } from './adapter.ts'
+import type { ClaimLimits, QueueAdapter, ResumeAndAdoptOutcome, WrittenRecord } from './adapter.ts'
+import { claimOutbox, draftJson, finishOutbox, recordedUpdateSql, resumeRecordedSql } from './postgres-outbox.ts'
 
 export interface PostgresQueueOptions extends PostgresConnectionOptions {
   /** A claim lapses this long after its last heartbeat (default 30 000 ms); heartbeats run every third of it. */
@@ -34,7 +35,7 @@ export interface PostgresQueueAdapter extends QueueAdapter {
 
 export const POSTGRES_QUEUE_DEFAULTS = { leaseMs: 30_000 } as const
 
-type Row = { info: JobInfo; request: CreateJobRequest }
+type Row = { info: JobInfo; request: CreateJobRequest; event?: JobEvent | null }
 const RETURNING = 'RETURNING info, request'
 const TERMINAL = [...TERMINAL_JOB_STATUSES]
 /** The fence (issue 21, Deliver 3): this process still holds the claim for that attempt (running, or parked by it). */
@@ -67,7 +68,19 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     return next
   }
 
-  const record = (row: Row | undefined): JobRecord | undefined => (row ? { info: row.info, request: row.request } : undefined)
+  const record = (row: Row | undefined): WrittenRecord | undefined => (row ? { info: row.info, request: row.request, ...(row.event ? { event: row.event } : {}) } : undefined)
+
+  // A job's event-recording writes from this process go one at a time, in call order: each one's
+  // number (taken under the row lock) then follows the order the queue made them in, even when
+  // the pool runs them on different connections (a progress write never overtakes the park).
+  const jobChains = new Map<string, Promise<unknown>>()
+  const inJobOrder = <T>(id: string, op: () => Promise<T>): Promise<T> => {
+    const next = (jobChains.get(id) ?? Promise.resolve()).then(op, op)
+    const settled = next.catch(() => undefined)
+    jobChains.set(id, settled)
+    void settled.then(() => { if (jobChains.get(id) === settled) jobChains.delete(id) })
+    return next
+  }
 
   /**
    * Takes the claim lock (after the caller's job row lock: LOCKS' order) and answers whether a
@@ -144,6 +157,20 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
       await q('INSERT INTO gateway_jobs (id, info, request) VALUES ($1, $2, $3)', [rec.info.id, rec.info, rec.request])
     },
 
+    async addOnce(rec, key) {
+      // Inserted, or the key's job read back (a retry of a submission that committed). The read
+      // is a statement of its own: its snapshot sees a concurrent insert of the same key, which
+      // the insert waited for before it did nothing.
+      for (let tries = 0; tries < 3; tries++) {
+        const added = await q(`INSERT INTO gateway_jobs (id, info, request, idempotency_key) VALUES ($1, $2, $3, $4)
+          ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`, [rec.info.id, rec.info, rec.request, key])
+        if (added.rowCount === 1) return undefined
+        const { rows } = await r<Row>('SELECT info, request FROM gateway_jobs WHERE idempotency_key = $1', [key])
+        if (rows[0]) return record(rows[0])
+      }
+      throw new Error('idempotency key: the job holding it vanished three times (pruned while retried)')
+    },
+
     claimNext(now, limits?: ClaimLimits) {
       return serial(async () => {
         const sentAt = Date.now()
@@ -187,11 +214,11 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
           await client.query(`INSERT INTO gateway_settled_executions (execution_id, session_id, job_id, info) VALUES ($1, $2, $3, $4::jsonb -> 'info')
             ON CONFLICT (execution_id) DO NOTHING`, [settledExecutionId, sessionId, id, JSON.stringify(park)])
         }
-        await client.query(toRunning, [id, workerId])
+        const { rows: resumed } = await client.query<{ event: JobEvent }>(resumeRecordedSql(leaseSql), [id, workerId, Date.now()])
         heldUntil.set(id, sentAt + leaseMs)
         // No park (lost outside this path): the job is running here and the caller fails this
         // attempt (retry rules apply), rather than leaving it parked with nothing to wake it.
-        return { outcome: 'resumed', park }
+        return { outcome: 'resumed', park, ...(resumed[0] ? { event: resumed[0].event } : {}) }
       }))
     },
 
@@ -230,7 +257,14 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
       return (await r<Row>('SELECT info, request FROM gateway_jobs ORDER BY seq')).rows.map((row) => record(row)!)
     },
 
-    async update(id, patch, fence) {
+    async update(id, patch, fence, event) {
+      if (event) {
+        const where = fence ? `id = $1 AND ${FENCED('$4', '$5')}` : 'id = $1'
+        const values = [id, ...merge(patch), ...(fence ? [workerId, fence.attempt] : []), draftJson(event)]
+        return inJobOrder(id, async () => record((await q<Row>({
+          name: fence ? 'gw_update_recorded_fenced' : 'gw_update_recorded', text: recordedUpdateSql(where, fence ? '$6' : '$4'), values,
+        })).rows[0]))
+      }
       if (!fence) {
         const { rows } = await q<Row>({ name: 'gw_update', text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE id = $1 ${RETURNING}`, values: [id, ...merge(patch)] })
         return record(rows[0])
@@ -241,19 +275,33 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
       return record(rows[0])
     },
 
-    completeAndClaim(id, patch, now, limits, fence) {
-      // A claim: in call order with this process's other claims.
-      return serial(async () => {
+    completeAndClaim(id, patch, now, limits, fence, event) {
+      // A claim: in call order with this process's other claims (and with the job's other events).
+      return inJobOrder(id, () => serial(async () => {
         const sentAt = Date.now()
-        const { rows } = await q<{ done_info: JobInfo | null; next_info: JobInfo | null; next_request: CreateJobRequest | null }>({
-          name: 'gw_complete_and_claim_fenced',
-          text: 'SELECT done_info, next_info, next_request FROM gateway_complete_and_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-          values: [id, ...merge(patch), now, workerId, leaseMs, limits.maxRunning, LOCKS.claim, fence ? workerId : null, fence?.attempt ?? null],
+        const { rows } = await q<{ done_info: JobInfo | null; done_event: JobEvent | null; next_info: JobInfo | null; next_request: CreateJobRequest | null }>({
+          name: 'gw_complete_and_claim_recorded',
+          text: 'SELECT done_info, done_event, next_info, next_request FROM gateway_complete_and_claim_recorded($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+          values: [id, ...merge(patch), now, workerId, leaseMs, limits.maxRunning, LOCKS.claim, fence ? workerId : null, fence?.attempt ?? null, draftJson(event)],
         })
         const r = rows[0]
         if (r?.next_info) heldUntil.set(r.next_info.id, sentAt + leaseMs)
-        return { completed: r?.done_info ?? undefined, claimed: r?.next_info ? { info: r.next_info, request: r.next_request! } : undefined }
-      })
+        return {
+          completed: r?.done_info ?? undefined,
+          ...(r?.done_event ? { completedEvent: r.done_event } : {}),
+          claimed: r?.next_info ? { info: r.next_info, request: r.next_request! } : undefined,
+        }
+      }))
+    },
+
+    recordsEvents: true,
+
+    claimOutbox(limit, claimMs) {
+      return claimOutbox(q, workerId, limit, claimMs)
+    },
+
+    finishOutbox(entry, retryAfterMs) {
+      return finishOutbox(q, entry, retryAfterMs)
     },
 
     async prune(olderThanMs, now) {

@@ -7,8 +7,8 @@
  */
 import type { CreateJobRequest, CreateSessionRequest, JobEvent, JobEventBody, JobInfo } from '../protocol/index.ts'
 import type { Runner } from '../sessions/runner.ts'
-import type { WebhookDeliverer } from '../sessions/webhooks.ts'
-import { dayKeyOf, msUntilUtcRollover, type QueueAdapter } from './adapter.ts'
+import type { WebhookDeliverer, WebhookTarget } from '../sessions/webhooks.ts'
+import { dayKeyOf, msUntilUtcRollover, type EventDraft, type QueueAdapter, type WrittenRecord } from './adapter.ts'
 import type { JobRun } from './job-run.ts'
 import { QUEUE_DEFAULTS, type QueueOptions } from './options.ts'
 
@@ -45,6 +45,11 @@ export class QueueState {
   /** Slots promised to parked jobs whose session is being rebuilt; resumes go before new claims. */
   readonly reserved = new Set<string>()
   resumeWaiters: ResumeWaiter[] = []
+  /**
+   * Jobs this process is submitting, until their job_submitted is out: a shared store makes a row
+   * claimable before `add` returns, and job_started must wait for it (job-status.2).
+   */
+  readonly announcing = new Map<string, Promise<void>>()
   pumping = false
   pumpAgain = false
   closed = false
@@ -73,14 +78,53 @@ export class QueueState {
   // `ts` is passed when the event states a delay from "now", so nextRunAt - ts is exactly that delay.
   emit(body: JobEventBody, job: JobInfo, run: JobRun | undefined, request?: CreateJobRequest, ts = this.now()): void {
     const event = { ...body, jobId: job.id, job, ts } as JobEvent
+    this.#observe(event)
+    const webhook = this.webhookFor(body, run?.record.request ?? request)
+    if (webhook) this.deps.deliverer.deliver(`job:${job.id}`, webhook, event)
+  }
+
+  /**
+   * What a write records as its event, when the adapter records events (issue 21, Deliver 6):
+   * the event then goes out as the write committed it (see `announce`), its webhook from the outbox.
+   */
+  draft(body: JobEventBody, request: CreateJobRequest | undefined, ts = this.now()): EventDraft | undefined {
+    if (!this.adapter.recordsEvents) return undefined
+    const webhook = this.webhookFor(body, request)
+    return { body, ts, ...(webhook ? { webhook } : {}) }
+  }
+
+  /**
+   * A write's event, once the write landed: the event it recorded (local observers now, the
+   * webhook from the outbox), or with an adapter that records none, the event as `emit` builds it.
+   * An adapter that records events but recorded none here sends nothing: only the outbox does.
+   */
+  announce(body: JobEventBody, written: Pick<WrittenRecord, 'info' | 'event'>, run: JobRun | undefined, request?: CreateJobRequest, ts = this.now()): void {
+    if (written.event) this.announceRecorded(written.event, run?.record.request ?? request)
+    else if (!this.adapter.recordsEvents) this.emit(body, written.info, run, request, ts)
+  }
+
+  /** An event a write recorded: local observers see it now; its webhook, if any, leaves from the outbox. */
+  announceRecorded(event: JobEvent, request: CreateJobRequest | undefined): void {
+    this.#observe(event)
+    if (this.webhookFor(event, request)) this.outboxKick()
+  }
+
+  /** Wakes outbox delivery (set by JobQueue when the adapter records events). */
+  outboxKick: () => void = () => {}
+
+  /** The job webhook an event goes to: none for job_submitted (events.23), nor progress quieted by `progress: 'completion'`. */
+  webhookFor(body: { type: JobEventBody['type'] }, request: CreateJobRequest | undefined): WebhookTarget | undefined {
+    const webhook = request?.webhook
+    if (!webhook || body.type === 'job_submitted') return undefined
+    if (body.type === 'job_progress' && webhook.progress === 'completion') return undefined
+    return { url: webhook.url, ...(webhook.headers ? { headers: webhook.headers } : {}) }
+  }
+
+  #observe(event: JobEvent): void {
     try { this.options.onEvent?.(event) } catch { /* an observer never breaks the queue */ }
     for (const listener of this.listeners) {
       try { listener(event) } catch { /* nor does a socket */ }
     }
-    const webhook = (run?.record.request ?? request)?.webhook
-    if (!webhook || body.type === 'job_submitted') return // job_submitted goes to local observers only (events.23)
-    if (body.type === 'job_progress' && webhook.progress === 'completion') return
-    this.deps.deliverer.deliver(`job:${job.id}`, { url: webhook.url, headers: webhook.headers }, event)
   }
 
   async budgetExhausted(): Promise<boolean> {

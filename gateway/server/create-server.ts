@@ -166,6 +166,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     const deliverer = new WebhookDeliverer({
       attempts: queueOptions.webhookAttempts ?? QUEUE_DEFAULTS.webhookAttempts,
       retryDelayMs: queueOptions.webhookRetryDelayMs ?? QUEUE_DEFAULTS.webhookRetryDelayMs,
+      ...(queueOptions.webhookTimeoutMs !== undefined ? { timeoutMs: queueOptions.webhookTimeoutMs } : {}),
       onAttempt: observeWebhook,
     })
     deliverers.push(deliverer)

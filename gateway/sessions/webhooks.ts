@@ -55,31 +55,59 @@ export class WebhookDeliverer {
   }
 
   async #send(target: WebhookTarget, body: unknown): Promise<void> {
-    const { attempts, retryDelayMs, timeoutMs = 10_000 } = this.#options
-    const doFetch = this.#options.fetch ?? fetch
+    const { attempts, retryDelayMs } = this.#options
     const payload = JSON.stringify(body)
     let lastError = 'no attempt made'
     for (let attempt = 0; attempt < Math.max(1, attempts); attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, retryDelayMs * 2 ** (attempt - 1)))
-      const started = performance.now()
-      const durationMs = () => Math.round((performance.now() - started) * 1000) / 1000
-      try {
-        const res = await doFetch(target.url, {
-          method: 'POST',
-          headers: { ...target.headers, 'content-type': 'application/json' },
-          body: payload,
-          signal: AbortSignal.timeout(timeoutMs),
-        })
-        await res.arrayBuffer().catch(() => undefined)
-        this.#report(target, { attempt: attempt + 1, ok: res.ok, status: res.status, durationMs: durationMs() })
-        if (res.ok) return
-        lastError = `HTTP ${res.status}`
-      } catch (err) {
-        lastError = err instanceof Error ? err.message : String(err)
-        this.#report(target, { attempt: attempt + 1, ok: false, error: err instanceof Error ? err.name : 'error', durationMs: durationMs() })
-      }
+      const outcome = await this.#attempt(target, payload, attempt + 1)
+      if (outcome.ok) return
+      lastError = outcome.error
     }
     this.#options.onGiveUp?.(target, lastError)
+  }
+
+  /**
+   * One POST of `body` (attempt number `attempt`, for the attempt observer), without retries: for
+   * a caller that keeps its own schedule (the job events' outbox, issue 21). Never throws.
+   */
+  sendOnce(target: WebhookTarget, body: unknown, attempt: number): Promise<{ ok: true } | { ok: false; error: string }> {
+    return this.#attempt(target, JSON.stringify(body), attempt)
+  }
+
+  /** The retry schedule's delay before attempt `attempt + 1` (after `attempt` failed ones). */
+  retryDelayMs(attempt: number): number {
+    return this.#options.retryDelayMs * 2 ** (attempt - 1)
+  }
+
+  get attempts(): number {
+    return Math.max(1, this.#options.attempts)
+  }
+
+  async #attempt(target: WebhookTarget, payload: string, attempt: number): Promise<{ ok: true } | { ok: false; error: string }> {
+    const { timeoutMs = 10_000 } = this.#options
+    const doFetch = this.#options.fetch ?? fetch
+    const started = performance.now()
+    const durationMs = () => Math.round((performance.now() - started) * 1000) / 1000
+    try {
+      const res = await doFetch(target.url, {
+        method: 'POST',
+        headers: { ...target.headers, 'content-type': 'application/json' },
+        body: payload,
+        signal: AbortSignal.timeout(timeoutMs),
+      })
+      await res.arrayBuffer().catch(() => undefined)
+      this.#report(target, { attempt, ok: res.ok, status: res.status, durationMs: durationMs() })
+      return res.ok ? { ok: true } : { ok: false, error: `HTTP ${res.status}` }
+    } catch (err) {
+      this.#report(target, { attempt, ok: false, error: err instanceof Error ? err.name : 'error', durationMs: durationMs() })
+      return { ok: false, error: err instanceof Error ? err.message : String(err) }
+    }
+  }
+
+  /** The per-attempt timeout. */
+  get timeoutMs(): number {
+    return this.#options.timeoutMs ?? 10_000
   }
 
   #report(target: WebhookTarget, attempt: Omit<WebhookAttempt, 'origin'>): void {

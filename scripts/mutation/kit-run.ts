@@ -1,16 +1,21 @@
 /**
  * One mutant against the kit alone: the mutated file is written into a scratch copy of the
- * project, the kit boots that copy's gateway as its self target (startSelfTarget({ root })) and
- * runs the whole suite with the seed conformance/test/self-target.test.ts uses. The first case
- * that fails or errors kills the mutant and ends the run early (the rest of the suite is
- * abandoned with its target closed). A gateway that does not boot is `boot`, a run over the
- * cap is `timeout`; both count as killed and are reported apart.
+ * project, the kit boots that copy's gateway on one of the two self targets and runs the whole
+ * suite with the seed the two full-kit tests use: `dev` (startSelfTarget({ root }), `gateway dev`,
+ * conformance/test/self-target.test.ts) or `serve` (startServeTarget({ root }), `gateway serve
+ * --config` on PostgreSQL, conformance/test/self-serve-target.test.ts), each serve run on a fresh
+ * database of one PostgreSQL server the run keeps. The first case that fails or errors kills the
+ * mutant and ends the run early (the rest of the suite is abandoned with its target closed). A
+ * gateway that does not boot is `boot`, a run over the cap is `timeout`; both count as killed and
+ * are reported apart.
  */
 import { cp, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runSuite } from '../../conformance/run-suite.ts'
 import { startSelfTarget, type SelfTarget } from '../../conformance/target/self.ts'
+import { startServeTarget } from '../../conformance/target/self-serve.ts'
+import { startPostgresServer, type PostgresServer } from '../../gateway/test/postgres-server.ts'
 import type { CaseResult } from '../../conformance/types.ts'
 
 /** Not copied: the dependencies (linked instead), git, and earlier reports. */
@@ -22,7 +27,39 @@ const KILLING = new Set(['fail', 'error', 'flaky'])
 
 /** `unreached`: the kit never executed the mutated statement (reach.ts), so it was not run. */
 export type KitStatus = 'killed' | 'survived' | 'boot' | 'timeout' | 'unreached'
-export interface KitOutcome { status: KitStatus; killedBy: string[]; ms: number; ran: number }
+/** `dev`: the self target (`gateway dev`); `serve`: the self-serve target (`gateway serve --config` + PostgreSQL). */
+export type KitTarget = 'dev' | 'serve'
+export const KIT_TARGETS: readonly KitTarget[] = ['dev', 'serve']
+/** `target`: the target whose run decided (the killing one, else the last one run); absent for `unreached`. */
+export interface KitOutcome { status: KitStatus; killedBy: string[]; ms: number; ran: number; target?: KitTarget }
+
+/** One PostgreSQL server for a whole mutation run; every serve-target kit run gets an empty database of its own. */
+export class Databases {
+  #server: Promise<PostgresServer> | undefined
+  #n = 0
+  async fresh(): Promise<string> {
+    this.#server ??= startPostgresServer()
+    return (await this.#server).createDatabase(`mutant_${process.pid}_${++this.#n}`)
+  }
+
+  async stop(): Promise<void> {
+    if (this.#server) await (await this.#server).stop()
+  }
+}
+
+export interface KitRunOptions {
+  target?: KitTarget
+  /** Extra environment for the gateway (the reach probes' hits file). */
+  env?: Record<string, string>
+  /** Required for the serve target. */
+  databases?: Databases
+}
+
+async function startTarget(dir: string, options: KitRunOptions): Promise<SelfTarget> {
+  if (options.target !== 'serve') return startSelfTarget({ root: dir, env: options.env })
+  if (!options.databases) throw new Error('the serve target needs a database source')
+  return startServeTarget({ root: dir, env: options.env, databaseUrl: await options.databases.fresh() })
+}
 
 export async function scratchCopy(root: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'gateway-mutant-'))
@@ -45,13 +82,14 @@ export async function withMutatedFile<T>(dir: string, file: string, original: st
   }
 }
 
-export async function runKit(dir: string, capMs: number, env?: Record<string, string>): Promise<KitOutcome> {
+export async function runKit(dir: string, capMs: number, options: KitRunOptions = {}): Promise<KitOutcome> {
   const started = Date.now()
+  const on = options.target ?? 'dev'
   let target: SelfTarget
   try {
-    target = await startSelfTarget({ root: dir, env })
+    target = await startTarget(dir, options)
   } catch (err) {
-    return { status: 'boot', killedBy: [`boot: ${(err as Error).message.split('\n')[0]}`], ms: Date.now() - started, ran: 0 }
+    return { status: 'boot', killedBy: [`boot: ${(err as Error).message.split('\n')[0]}`], ms: Date.now() - started, ran: 0, target: on }
   }
   const killedBy: string[] = []
   let ran = 0
@@ -73,7 +111,7 @@ export async function runKit(dir: string, capMs: number, env?: Record<string, st
   await target.close()
   // An abandoned suite meets a closed target and ends on its own; give it a moment so it does not overlap the next mutant.
   await Promise.race([suite, new Promise((r) => setTimeout(r, status === 'survived' ? 0 : 2000))])
-  return { status, killedBy, ms: Date.now() - started, ran }
+  return { status, killedBy, ms: Date.now() - started, ran, target: on }
 }
 
 export async function removeScratch(dir: string): Promise<void> {

@@ -2,9 +2,9 @@
  * The `npm test` column for a mutant the kit alone let through. Running all of `npm test` per
  * mutant cannot fit the hour, so this runs, in the scratch copy holding the mutant, the vitest
  * files that import the mutated module (the static import graph, transitively), with --bail 1
- * and a time cap. conformance/test/self-target.test.ts, the one `npm test` file that runs the
- * whole kit on the self target, is left out: its kills are exactly the kit column's (same seed,
- * same fail/error rule), so a kit survivor would survive it too.
+ * and a time cap. conformance/test/self-target.test.ts and self-serve-target.test.ts, the `npm
+ * test` files that run the whole kit on the two self targets, are left out: their kills are
+ * exactly the kit column's (same seed, same fail/error rule), so a kit survivor would survive them too.
  */
 import { spawn } from 'node:child_process'
 import { readdir, readFile, rm } from 'node:fs/promises'
@@ -12,8 +12,9 @@ import { dirname, join, normalize } from 'node:path'
 import ts from 'typescript'
 
 const TEST_ROOTS = ['gateway', 'fake-engines', 'conformance', 'reports', 'bench', 'test']
-/** Runs the full kit on the self target: counted through the kit column, never re-run here. */
-export const FULL_KIT_TEST = 'conformance/test/self-target.test.ts'
+/** Run the full kit on the self targets: counted through the kit column, never re-run here. */
+export const FULL_KIT_TESTS = { dev: 'conformance/test/self-target.test.ts', serve: 'conformance/test/self-serve-target.test.ts' } as const
+const FULL_KIT = new Set<string>(Object.values(FULL_KIT_TESTS))
 
 export interface ImportGraph { tests: string[]; importers: Map<string, Set<string>> }
 
@@ -62,7 +63,7 @@ export function relatedTests(graph: ImportGraph, file: string): string[] {
         next.push(importer)
       }
     }
-    const tests = graph.tests.filter((t) => next.includes(t) && t !== FULL_KIT_TEST)
+    const tests = graph.tests.filter((t) => next.includes(t) && !FULL_KIT.has(t))
     if (tests.length) return tests
     level = next
   }

@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { moduleOf } from './sources.ts'
-import type { KitOutcome } from './kit-run.ts'
+import type { KitOutcome, KitTarget } from './kit-run.ts'
 import type { TestOutcome } from './npm-test-run.ts'
 import type { GeneratedMutant } from './mutator.ts'
 
@@ -15,14 +15,18 @@ export interface MutantResult {
   mutant: Omit<GeneratedMutant, 'start' | 'end'>
   diff: string
   equivalent?: string
+  /** The targets whose unmutated run reached the mutant (the ones it was judged on, dev first); absent without reach probes. */
+  reachedOn?: KitTarget[]
   kit?: KitOutcome
-  /** Killed by `npm test`: the kit's kill (self-target.test.ts) or a related test file's. */
-  npmTest?: { killed: boolean; via: 'self-target.test.ts' | 'related tests'; tests?: TestOutcome }
+  /** Killed by `npm test`: the kit's kill (the full-kit test of the target that killed it) or a related test file's. */
+  npmTest?: { killed: boolean; via: 'self-target.test.ts' | 'self-serve-target.test.ts' | 'related tests'; tests?: TestOutcome }
 }
 
 export interface ModuleRow {
   module: string; generated: number; sampled: number; judged: number; equivalent: number
   kitKilled: number; boot: number; timeout: number; unreached: number; npmTestKilled: number; survived: number
+  /** Of kitKilled, how many the serve target killed (the dev target let them through or never reached them). */
+  kitKilledServe?: number
 }
 
 export interface MutationReport {
@@ -36,7 +40,7 @@ const killedByKit = (r: MutantResult) => r.kit !== undefined && r.kit.status !==
 export function tabulate(generated: GeneratedMutant[], sampled: GeneratedMutant[], results: MutantResult[]): { modules: ModuleRow[]; totals: ModuleRow } {
   const rows = new Map<string, ModuleRow>()
   const row = (module: string) => {
-    if (!rows.has(module)) rows.set(module, { module, generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 })
+    if (!rows.has(module)) rows.set(module, { module, generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, kitKilledServe: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 })
     return rows.get(module)!
   }
   for (const m of generated) row(moduleOf(m.file)).generated++
@@ -46,6 +50,7 @@ export function tabulate(generated: GeneratedMutant[], sampled: GeneratedMutant[
     x.judged++
     if (r.equivalent !== undefined) { x.equivalent++; continue }
     if (killedByKit(r)) x.kitKilled++
+    if (killedByKit(r) && r.kit?.target === 'serve') x.kitKilledServe = (x.kitKilledServe ?? 0) + 1
     if (r.kit?.status === 'boot') x.boot++
     if (r.kit?.status === 'timeout') x.timeout++
     if (r.kit?.status === 'unreached') x.unreached++
@@ -53,18 +58,18 @@ export function tabulate(generated: GeneratedMutant[], sampled: GeneratedMutant[
     else x.survived++
   }
   const modules = [...rows.values()].sort((a, b) => a.module.localeCompare(b.module))
-  const totals: ModuleRow = { module: 'all', generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 }
-  for (const m of modules) for (const k of Object.keys(totals) as Array<keyof ModuleRow>) if (k !== 'module') (totals[k] as number) += m[k] as number
+  const totals: ModuleRow = { module: 'all', generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, kitKilledServe: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 }
+  for (const m of modules) for (const k of Object.keys(totals) as Array<keyof ModuleRow>) if (k !== 'module') (totals[k] as number) += (m[k] as number | undefined) ?? 0
   return { modules, totals }
 }
 
 const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)}%` : '-')
 
 export function consoleTable(report: MutationReport): string {
-  const head = ['module', 'generated', 'sampled', 'judged', 'equiv', 'kit killed', '(boot', 'timeout)', 'unreached', 'npm test killed', 'survived', 'kit rate', 'npm test rate']
+  const head = ['module', 'generated', 'sampled', 'judged', 'equiv', 'kit killed', '(on serve', 'boot', 'timeout)', 'unreached', 'npm test killed', 'survived', 'kit rate', 'npm test rate']
   const line = (r: ModuleRow) => {
     const live = r.judged - r.equivalent
-    return [r.module, r.generated, r.sampled, r.judged, r.equivalent, r.kitKilled, r.boot, r.timeout, r.unreached, r.npmTestKilled, r.survived, pct(r.kitKilled, live), pct(r.npmTestKilled, live)].map(String)
+    return [r.module, r.generated, r.sampled, r.judged, r.equivalent, r.kitKilled, r.kitKilledServe ?? 0, r.boot, r.timeout, r.unreached, r.npmTestKilled, r.survived, pct(r.kitKilled, live), pct(r.npmTestKilled, live)].map(String)
   }
   const rows = [head, ...report.modules.map(line), line(report.totals)]
   const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i].length)))
@@ -77,7 +82,7 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 function html(report: MutationReport): string {
   const table = (rows: ModuleRow[]) => rows.map((r) => {
     const live = r.judged - r.equivalent
-    return `<tr><td>${esc(r.module)}</td><td>${r.generated}</td><td>${r.sampled}</td><td>${r.judged}</td><td>${r.equivalent}</td><td>${r.kitKilled} (${r.boot} boot, ${r.timeout} timeout)</td><td>${r.unreached}</td><td>${r.npmTestKilled}</td><td>${r.survived}</td><td>${pct(r.kitKilled, live)}</td><td>${pct(r.npmTestKilled, live)}</td></tr>`
+    return `<tr><td>${esc(r.module)}</td><td>${r.generated}</td><td>${r.sampled}</td><td>${r.judged}</td><td>${r.equivalent}</td><td>${r.kitKilled} (${r.kitKilledServe ?? 0} on serve; ${r.boot} boot, ${r.timeout} timeout)</td><td>${r.unreached}</td><td>${r.npmTestKilled}</td><td>${r.survived}</td><td>${pct(r.kitKilled, live)}</td><td>${pct(r.npmTestKilled, live)}</td></tr>`
   }).join('\n')
   const block = (title: string, list: MutantResult[], note: (r: MutantResult) => string) =>
     `<h2>${title} (${list.length})</h2>\n${list.map((r) => `<details><summary><code>${esc(r.mutant.key)}</code> ${esc(r.mutant.operator)} ${esc(r.mutant.file)}:${r.mutant.line} ${esc(note(r))}</summary><pre>${esc(r.diff)}</pre></details>`).join('\n')}`
@@ -92,7 +97,7 @@ ${table(report.modules)}
 ${table([report.totals])}</table>
 ${block('Survivors of the kit alone', kitSurvivors, (r) => `${r.kit!.status === 'unreached' ? '— not reached by the kit ' : ''}${r.npmTest?.killed ? `— killed by npm test (${r.npmTest.tests?.detail ?? ''})` : `— npm test: ${r.npmTest?.tests?.status ?? 'not run'}`}`)}
 ${block('Equivalent', report.results.filter((r) => r.equivalent !== undefined), (r) => `— ${r.equivalent}`)}
-${block('Killed by the kit', report.results.filter((r) => r.equivalent === undefined && killedByKit(r)), (r) => `— ${r.kit!.status}: ${r.kit!.killedBy[0] ?? ''}`)}
+${block('Killed by the kit', report.results.filter((r) => r.equivalent === undefined && killedByKit(r)), (r) => `— ${r.kit!.status} on the ${r.kit!.target ?? 'dev'} target: ${r.kit!.killedBy[0] ?? ''}`)}
 `
 }
 

@@ -2,11 +2,13 @@
  * `npm run mutation`: the kit's strength measured on mutants generated mechanically from every
  * source file of gateway/ (mutator.ts), a seeded sample stratified by file (sampler.ts). Each
  * mutant is written into a scratch copy of the project and judged by the kit alone on that copy's
- * self target (kit-run.ts); a kit survivor is then given to the vitest files that import the
- * mutated module (npm-test-run.ts). Writes reports/out/mutation/<timestamp>/mutation.{json,html}.
+ * self targets (kit-run.ts): `dev` (`gateway dev`) and `serve` (`gateway serve --config` on
+ * PostgreSQL), each only where its unmutated run reaches the mutant (reach.ts), dev first; a kit
+ * survivor is then given to the vitest files that import the mutated module (npm-test-run.ts).
+ * Writes reports/out/mutation/<timestamp>/mutation.{json,html}.
  *
  *   npm run mutation -- [--sample N] [--seed N] [--module <glob>]... [--only <key>]... [--jobs N]
- *                       [--list] [--curated] [--no-npm-test] [--cap-ms N] [--test-cap-ms N]
+ *                       [--targets dev,serve] [--list] [--curated] [--no-npm-test] [--cap-ms N] [--test-cap-ms N]
  */
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
@@ -14,9 +16,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { runCurated } from './curated-run.ts'
-import { removeScratch, runKit, scratchCopy, withMutatedFile } from './kit-run.ts'
+import { Databases, KIT_TARGETS, removeScratch, runKit, scratchCopy, withMutatedFile, type KitTarget } from './kit-run.ts'
 import { applyMutant, mutantDiff, type GeneratedMutant } from './mutator.ts'
-import { FULL_KIT_TEST, importGraph, relatedTests, runTests } from './npm-test-run.ts'
+import { FULL_KIT_TESTS, importGraph, relatedTests, runTests } from './npm-test-run.ts'
 import { consoleTable, tabulate, writeReport, type MutantResult, type MutationReport } from './report.ts'
 import { instrument, REACH_ENV, readHits } from './reach.ts'
 import { sample, shuffle } from './sampler.ts'
@@ -24,7 +26,7 @@ import { generateAll } from './sources.ts'
 import { seededRandom } from '../../conformance/harness/random.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const NPM_TEST_COLUMN = `a mutant killed by the kit alone is killed by npm test too, because ${FULL_KIT_TEST} runs the whole kit on the self target with the same seed and fails on any fail or error; a kit survivor is killed by npm test when the vitest files nearest to the mutated module in the static import graph (direct importers, else the next level; never ${FULL_KIT_TEST}) fail on it in the scratch copy (--bail 1, time-capped; a capped run counts as not killed). Tests that reach the module only through a spawned process are not run for it.`
+const NPM_TEST_COLUMN = `a mutant killed by the kit alone is killed by npm test too, because ${FULL_KIT_TESTS.dev} (dev target) and ${FULL_KIT_TESTS.serve} (serve target) run the whole kit on that target with the same seed and fail on any fail or error; a kit survivor is killed by npm test when the vitest files nearest to the mutated module in the static import graph (direct importers, else the next level; never those two) fail on it in the scratch copy (--bail 1, time-capped; a capped run counts as not killed). Tests that reach the module only through a spawned process are not run for it.`
 
 /** `gateway/server/**` style globs; a glob without `*` matches as a path prefix. */
 export function globMatcher(glob: string): (file: string) => boolean {
@@ -37,8 +39,13 @@ async function loadEquivalents(): Promise<Record<string, string>> {
   return JSON.parse(await readFile(join(ROOT, 'scripts/mutation/equivalents.json'), 'utf8')) as Record<string, string>
 }
 
-/** Runs the kit once on an instrumented unmutated copy: it must pass; returns the keys of the mutants it reached (or undefined when not asked). */
-async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, capMs: number, probe: boolean): Promise<{ reached?: Set<string>; baselineMs: number }> {
+type PerTarget<T> = Partial<Record<KitTarget, T>>
+
+/**
+ * Runs the kit once per target on an instrumented unmutated copy: each run must pass; returns,
+ * per target, the keys of the mutants its run reached (undefined when not asked) and its time.
+ */
+async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, capMs: number, probe: boolean, targets: KitTarget[], databases: Databases): Promise<{ reached?: PerTarget<Set<string>>; baselineMs: PerTarget<number> }> {
   const dir = await scratchCopy(ROOT)
   try {
     if (probe) {
@@ -47,14 +54,24 @@ async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, c
         if (mine.length) await writeFile(join(dir, file), instrument(text, mine))
       }
     }
-    const hitsFile = join(dir, 'reach-hits.txt')
-    const baseline = await runKit(dir, capMs, probe ? { [REACH_ENV]: hitsFile } : undefined)
-    if (baseline.status !== 'survived') throw new Error(`the unmutated scratch copy does not pass the kit (${baseline.status}: ${baseline.killedBy.join('; ')})`)
-    if (!probe) return { baselineMs: baseline.ms }
-    const hits = await readHits(hitsFile)
-    const reached = new Set(picked.filter((_, id) => hits.has(id)).map((m) => m.key))
-    console.log(`baseline: the unmutated copy passes the kit in ${(baseline.ms / 1000).toFixed(1)} s; it reaches ${reached.size} of the ${picked.length} sampled mutants`)
-    return { reached, baselineMs: baseline.ms }
+    const reached: PerTarget<Set<string>> = {}
+    const baselineMs: PerTarget<number> = {}
+    for (const target of targets) {
+      const hitsFile = join(dir, `reach-hits-${target}.txt`)
+      const baseline = await runKit(dir, capMs, { target, databases, env: probe ? { [REACH_ENV]: hitsFile } : undefined })
+      if (baseline.status !== 'survived') throw new Error(`the unmutated scratch copy does not pass the kit on the ${target} target (${baseline.status}: ${baseline.killedBy.join('; ')})`)
+      baselineMs[target] = baseline.ms
+      if (!probe) continue
+      const hits = await readHits(hitsFile)
+      reached[target] = new Set(picked.filter((_, id) => hits.has(id)).map((m) => m.key))
+      console.log(`baseline (${target} target): the unmutated copy passes the kit in ${(baseline.ms / 1000).toFixed(1)} s; it reaches ${reached[target].size} of the ${picked.length} sampled mutants`)
+    }
+    if (probe) {
+      const any = new Set(targets.flatMap((t) => [...reached[t]!]))
+      const serveOnly = [...any].filter((k) => !reached.dev?.has(k)).length
+      console.log(`baseline: ${any.size} of the ${picked.length} sampled mutants reached by a target${targets.includes('serve') && targets.includes('dev') ? ` (${serveOnly} by the serve target only)` : ''}`)
+    }
+    return { reached: probe ? reached : undefined, baselineMs }
   } finally {
     await removeScratch(dir)
   }
@@ -75,7 +92,7 @@ async function rescore(dir: string): Promise<void> {
     row.generated = was?.generated ?? 0
     row.sampled = was?.sampled ?? 0
   }
-  for (const was of old.modules) if (!modules.some((m) => m.module === was.module)) modules.push({ ...was, judged: 0, equivalent: 0, kitKilled: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 })
+  for (const was of old.modules) if (!modules.some((m) => m.module === was.module)) modules.push({ ...was, judged: 0, equivalent: 0, kitKilled: 0, kitKilledServe: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 })
   modules.sort((a, b) => a.module.localeCompare(b.module))
   const report: MutationReport = { ...old, modules, totals, results }
   await writeReport(dir, report)
@@ -90,7 +107,10 @@ async function main(): Promise<void> {
     only: { type: 'string', multiple: true }, jobs: { type: 'string', default: '1' }, list: { type: 'boolean' }, curated: { type: 'boolean' },
     'no-npm-test': { type: 'boolean' }, 'cap-ms': { type: 'string' }, 'test-cap-ms': { type: 'string', default: '60000' },
     out: { type: 'string' }, rescore: { type: 'string' }, 'no-reach': { type: 'boolean' }, 'deadline-min': { type: 'string', default: '55' },
+    targets: { type: 'string', default: KIT_TARGETS.join(',') },
   } })
+  const targets = values.targets.split(',').map((t) => t.trim()) as KitTarget[]
+  if (!targets.length || targets.some((t) => !KIT_TARGETS.includes(t))) throw new Error(`--targets: a comma-separated list of ${KIT_TARGETS.join(', ')}`)
   const seed = Number(values.seed)
   if (values.curated) return runCurated({ only: values.only, seed, list: values.list })
   if (values.rescore) return rescore(values.rescore)
@@ -121,11 +141,16 @@ async function main(): Promise<void> {
   const load: number[] = []
   const loadTimer = setInterval(() => load.push(loadavg()[0]), 10_000)
 
-  // The baseline: the unmutated copy (with reach probes) must pass the kit; it also tells which mutants the kit reaches.
-  const { reached, baselineMs } = await reachRun(picked, files, 300_000, !values['no-reach'])
+  // One PostgreSQL server for every serve-target run of this mutation run (a fresh database each).
+  const databases = new Databases()
+  // The baseline: the unmutated copy (with reach probes) must pass the kit on each target; it also tells which mutants each reaches.
+  const { reached, baselineMs } = await reachRun(picked, files, 300_000, !values['no-reach'], targets, databases).catch(async (err: unknown) => {
+    await databases.stop()
+    throw err
+  })
   // The cap scales with the unmutated run on this machine now (a loaded machine runs the whole kit in a minute or more).
-  const capMs = values['cap-ms'] ? Number(values['cap-ms']) : Math.max(90_000, 3 * baselineMs)
-  console.log(`a mutant's kit run is capped at ${(capMs / 1000).toFixed(0)} s`)
+  const capMs = Object.fromEntries(targets.map((t) => [t, values['cap-ms'] ? Number(values['cap-ms']) : Math.max(90_000, 3 * baselineMs[t]!)])) as PerTarget<number>
+  console.log(`a mutant's kit run is capped at ${targets.map((t) => `${(capMs[t]! / 1000).toFixed(0)} s (${t})`).join(', ')}`)
   const worker = async () => {
     const dir = await scratchCopy(ROOT)
     try {
@@ -145,15 +170,26 @@ async function main(): Promise<void> {
     if (equivalents[m.key] !== undefined) {
       result.equivalent = equivalents[m.key]
     } else {
+      // The targets whose unmutated run reached the mutant, dev first; without probes, every target.
+      const on = reached ? targets.filter((t) => reached[t]!.has(m.key)) : targets
+      result.reachedOn = on
       await withMutatedFile(dir, m.file, text, applyMutant(text, m), async () => {
-        result.kit = reached && !reached.has(m.key) ? { status: 'unreached', killedBy: [], ms: 0, ran: 0 } : await runKit(dir, capMs)
-        if (result.kit.status !== 'survived' && result.kit.status !== 'unreached') result.npmTest = { killed: true, via: 'self-target.test.ts' }
+        if (!on.length) result.kit = { status: 'unreached', killedBy: [], ms: 0, ran: 0 }
+        let ms = 0
+        for (const target of on) {
+          result.kit = await runKit(dir, capMs[target]!, { target, databases })
+          ms += result.kit.ms
+          if (result.kit.status !== 'survived') break
+        }
+        result.kit!.ms = ms
+        if (result.kit!.status !== 'survived' && result.kit!.status !== 'unreached') result.npmTest = { killed: true, via: result.kit!.target === 'serve' ? 'self-serve-target.test.ts' : 'self-target.test.ts' }
       })
     }
     const done = results.length + 1
     const survived = result.kit?.status === 'survived' || result.kit?.status === 'unreached'
     const verdict = result.equivalent !== undefined ? 'equivalent' : survived ? (result.kit!.status === 'unreached' ? 'UNREACHED' : 'SURVIVED') : result.kit!.status
-    console.log(`[${done}/${order.length} ${((Date.now() - started) / 60000).toFixed(1)} min] ${verdict.padEnd(10)} ${m.file}:${m.line} ${m.operator} ${(result.kit?.ms ?? 0) / 1000 | 0}s ${result.kit?.killedBy[0]?.slice(0, 100) ?? ''}`)
+    const where = result.kit?.target && result.kit.status !== 'unreached' ? ` [${result.kit.target}]` : ''
+    console.log(`[${done}/${order.length} ${((Date.now() - started) / 60000).toFixed(1)} min] ${verdict.padEnd(10)}${where} ${m.file}:${m.line} ${m.operator} ${(result.kit?.ms ?? 0) / 1000 | 0}s ${result.kit?.killedBy[0]?.slice(0, 100) ?? ''}`)
     await appendFile(join(out, 'progress.jsonl'), `${JSON.stringify(result)}\n`)
     results.push(result)
     await reportNow()
@@ -169,7 +205,7 @@ async function main(): Promise<void> {
     }
   }
   const survivorsMd = () => results.filter((r) => r.kit?.status === 'survived' || r.kit?.status === 'unreached').map((r) =>
-    `### \`${r.mutant.key}\`\n${r.mutant.file}:${r.mutant.line} (${r.mutant.operator}), kit: ${r.kit!.status}, npm test: ${r.npmTest?.tests ? `${r.npmTest.tests.status}${r.npmTest.tests.detail ? ` (${r.npmTest.tests.detail})` : ''}` : 'not run yet'}\n\`\`\`diff\n${r.diff}\n\`\`\`\n`).join('\n')
+    `### \`${r.mutant.key}\`\n${r.mutant.file}:${r.mutant.line} (${r.mutant.operator}), kit: ${r.kit!.status}${r.reachedOn?.length ? ` (run on ${r.reachedOn.join(', ')})` : ''}, npm test: ${r.npmTest?.tests ? `${r.npmTest.tests.status}${r.npmTest.tests.detail ? ` (${r.npmTest.tests.detail})` : ''}` : 'not run yet'}\n\`\`\`diff\n${r.diff}\n\`\`\`\n`).join('\n')
   reportNow = async () => {
     await writeReport(out, report())
     await writeFile(join(out, 'survivors.md'), survivorsMd())
@@ -201,6 +237,7 @@ async function main(): Promise<void> {
     if (!values['no-npm-test']) await Promise.all(Array.from({ length: jobs }, () => testPhase()))
   } finally {
     clearInterval(loadTimer)
+    await databases.stop()
   }
   const final = report()
   await writeReport(out, final)

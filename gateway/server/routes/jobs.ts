@@ -59,8 +59,13 @@ async function submit(ctx: GatewayContext, queue: JobQueue, req: IncomingMessage
   const valid = await validateCreate(request.session, principal, ctx.createPolicy)
   if (isRefusal(valid)) return sendRefusal(res, valid)
   const session = { ...valid.request, profile: valid.profile.name, cwd: valid.cwd, prompt: request.session.prompt } as CreateJobRequest['session']
+  // An Idempotency-Key makes a retried submission (after a 503, or a lost answer) find its job (issue 21).
+  const idempotencyKey = req.headers['idempotency-key']
+  if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || !idempotencyKey || idempotencyKey.length > 255)) {
+    return sendRefusal(res, refuse('invalid_request', 'Idempotency-Key must be one non-empty header of at most 255 characters'))
+  }
   try {
-    const job = await queue.submit({ ...(request as CreateJobRequest), session }, valid.scope)
+    const job = await queue.submit({ ...(request as CreateJobRequest), session }, valid.scope, idempotencyKey)
     sendJson(res, 201, { job })
   } catch (err) {
     if (err instanceof QueueRefusal) return sendRefusal(res, refuse('invalid_request', err.message))

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startFakeModelServer } from '../../../fake-engines/provider-model/server.ts'
 import { createAiSdkRunner } from '../../engines/provider/index.ts'
+import type { WrittenRecord } from '../../queue/adapter.ts'
 import { createPostgresQueueAdapter } from '../../queue/postgres-adapter.ts'
 import { createGatewayServer } from '../../server/create-server.ts'
 import { createPostgresSessionStore } from '../../sessions/stores/postgres-store.ts'
@@ -26,6 +27,15 @@ export interface FleetGatewayOptions {
   /** Parking's boot grace before lapsed deadlines fire (default 60 s), and its fleet sweep's period. */
   expiredGraceMs?: number
   deadlineSweepMs?: number
+  /** A webhook attempt's timeout (the outbox's delivery claims last this plus 5 s). */
+  webhookTimeoutMs?: number
+  /**
+   * Test hooks (issue 21, Deliver 6): this process SIGKILLs itself right after it claims the first
+   * attempt of a job whose prompt contains `dieAfterClaim` (the claim committed, nothing after
+   * it ran), or right after it claims the delivery of that job's `dieAfterDeliveryClaim` event.
+   */
+  dieAfterClaim?: string
+  dieAfterDeliveryClaim?: { prompt: string; type: string }
 }
 
 const url = process.env.DATABASE_URL
@@ -37,6 +47,30 @@ const cwdRoot = await realpath(await mkdtemp(join(tmpdir(), 'gw-fleet-')))
 // The database's own trouble (idle connections the server ended, a read tried again) goes to stderr too.
 const report = (where: string) => (err: Error) => process.stderr.write(`[${options.workerId}] ${where}: ${err.message}\n`)
 const adapter = await createPostgresQueueAdapter({ url, workerId: options.workerId, leaseMs: options.leaseMs, poolSize: 6, onError: report('queue database') })
+if (options.dieAfterClaim) {
+  const marker = options.dieAfterClaim
+  const dieFor = (record: WrittenRecord | undefined) => {
+    if (record && record.info.attempt === 1 && record.request.session.prompt.includes(marker)) process.kill(process.pid, 'SIGKILL')
+    return record
+  }
+  const claimNext = adapter.claimNext
+  const completeAndClaim = adapter.completeAndClaim
+  adapter.claimNext = async (...args) => dieFor(await claimNext(...args))
+  adapter.completeAndClaim = async (...args) => {
+    const done = await completeAndClaim(...args)
+    dieFor(done.claimed)
+    return done
+  }
+}
+if (options.dieAfterDeliveryClaim) {
+  const { prompt, type } = options.dieAfterDeliveryClaim
+  const claimOutbox = adapter.claimOutbox!
+  adapter.claimOutbox = async (...args) => {
+    const entries = await claimOutbox(...args)
+    if (entries.some((e) => e.event.type === type && e.event.job.prompt.includes(prompt))) process.kill(process.pid, 'SIGKILL')
+    return entries
+  }
+}
 const store = await createPostgresSessionStore({ url, poolSize: 3, onError: report('session store database') })
 const gateway = createGatewayServer({
   authenticate: (req) => (req.headers.authorization === `Bearer ${options.token}` ? {} : undefined),
@@ -58,6 +92,7 @@ const gateway = createGatewayServer({
     adapter, maxConcurrency: options.maxConcurrency,
     ...(options.maxParkedDurationMs !== undefined ? { maxParkedDurationMs: options.maxParkedDurationMs } : {}),
     webhookRetryDelayMs: 20, webhookAttempts: 5, killGraceMs: 200,
+    ...(options.webhookTimeoutMs !== undefined ? { webhookTimeoutMs: options.webhookTimeoutMs } : {}),
   },
   onError: (err, where) => process.stderr.write(`[${options.workerId}] ${where}: ${(err as Error)?.message ?? err}\n`),
 })

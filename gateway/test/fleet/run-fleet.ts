@@ -7,30 +7,38 @@
  * - each job ends in exactly one terminal state and nothing moves it afterwards;
  * - a running job changes hands (running -> running) only away from the killed process;
  * - the number of jobs running at once across the fleet never exceeds maxConcurrency;
- * - each job's webhooks arrive in the order they were emitted, job_completed last and once.
+ * - each job's webhooks, whoever sent them and whoever died, arrive whole and in order: numbered
+ *   1..n without a hole once duplicates (same seq) are dropped, in the spec's order per attempt,
+ *   job_completed last and once (webhook-stream.ts; issue 21, Deliver 6);
+ * - each process's /queue/ws streams a job's events in their recorded order, and stats within
+ *   maxConcurrency; at the end every live process answers GET /queue alike, and GET /jobs/:id
+ *   gives the status the history ended in.
  * With the options of issue 21: each result is posted to two processes at once, other than the
- * parker when possible (exactly one `applied: true` per execution, fleet-wide); the killed
- * process is restarted (a new worker id); one process holding claims is stalled (SIGSTOP) past
- * its lease and continued; and no process may exit unless the run killed it.
+ * parker when possible (exactly one `applied: true` per execution, fleet-wide); `kills` processes
+ * holding claims are SIGKILLed one after another, each restarted (a new worker id); one process
+ * holding claims is stalled (SIGSTOP) past its lease and continued; and no process may exit
+ * unless the run killed it.
  * Returns the figures and the list of violations (empty when all hold).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { startPostgresServer } from '../postgres-server.ts'
 import type { FleetGatewayOptions } from './fleet-gateway.ts'
+import { startWebhookReceiver, watchQueue, type QueueWatcher, type WebhookReceiver } from './fleet-observers.ts'
+import { checkJobStream } from './webhook-stream.ts'
 
 export interface FleetRunOptions {
   jobs: number
   processes?: number
   maxConcurrency?: number
   leaseMs?: number
-  /** SIGKILL one process holding a claim once this fraction of jobs is terminal (default 0.4). */
+  /** SIGKILL a process holding a claim once this fraction of jobs is terminal (default 0.4). */
   killAt?: number
+  /** How many processes to SIGKILL, one after another from killAt on, evenly to 0.8 of the jobs (default 1). */
+  kills?: number
   timeoutMs?: number
   log?: (line: string) => void
   /** Issue 21: post each result to two live processes at once (other than the parker when possible). */
@@ -58,10 +66,22 @@ export interface FleetReport {
   parked: number
   resumedElsewhere: number
   killedWorker: string | undefined
+  /** Every process the run SIGKILLed, in order. */
+  killedWorkers: string[]
   stalledWorker: string | undefined
+  /** Webhooks that arrived a second time (same job and seq: at-least-once), dropped by the checks. */
+  duplicateWebhooks: number
+  /** job_event frames the /queue/ws watchers received. */
+  queueWsEvents: number
+  /** Results whose job_parked webhook came after the parked cap had ended the job (see postResult): not posted in time, not lost. */
+  lateResults: number
+  /** Unanswered parks (timers) whose parker the run killed while they were parked. */
+  timersParkerKilled: number
   /** With `timers`: jobs ended by their deadline, and by maxParkedDurationMs. */
   deadlineJobs: number
   cappedJobs: number
+  /** Unanswered jobs whose last attempt died with a killed or stalled process before it parked (ended "worker lost"). */
+  lostTimerJobs: number
   /** Result POSTs answered, and of those `applied: true` (exactly one per execution must be). */
   resultPosts: number
   appliedTrue: number
@@ -75,6 +95,8 @@ const SUCCEED = `scenario:${JSON.stringify({ name: 'work', steps: [{ type: 'slee
 export interface Member { workerId: string; url: string; child: ChildProcess; alive: boolean; stalled?: boolean }
 
 const TIMER_OPTIONS = { shortDeadlineMs: 2500, maxParkedDurationMs: 6000, expiredGraceMs: 0, deadlineSweepMs: 200 }
+/** A webhook attempt's timeout in the fleet: a dead or stalled deliverer's claims lapse 5 s after it. */
+const WEBHOOK_TIMEOUT_MS = 2000
 
 /** With timers, the jobs nobody answers: deferred_short (ends by its deadline) and deferred_task (by the cap). */
 function unansweredKind(i: number, timers: boolean | undefined): 'deadline' | 'cap' | undefined {
@@ -119,19 +141,21 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
   const token = randomBytes(12).toString('hex')
   const violations: string[] = []
   const server = await startPostgresServer()
-  let receiver: Server | undefined
+  let receiver: WebhookReceiver | undefined
+  const watchers: QueueWatcher[] = []
   const members: Member[] = []
   let stopping = false
   try {
     const dbUrl = await server.createDatabase('fleet')
     // Webhooks per job, in arrival order; a parked job's result goes to a random live process.
-    const events = new Map<string, Array<{ type: string; ts: number }>>()
     const answered = new Set<string>()
     /** Jobs whose parks nobody answers (timers): their own deadline or the cap must end them. */
     const unanswered = new Map<string, 'deadline' | 'cap'>()
     const applied = new Map<string, number>()
     let resultPosts = 0
     let parkerOf: (jobId: string) => Promise<string | undefined> = async () => undefined
+    let endedByCapBefore: (jobId: string, postedAt: number) => Promise<boolean> = async () => false
+    let lateResults = 0
     const post = async (target: Member, executionId: string): Promise<number> => {
       try {
         const res = await fetch(`${target.url}/executions/${executionId}/result`, {
@@ -153,7 +177,8 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
       if (answered.has(executionId)) return
       answered.add(executionId)
       const parker = jobId && options.duplicates ? await parkerOf(jobId).catch(() => undefined) : undefined
-      const deadline = Date.now() + 20_000
+      const firstPostAt = Date.now()
+      const deadline = firstPostAt + 20_000
       while (Date.now() < deadline) {
         const live = members.filter((m) => m.alive && !m.stalled)
         const others = live.filter((m) => m.workerId !== parker)
@@ -165,28 +190,33 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         // 404 until the park is stored (job_parked is sent before the snapshot lands).
         await new Promise((r) => setTimeout(r, 50))
       }
-      violations.push(`execution ${executionId}: no process accepted its result`)
+      // Too late, not lost: the job_parked webhook came only after the parked cap had ended the
+      // job (its deliverer died or stalled holding the delivery, whose claim lapses after
+      // WEBHOOK_TIMEOUT_MS + 5 s, longer than the 6 s cap). Any other unanswered result is a violation.
+      const ended = jobId ? await endedByCapBefore(jobId, firstPostAt).catch(() => false) : false
+      if (ended) lateResults++
+      else violations.push(`execution ${executionId}: no process accepted its result`)
     }
-    receiver = createServer((req, res) => {
-      let text = ''
-      req.on('data', (c) => { text += c })
-      req.on('end', () => {
-        res.end()
-        const event = JSON.parse(text)
-        const list = events.get(event.jobId) ?? []
-        list.push({ type: event.type, ts: event.ts })
-        events.set(event.jobId, list)
-        if (event.type === 'job_parked' && !unanswered.has(event.jobId)) void postResult(event.executionId, event.jobId)
-      })
+    receiver = await startWebhookReceiver((event) => {
+      if (event.type === 'job_parked' && event.executionId && !unanswered.has(event.jobId)) void postResult(event.executionId, event.jobId)
     })
-    await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r))
-    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+    const hook = receiver.url
+    const memberOptions = (workerId: string): FleetGatewayOptions => ({ workerId, maxConcurrency, leaseMs, token, webhookTimeoutMs: WEBHOOK_TIMEOUT_MS, ...(options.timers ? TIMER_OPTIONS : {}) })
+    const watch = (m: Member) => watchers.push(watchQueue(m.workerId, m.url, token, maxConcurrency))
 
-    members.push(...await Promise.all(Array.from({ length: processes }, (_, i) =>
-      startMember(dbUrl, { workerId: `p${i + 1}`, maxConcurrency, leaseMs, token, ...(options.timers ? TIMER_OPTIONS : {}) }))))
+    members.push(...await Promise.all(Array.from({ length: processes }, (_, i) => startMember(dbUrl, memberOptions(`p${i + 1}`)))))
+    members.forEach(watch)
     // A pool: the result posters ask for a job's parker while the watch loop queries.
     const fleetDb = new pg.Pool({ connectionString: dbUrl, max: 3 })
     parkerOf = async (jobId) => (await fleetDb.query<{ lease_owner: string | null }>('SELECT lease_owner FROM gateway_jobs WHERE id = $1', [jobId])).rows[0]?.lease_owner ?? undefined
+    endedByCapBefore = async (jobId, postedAt) => {
+      if (!options.timers) return false
+      const { rows } = await fleetDb.query<{ error: string | null; parked_at: number | null }>(`SELECT j.info->>'error' AS error,
+        (SELECT extract(epoch FROM max(h.at)) * 1000 FROM gateway_job_history h WHERE h.job_id = j.id AND h.to_status = 'parked')::float8 AS parked_at
+        FROM gateway_jobs j WHERE j.id = $1`, [jobId])
+      const row = rows[0]
+      return !!row && /max parked duration/.test(row.error ?? '') && row.parked_at !== null && postedAt >= row.parked_at + TIMER_OPTIONS.maxParkedDurationMs - 1000
+    }
     // A process may exit only when the run killed it (issue 21: a database error ended processes).
     const watchExit = (m: Member) => m.child.once('exit', (code, signal) => {
       if (m.alive && !stopping) violations.push(`process ${m.workerId} exited on its own (${signal ?? code})`)
@@ -214,28 +244,36 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     }))
     log(`submitted ${ids.length} jobs in ${Date.now() - started} ms`)
 
-    const killAt = Math.floor((options.killAt ?? 0.4) * options.jobs)
+    const kills = options.kills ?? 1
+    const firstKill = options.killAt ?? 0.4
+    const killAts = Array.from({ length: kills }, (_, k) => Math.floor((firstKill + (kills > 1 ? k * (0.8 - firstKill) / (kills - 1) : 0)) * options.jobs))
     const stallAt = options.stallAt === undefined ? undefined : Math.floor(options.stallAt * options.jobs)
-    let killed: Member | undefined
+    const killedWorkers: string[] = []
+    const timersParkerKilled = new Set<string>()
     let stalled: Member | undefined
-    let lastPoll = 0
     const deadline = Date.now() + (options.timeoutMs ?? 300_000)
     for (;;) {
       const { rows } = await fleetDb.query<{ terminal: string }>(`SELECT count(*) FILTER (WHERE status IN ('succeeded','failed','canceled')) AS terminal FROM gateway_jobs`)
       const terminal = Number(rows[0].terminal)
-      if (!killed && terminal >= killAt) {
-        // The victim is a process holding at least one claim right now.
-        const holders = await fleetDb.query<{ lease_owner: string }>(`SELECT lease_owner FROM gateway_jobs WHERE status = 'running' GROUP BY lease_owner ORDER BY count(*) DESC`)
-        const victim = members.find((m) => holders.rows.some((h) => h.lease_owner === m.workerId) && m.alive && m !== stalled)
+      if (killedWorkers.length < kills && terminal >= killAts[killedWorkers.length]) {
+        // The victim is a process holding at least one claim right now; with timers, preferably
+        // one that also parked an unanswered job (its deadline or cap must fire elsewhere).
+        const holders = await fleetDb.query<{ lease_owner: string; parks: string }>(`SELECT lease_owner, count(*) FILTER (WHERE status = 'parked' AND id = ANY($1)) AS parks
+          FROM gateway_jobs WHERE status IN ('running', 'parked') GROUP BY lease_owner HAVING count(*) FILTER (WHERE status = 'running') > 0
+          ORDER BY 2 DESC, count(*) FILTER (WHERE status = 'running') DESC`, [[...unanswered.keys()]])
+        const victim = holders.rows.map((h) => members.find((m) => m.workerId === h.lease_owner && m.alive && m !== stalled)).find((m) => m !== undefined)
         if (victim) {
+          const parkedThere = await fleetDb.query<{ id: string }>(`SELECT id FROM gateway_jobs WHERE status = 'parked' AND lease_owner = $1 AND id = ANY($2)`, [victim.workerId, [...unanswered.keys()]])
           victim.child.kill('SIGKILL')
           if (process.env.FLEET_DEBUG) console.error(`KILLED ${victim.workerId}`)
           victim.alive = false
-          killed = victim
-          log(`SIGKILL ${victim.workerId} at ${terminal} terminal jobs`)
+          killedWorkers.push(victim.workerId)
+          for (const r of parkedThere.rows) timersParkerKilled.add(r.id)
+          log(`SIGKILL ${victim.workerId} at ${terminal} terminal jobs (${parkedThere.rows.length} unanswered parks its own)`)
           if (options.restart) {
-            const replacement = await startMember(dbUrl, { workerId: `${victim.workerId}-r`, maxConcurrency, leaseMs, token, ...(options.timers ? TIMER_OPTIONS : {}) })
+            const replacement = await startMember(dbUrl, memberOptions(`${victim.workerId}-r`))
             watchExit(replacement)
+            watch(replacement)
             members.push(replacement)
             log(`restarted as ${replacement.workerId}`)
           }
@@ -243,7 +281,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
       }
       if (stallAt !== undefined && !stalled && terminal >= stallAt) {
         const holders = await fleetDb.query<{ lease_owner: string }>(`SELECT lease_owner FROM gateway_jobs WHERE status = 'running' GROUP BY lease_owner ORDER BY count(*) DESC`)
-        const victim = members.find((m) => holders.rows.some((h) => h.lease_owner === m.workerId) && m.alive && m !== killed)
+        const victim = members.find((m) => holders.rows.some((h) => h.lease_owner === m.workerId) && m.alive)
         if (victim) {
           stalled = victim
           victim.stalled = true
@@ -256,16 +294,8 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
           }, 2 * leaseMs)
         }
       }
+      // Results are posted only on job_parked webhooks: no poll makes up for a lost one.
       if (terminal >= ids.length) break
-      // As an outside system does when a webhook may have been lost (its sender died): poll the
-      // jobs through a live process and answer any parked execution not heard of yet.
-      if (killed && Date.now() - lastPoll > 2000) {
-        lastPoll = Date.now()
-        const live = members.find((m) => m.alive && !m.stalled)!
-        const res = await fetch(`${live.url}/jobs`, { headers: { authorization: `Bearer ${token}` } })
-        const { jobs } = (await res.json()) as { jobs: Array<{ id: string; status: string; parkedExecutionId?: string }> }
-        for (const j of jobs) if (j.status === 'parked' && j.parkedExecutionId && !unanswered.has(j.id)) void postResult(j.parkedExecutionId, j.id)
-      }
       if (Date.now() > deadline) {
         const stuck = await fleetDb.query(`SELECT j.id, j.status, j.lease_owner, j.info->>'parkedExecutionId' AS execution, (SELECT string_agg(coalesce(h.from_status, '-') || '>' || h.to_status || '@' || coalesce(h.worker, '-'), ' ' ORDER BY h.id) FROM gateway_job_history h WHERE h.job_id = j.id) AS history
           FROM gateway_jobs j WHERE status NOT IN ('succeeded','failed','canceled') LIMIT 5`)
@@ -275,6 +305,18 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
       await new Promise((r) => setTimeout(r, 100))
     }
     const durationMs = Date.now() - started
+    // Every job's webhooks, whoever recorded them: the last ones may wait for a dead or stalled
+    // deliverer's claim to lapse (WEBHOOK_TIMEOUT_MS + 5 s) and the next heartbeat.
+    const streamsDeadline = Date.now() + 30_000
+    while (Date.now() < streamsDeadline && !ids.every((id) => checkJobStream(id, receiver!.events.get(id) ?? []).complete)) await new Promise((r) => setTimeout(r, 200))
+
+    // REST, on every live process: the same fleet-wide GET /queue, and each job as the history ended it.
+    const live = members.filter((m) => m.alive && !m.stalled)
+    const rest = async <T>(m: Member, path: string): Promise<T> => (await (await fetch(`${m.url}${path}`, { headers: { authorization: `Bearer ${token}` } })).json()) as T
+    const queues = await Promise.all(live.map(async (m) => (await rest<{ stats: { running: number; queued: number; parked: number } }>(m, '/queue')).stats))
+    for (const [i, q] of queues.entries()) {
+      if (q.running !== 0 || q.queued !== 0 || q.parked !== 0) violations.push(`GET /queue on ${live[i].workerId} at the end: ${JSON.stringify(q)}`)
+    }
 
     // History checks.
     const { rows: history } = await fleetDb.query<{ id: string; job_id: string; from_status: string | null; to_status: string; worker: string | null }>(
@@ -296,6 +338,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     }
     if (peakRunning > maxConcurrency) violations.push(`fleet-wide running peaked at ${peakRunning} > maxConcurrency ${maxConcurrency}`)
     const byStatus: Record<string, number> = {}
+    let duplicateWebhooks = 0
     for (const id of ids) {
       const rows = perJob.get(id) ?? []
       const terminal = rows.filter((r) => TERMINAL.has(r.to_status))
@@ -308,24 +351,22 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         if (r.from_status !== 'running' || r.to_status !== 'running') return
         reclaimed++
         const previous = rows[i - 1]?.worker
-        if (previous !== killed?.workerId && previous !== stalled?.workerId) violations.push(`job ${id}: taken from live worker ${previous} by ${r.worker}`)
+        if (!killedWorkers.includes(previous ?? '') && previous !== stalled?.workerId) violations.push(`job ${id}: taken from live worker ${previous} by ${r.worker}`)
       })
-      // Webhooks: emission order (ts) kept on arrival, one job_completed, last.
-      const got = events.get(id) ?? []
-      const completedBy = [...rows].reverse().find((r) => TERMINAL.has(r.to_status))?.worker
-      for (let k = 1; k < got.length; k++) if (got[k].ts < got[k - 1].ts) violations.push(`job ${id}: webhook ${got[k].type} arrived after a later ${got[k - 1].type}`)
-      const completed = got.filter((e) => e.type === 'job_completed').length
-      if (completed > 1) violations.push(`job ${id}: ${completed} job_completed webhooks`)
-      if (completed === 1 && got.at(-1)?.type !== 'job_completed') violations.push(`job ${id}: a webhook after job_completed`)
-      if (completed === 0 && completedBy !== killed?.workerId && completedBy !== stalled?.workerId) {
-        // Delivered by a live process: give the in-flight delivery a moment.
-        await new Promise((r) => setTimeout(r, 200))
-        if (!(events.get(id) ?? []).some((e) => e.type === 'job_completed')) violations.push(`job ${id}: no job_completed webhook from live worker ${completedBy}`)
-      }
+      // Webhooks (Deliver 6): whole and in order, whoever sent them and whoever died.
+      const stream = checkJobStream(id, receiver.events.get(id) ?? [])
+      duplicateWebhooks += stream.duplicates
+      violations.push(...stream.violations)
+      if (!stream.complete) violations.push(`job ${id}: no job_completed webhook (received ${stream.letters || 'none'})`)
+      // REST: the job as the history ended it, asked of a live process.
+      const viaRest = await rest<{ job?: { status: string } }>(live[ids.indexOf(id) % live.length], `/jobs/${id}`)
+      if (viaRest.job?.status !== last?.to_status) violations.push(`job ${id}: GET /jobs/:id says ${viaRest.job?.status}, its history ${last?.to_status}`)
     }
+    for (const w of watchers) violations.push(...w.violations.slice(0, 20))
     // Timers (issue 21, Deliver 4): each unanswered park ended by its own deadline or by the cap.
     let deadlineJobs = 0
     let cappedJobs = 0
+    let lostTimerJobs = 0
     if (unanswered.size) {
       const { rows } = await fleetDb.query<{ id: string; status: string; error: string | null; result: string | null }>(
         `SELECT id, status, info->>'error' AS error, info->'result'->>'result' AS result FROM gateway_jobs WHERE id = ANY($1)`, [[...unanswered.keys()]])
@@ -333,6 +374,8 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         const kind = unanswered.get(r.id)
         if (kind === 'deadline' && r.status === 'succeeded' && /After the deadline/.test(r.result ?? '')) deadlineJobs++
         else if (kind === 'cap' && r.status === 'failed' && /max parked duration/.test(r.error ?? '')) cappedJobs++
+        // Its last attempt ran in a process the run killed or stalled before it parked: reclaimed, not retried.
+        else if (r.status === 'failed' && /^worker lost/.test(r.error ?? '') && (killedWorkers.length > 0 || stalled)) lostTimerJobs++
         else violations.push(`job ${r.id} (${kind}): ended ${r.status}, error ${r.error}, result ${r.result}`)
       }
     }
@@ -343,7 +386,11 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     }
     await fleetDb.end()
     const appliedTrue = [...applied.values()].reduce((a, b) => a + b, 0)
-    return { jobs: ids.length, processes, durationMs, maxConcurrency, peakRunning, byStatus, reclaimed, parked, resumedElsewhere, killedWorker: killed?.workerId, stalledWorker: stalled?.workerId, deadlineJobs, cappedJobs, resultPosts, appliedTrue, violations }
+    return {
+      jobs: ids.length, processes, durationMs, maxConcurrency, peakRunning, byStatus, reclaimed, parked, resumedElsewhere,
+      killedWorker: killedWorkers[0], killedWorkers, stalledWorker: stalled?.workerId, deadlineJobs, cappedJobs, lostTimerJobs, resultPosts, appliedTrue,
+      duplicateWebhooks, lateResults, queueWsEvents: watchers.reduce((n, w) => n + w.events, 0), timersParkerKilled: timersParkerKilled.size, violations,
+    }
   } finally {
     stopping = true
     await Promise.all(members.filter((m) => m.alive).map((m) => new Promise<void>((resolve) => {
@@ -352,8 +399,8 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
       m.child.once('exit', () => { clearTimeout(timer); resolve() })
       m.child.kill('SIGTERM')
     })))
-    receiver?.closeAllConnections()
-    await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()))
+    for (const w of watchers) w.close()
+    await receiver?.close()
     await server.stop()
   }
 }

