@@ -23,7 +23,7 @@ export class ConfigError extends Error {}
 
 /** Observers the command wires (lifecycle logs); never part of the file. */
 export interface EngineObservers {
-  onEngineProcess?: (event: EngineProcessEvent) => void
+  onEngineProcess?: (event: EngineProcessEvent, engine: 'cli_primary' | 'cli_secondary') => void
   /** Connections the options opened (a PostgreSQL pool), closed by the command after the gateway stops. */
   closers?: Array<() => Promise<void>>
   /** The principals file's live set, for the command to reload on change and SIGHUP. */
@@ -35,7 +35,7 @@ export async function wireEngines(config: GatewayConfig, profiles: ProfileEntry[
   const primary = profiles.filter((p) => p.engine === 'cli_primary')
   if (primary.length) wiring.engines.cli_primary = await cliPrimary(config, primary, observers)
   const secondary = profiles.filter((p) => p.engine === 'cli_secondary')
-  if (secondary.length) wiring.engines.cli_secondary = await cliSecondary(config, secondary)
+  if (secondary.length) wiring.engines.cli_secondary = await cliSecondary(config, secondary, observers)
   if (profiles.some((p) => p.engine === 'provider')) wiring.createEngineRunner = await provider(config, backends)
   return wiring
 }
@@ -50,7 +50,7 @@ async function cliPrimary(config: GatewayConfig, profiles: ProfileEntry[], obser
   // that block names none: a configuration whose every profile has its own executable needs no native package.
   let engineExecutable: string | undefined
   const adapterFor = (env: Record<string, string>, program: Program) => createCliPrimaryAdapter({
-    pathToClaudeCodeExecutable: program.path ?? (engineExecutable ??= sdkOwnBinary()), env, questionBehavior: settings.questionBehavior ?? 'ask', onProcess: observers.onEngineProcess,
+    pathToClaudeCodeExecutable: program.path ?? (engineExecutable ??= sdkOwnBinary()), env, questionBehavior: settings.questionBehavior ?? 'ask', onProcess: observed(observers, 'cli_primary'),
     ...(settings.mcpServersDelivery ? { mcpServersDelivery: settings.mcpServersDelivery } : {}),
     ...(program.interpreter ? { executable: program.interpreter, executableArgs: program.interpreterArgs ?? [] } : {}),
   })
@@ -58,17 +58,23 @@ async function cliPrimary(config: GatewayConfig, profiles: ProfileEntry[], obser
   return perProfile(adapterFor, profiles, engineProgram, (p) => (p.engine === 'cli_primary' ? p.executable : undefined))
 }
 
-async function cliSecondary(config: GatewayConfig, profiles: ProfileEntry[]): Promise<EngineAdapter> {
+async function cliSecondary(config: GatewayConfig, profiles: ProfileEntry[], observers: EngineObservers): Promise<EngineAdapter> {
   const { createCliSecondaryAdapter } = await import('../engines/cli-secondary/index.ts')
   const settings = config.engines?.cli_secondary ?? {}
   const adapterFor = (env: Record<string, string>, program: Program) => createCliSecondaryAdapter({
-    env,
+    env, onProcess: observed(observers, 'cli_secondary'),
     ...(program.path ? { codexPath: program.path } : {}),
     ...(program.interpreter ? { executable: program.interpreter, executableArgs: program.interpreterArgs ?? [] } : {}),
     ...(settings.requestTimeoutMs ? { requestTimeoutMs: settings.requestTimeoutMs } : {}),
   })
   const engineProgram: Program = { path: settings.codexPath, interpreter: settings.interpreter, interpreterArgs: settings.interpreterArgs }
   return perProfile(adapterFor, profiles, engineProgram, (p) => (p.engine === 'cli_secondary' ? p.codexPath : undefined))
+}
+
+/** An engine's process observer, naming the engine (undefined when the command observes nothing). */
+function observed(observers: EngineObservers, engine: 'cli_primary' | 'cli_secondary'): ((event: EngineProcessEvent) => void) | undefined {
+  const onEngineProcess = observers.onEngineProcess
+  return onEngineProcess ? (event) => onEngineProcess(event, engine) : undefined
 }
 
 /** The engine program a CLI adapter runs: the binary (unset: the engine's default lookup), or a script and its interpreter. */

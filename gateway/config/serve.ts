@@ -67,9 +67,9 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   let principals: LivePrincipals | undefined
   // The server's metrics exist once it is built; processes are only spawned after that (by sessions).
   let metrics: GatewayServer['metrics']
-  const onEngineProcess = (event: EngineProcessEvent) => {
+  const onEngineProcess = (event: EngineProcessEvent, engine: 'cli_primary' | 'cli_secondary') => {
     engineProcesses.observe(event)
-    metrics?.engineProcess('cli_primary', event)
+    metrics?.engineProcess(engine, event)
   }
   const options = await buildServerOptions(config, hooks, { onEngineProcess, closers, onPrincipals: (p) => { principals = p } })
   options.authenticate = recordingPrincipal(options.authenticate)

@@ -12,6 +12,7 @@ import { createToken } from '../config/principals.ts'
 import { serveGateway } from './gateway-command.ts'
 import { until } from './harness.ts'
 import { parseExposition } from './prometheus-text.ts'
+import { FAKE_CODEX_APP_SERVER_PATH } from '../../fake-engines/codex-app-server/index.ts'
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
@@ -26,6 +27,7 @@ describe('gateway serve with metrics: {port}', { timeout: 60_000 }, () => {
     await mkdir(claudeConfig, { recursive: true })
     await writeFile(join(claudeConfig, 'fake-account.json'), JSON.stringify({ apiKeySource: 'ANTHROPIC_API_KEY' }))
     await mkdir(join(dir, 'work'))
+    await mkdir(join(dir, 'codex-home'))
     const token = await createToken(join(dir, 'principals.json'), { id: 'ops', operator: true })
     const config = join(dir, 'gateway.json')
     await writeFile(config, JSON.stringify({
@@ -36,8 +38,13 @@ describe('gateway serve with metrics: {port}', { timeout: 60_000 }, () => {
           interpreter: process.execPath,
           interpreterArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
         },
+        cli_secondary: {
+          codexPath: FAKE_CODEX_APP_SERVER_PATH,
+          interpreter: process.execPath,
+          interpreterArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
+        },
       },
-      profiles: [{ name: 'claude', engine: 'cli_primary', configDir: 'claude-config' }],
+      profiles: [{ name: 'claude', engine: 'cli_primary', configDir: 'claude-config' }, { name: 'codex', engine: 'cli_secondary', codexHome: 'codex-home' }],
       allowedCwdRoots: ['work'],
       metrics: { port: 0 },
       shutdown: { graceMs: 2000 },
@@ -72,6 +79,18 @@ describe('gateway serve with metrics: {port}', { timeout: 60_000 }, () => {
     expect((await fetch(`${gw.url}/sessions/${session.id}`, { method: 'DELETE', headers })).status).toBeLessThan(300)
     const ended = await until(scrape, (m) => m.sum('gateway_engine_process_exits_total', { engine: 'cli_primary' }) === 1, 'engine exit counted')
     expect(ended.sum('gateway_engine_processes', { engine: 'cli_primary' })).toBe(0)
+
+    // A codex session's app-server is counted the same way, under its own engine.
+    const codex = await fetch(`${gw.url}/sessions`, { method: 'POST', headers, body: JSON.stringify({ profile: 'codex', cwd: join(dir, 'work'), prompt: 'hello' }) })
+    expect(codex.status).toBe(201)
+    const codexSession = (await codex.json() as { session: { id: string } }).session
+    await until(async () => (await (await fetch(`${gw.url}/sessions/${codexSession.id}`, { headers })).json()) as any, (r) => r.session.status === 'idle' && r.session.numTurns === 1, 'codex idle')
+    const codexLive = await scrape()
+    expect(codexLive.sum('gateway_engine_process_spawns_total', { engine: 'cli_secondary' })).toBe(1)
+    expect(codexLive.sum('gateway_engine_processes', { engine: 'cli_secondary' })).toBe(1)
+    expect((await fetch(`${gw.url}/sessions/${codexSession.id}`, { method: 'DELETE', headers })).status).toBeLessThan(300)
+    const codexEnded = await until(scrape, (m) => m.sum('gateway_engine_process_exits_total', { engine: 'cli_secondary' }) === 1, 'codex exit counted')
+    expect(codexEnded.sum('gateway_engine_processes', { engine: 'cli_secondary' })).toBe(0)
 
 
     // A permission request waiting: counted, pending, with an age; gone when the session closes.

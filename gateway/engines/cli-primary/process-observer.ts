@@ -6,19 +6,16 @@
  */
 import { spawn } from 'node:child_process'
 import type { Options } from '@anthropic-ai/claude-agent-sdk'
+import { reportProcess, type EngineProcessEvent } from '../process-events.ts'
 
-export type EngineProcessEvent =
-  | { type: 'spawn'; pid: number | undefined; profile: string }
-  | { type: 'exit'; pid: number | undefined; profile: string; code: number | null; signal: NodeJS.Signals | null }
+export type { EngineProcessEvent } from '../process-events.ts'
 
 export function observedSpawner(profile: string, onProcess: (event: EngineProcessEvent) => void): NonNullable<Options['spawnClaudeCodeProcess']> {
   return (options) => {
     const child = spawn(options.command, options.args, {
       cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, signal: options.signal, stdio: ['pipe', 'pipe', 'ignore'], windowsHide: true,
     })
-    const report = (event: EngineProcessEvent) => {
-      try { onProcess(event) } catch { /* an observer never breaks a session */ }
-    }
+    const report = (event: EngineProcessEvent) => reportProcess(onProcess, event)
     report({ type: 'spawn', pid: child.pid, profile })
     child.once('exit', (code, signal) => report({ type: 'exit', pid: child.pid, profile, code, signal }))
     // An abort through the signal is an expected stop; the SDK reads the exit itself.

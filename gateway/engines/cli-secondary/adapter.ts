@@ -9,6 +9,7 @@ import type { ResolvedProfile } from '../../host/profiles.ts'
 import type { RunnerConfig } from '../../sessions/runner.ts'
 import { resolveCodexPath } from './binary.ts'
 import type { Launch } from './peer.ts'
+import type { EngineProcessObserver } from '../process-events.ts'
 import { probeLogin } from './probe.ts'
 import { CodexRunner } from './runner.ts'
 import { listThreads } from './threads.ts'
@@ -25,6 +26,8 @@ export interface CliSecondaryOptions {
   requestTimeoutMs?: number
   /** A codex child that dies is respawned on the same thread; a crash loop fails the session. */
   respawn?: RespawnOptions
+  /** Told when a session's codex process starts and ends (metrics, lifecycle logs). */
+  onProcess?: EngineProcessObserver
 }
 
 export const CODEX_HOME_ENV = 'CODEX_HOME'
@@ -40,6 +43,11 @@ export function createCliSecondaryAdapter(options: CliSecondaryOptions = {}) {
       ? { command: options.executable, args: [...(options.executableArgs ?? []), codexPath], env }
       : { command: codexPath, args: [], env }
   }
+  // Only a session's own child is observed; listings and probes run short-lived ones.
+  const sessionLaunch = (profile: ResolvedProfile, config: RunnerConfig): Launch => ({
+    ...launchFor(profile, config),
+    ...(options.onProcess ? { observe: { profile: profile.name, onProcess: options.onProcess } } : {}),
+  })
   return {
     /** Codex's stored threads for a profile (`GET /sdk-sessions`), newest first. */
     async listSessions(profile: ResolvedProfile, query: { dir?: string }) {
@@ -49,7 +57,7 @@ export function createCliSecondaryAdapter(options: CliSecondaryOptions = {}) {
     /** `codex login status` in the profile's CODEX_HOME (server-configuration: checkCredentials). */
     probeCredentials: (profile: ResolvedProfile) => probeLogin(launchFor(profile), timeoutMs),
     createRunner(config: RunnerConfig, profile: ResolvedProfile, extras: { restore?: SessionCoreRestore } = {}) {
-      return new CodexRunner(config, { launch: launchFor(profile, config), requestTimeoutMs: timeoutMs, clientVersion: CLIENT_VERSION, restore: extras.restore, respawn: options.respawn })
+      return new CodexRunner(config, { launch: sessionLaunch(profile, config), requestTimeoutMs: timeoutMs, clientVersion: CLIENT_VERSION, restore: extras.restore, respawn: options.respawn })
     },
   }
 }

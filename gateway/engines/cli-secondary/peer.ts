@@ -6,11 +6,14 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createInterface } from 'node:readline'
+import { reportProcess, type EngineProcessObserver } from '../process-events.ts'
 
 export interface Launch {
   command: string
   args: string[]
   env: Record<string, string>
+  /** Told of the app-server child's spawn and exit (metrics, shutdown signalling), under this profile's name. */
+  observe?: { profile: string; onProcess: EngineProcessObserver }
 }
 
 export type Json = Record<string, unknown>
@@ -43,6 +46,11 @@ export class CodexPeer {
     // EPIPE after the child died must not crash the gateway; the exit handler reports it.
     this.#child.stdin.on('error', () => {})
     this.#child.on('error', (err) => this.#ended(`could not start codex: ${err.message}`))
+    const observe = launch.observe
+    if (observe) {
+      reportProcess(observe.onProcess, { type: 'spawn', pid: this.#child.pid, profile: observe.profile })
+      this.#child.once('exit', (code, signal) => reportProcess(observe.onProcess, { type: 'exit', pid: this.#child.pid, profile: observe.profile, code, signal }))
+    }
     this.#child.on('exit', (code, signal) => this.#ended(`the codex process exited (${signal ? `signal ${signal}` : `code ${code}`})${this.#stderr.trim() ? `: ${lastLine(this.#stderr)}` : ''}`))
     createInterface({ input: this.#child.stdout, crlfDelay: Infinity }).on('line', (line) => this.#onLine(line))
   }
