@@ -216,7 +216,7 @@ async function runTurn(t: LiveThread, active: NonNullable<LiveThread['active']>,
   notify('item/started', { ...base, item: userItem, startedAtMs: Date.now() })
   notify('item/completed', { ...base, item: userItem, completedAtMs: Date.now() })
   const started = Date.now()
-  const end = await playTurn(scenario.steps, { threadId, turnId: active.turnId, cwd: t.stored.cwd, settings: t.settings, signal: active.abort.signal, pending: active.pending })
+  const end = await playTurn(scenario.steps, { threadId, turnId: active.turnId, cwd: t.stored.cwd, settings: t.settings, model: t.model, signal: active.abort.signal, pending: active.pending })
   t.active = undefined
   // Declined tool items are not part of the stored history: 0.169's thread/resume leaves them out (seen in codex-real.test.ts).
   const kept = end.items.filter((i) => i.status !== 'declined')
