@@ -3,7 +3,11 @@
  * Deliver 1): a command's effect on the engine, not only the event that reports it, and a
  * command sent to a session that has already closed.
  */
+import { permissionRequestIdOf } from '../harness/permission-request.ts'
 import { Unsupported, type Case } from '../types.ts'
+
+/** session-status-values.1: every status a session may report. */
+const STATUSES = ['starting', 'running', 'awaiting_approval', 'idle', 'parked', 'failed', 'closed']
 
 /** A one-step scenario whose text shows the model the engine ran the turn on (`{{model}}`, scenarios/README.md). */
 const MODEL_ECHO = `scenario:${JSON.stringify({ name: 'model-echo', steps: [{ type: 'text', text: 'running on model={{model}};' }] })}`
@@ -63,6 +67,40 @@ export const commandEdgeCases: Case[] = [
       await ws.waitFor((f) => f.type === 'protocol_error' && ws.frames.indexOf(f) >= start, ctx.deadlineMs, 'a protocol_error for the unknown command sent after the message')
       const after = ws.events().filter((e) => typeof e.seq === 'number' && e.seq > closed.seq)
       ctx.check('events.21', !after.some((e) => e.type === 'user_message' || e.type === 'turn_result' || (e.type === 'status_changed' && e.status === 'running')), 'no turn on a closed session: no user_message, running status or turn_result after session_closed', after.map((e) => e.type))
+    },
+  },
+  {
+    id: 'cli-primary-interrupt-while-awaiting-approval', title: 'cli_primary: a turn interrupted while it awaits an approval ends, and every status the session reports on the way is a listed one', section: 'session-status-values',
+    clauses: ['session-status-values.1', 'events.3', 'commands.3', 'events.12'], requires: ['cli_primary'],
+    async run(ctx) {
+      // events.3: status_changed carries a SessionStatus value; session-status-values.1 lists them.
+      // An interrupt while the agent waits on an approval ends the turn (commands.3, events.12);
+      // the approval may be settled by the interrupt or stay to be answered: answered here if it
+      // is still pending. Whatever moves the session then makes, each status must be a listed value.
+      const cwd = ctx.manifest.cwdRoot
+      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
+      const session = await ctx.createSession({ profile: ctx.profile('cli_primary'), cwd })
+      const ws = await ctx.ws(session.id)
+      ws.send({ type: 'user_message', text: 'scenario:permission-write' })
+      const asked = await ws.waitForEvent('permission_requested', ctx.deadlineMs)
+      ws.send({ type: 'interrupt' })
+      const ended = await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      ctx.check('events.12', ended.isError === true, 'turn_result.isError true for the interrupted turn', ended)
+      const requestId = permissionRequestIdOf(asked)
+      const settled = () => ws.events().some((e) => e.type === 'permission_resolved')
+      if (requestId && !settled()) {
+        const answer = await ctx.http('POST', `/sessions/${encodeURIComponent(session.id)}/permissions/${encodeURIComponent(requestId)}`, { body: { behavior: 'deny' } })
+        // 404 when the interrupt already settled it (permission-request.1: resolved or expired).
+        ctx.check('permission-request.1', (answer.status >= 200 && answer.status < 300) || answer.status === 404, 'the still-pending approval answered (2xx) or already settled (404)', `HTTP ${answer.status} ${answer.text.slice(0, 200)}`)
+      }
+      // The session comes to rest: a fresh message runs a turn to its end.
+      ws.send({ type: 'user_message', text: 'scenario:hello' })
+      const next = await ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.seq > ended.seq)
+      ctx.check('commands.3', next.isError === false, 'the next message after the interrupt runs a successful turn', next)
+      const statuses = ws.events().filter((e) => e.type === 'status_changed').map((e) => e.status)
+      ctx.check('session-status-values.1', statuses.every((s) => STATUSES.includes(s)), `every status_changed a listed status (${STATUSES.join(', ')})`, statuses)
+      const info = (await ctx.http('GET', `/sessions/${encodeURIComponent(session.id)}`)).json?.session
+      ctx.check('session-status-values.1', STATUSES.includes(info?.status), 'SessionInfo.status a listed status', info?.status)
     },
   },
 ]
