@@ -81,6 +81,11 @@ function threadResponse(t: LiveThread, withTurns: boolean): Record<string, unkno
 function policyError(params: Message): string | undefined {
   const policy = params.approvalPolicy
   if (typeof policy === 'object' && policy !== null && 'granular' in policy && !experimental) return 'askForApproval.granular requires experimentalApi capability'
+  // An enum on the real server (`user` | `auto_review` | …, reference §5): serde refuses a value
+  // that names no variant, as it refuses an unknown method. Only a value no variant can have is
+  // refused here, so a gateway sending a variant this fake does not play is not blamed.
+  const reviewer = params.approvalsReviewer
+  if (reviewer !== undefined && (typeof reviewer !== 'string' || !/^[a-z][a-z_]*$/.test(reviewer))) return `Invalid request: unknown variant \`${String(reviewer)}\`, expected one of \`user\`, \`auto_review\``
   return undefined
 }
 
