@@ -12,6 +12,7 @@ import { commandEdgeCases } from './edges-commands.ts'
 import { engineEdgeCases } from './edges-engines.ts'
 import { eventEdgeCases } from './edges-events.ts'
 import { notificationEdgeCases } from './edges-notifications.ts'
+import { peerEdgeCases } from './edges-peers.ts'
 import { profileEdgeCases } from './edges-profiles.ts'
 import { profileCatalogEdgeCases } from './edges-profile-catalog.ts'
 import { queueEdgeCases } from './edges-queue.ts'
@@ -26,4 +27,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases, ...notificationEdgeCases, ...commandEdgeCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases, ...notificationEdgeCases, ...commandEdgeCases, ...peerEdgeCases]
