@@ -9,6 +9,7 @@ import { compatibilityP7Cases } from './compatibility-p7.ts'
 import { cliSecondaryCases } from './cli-secondary.ts'
 import { createRequestCases } from './create-request.ts'
 import { commandEdgeCases } from './edges-commands.ts'
+import { cliSecondaryEdgeCases } from './edges-cli-secondary.ts'
 import { engineEdgeCases } from './edges-engines.ts'
 import { eventEdgeCases } from './edges-events.ts'
 import { notificationEdgeCases } from './edges-notifications.ts'
@@ -27,4 +28,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases, ...notificationEdgeCases, ...commandEdgeCases, ...peerEdgeCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases, ...notificationEdgeCases, ...commandEdgeCases, ...peerEdgeCases, ...cliSecondaryEdgeCases]
