@@ -18,7 +18,8 @@ export const MODELS = [
   { value: 'opus', resolvedModel: 'claude-fake-opus-3', displayName: 'Opus', description: 'Opus 3' },
 ]
 
-export const TOOLS = ['Bash', 'Read', 'Write', 'AskUserQuestion']
+/** The built-in tools the fake announces in system_init (a subset of the real CLI's, Edit included). */
+export const TOOLS = ['Bash', 'Read', 'Write', 'Edit', 'AskUserQuestion']
 
 export function resolveModel(value: string | undefined): string {
   const row = MODELS.find((m) => m.value === (value ?? 'default'))
