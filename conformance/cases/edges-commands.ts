@@ -103,4 +103,21 @@ export const commandEdgeCases: Case[] = [
       ctx.check('session-status-values.1', STATUSES.includes(info?.status), 'SessionInfo.status a listed status', info?.status)
     },
   },
+  {
+    id: 'ws-user-message-text-with-json-punctuation', title: 'a user_message whose text is full of braces, brackets and commas is a message like any other', section: 'commands',
+    clauses: ['commands.1', 'errors.12', 'events.10'], requires: ['provider'],
+    async run(ctx) {
+      // commands.1: user_message carries `text`, any text. Punctuation inside a JSON string is
+      // text, not structure: a frame that is valid JSON with a modest text is no bad input
+      // (errors.12), so it must be taken, shown as the user_message and answered by a turn.
+      const { ws } = await ctx.idleSession()
+      const text = `kit punctuation ${'{['.repeat(80)}${','.repeat(40)}${']}'.repeat(80)}`
+      const start = ws.frames.length
+      ws.send({ type: 'user_message', text })
+      const end = await ws.waitFor((f) => ws.frames.indexOf(f) >= start && (f.type === 'protocol_error' || (f.type === 'event' && f.event?.type === 'turn_result')), ctx.deadlineMs, 'turn_result or protocol_error')
+      ctx.check('errors.12', end.type !== 'protocol_error', 'the message taken (no protocol_error)', end)
+      const shown = ws.events().some((e) => e.type === 'user_message' && JSON.stringify(e.message ?? null).includes(JSON.stringify(text).slice(1, -1)))
+      ctx.check('events.10', shown, 'the user_message event carries the text as sent', ws.events().filter((e) => e.type === 'user_message').map((e) => JSON.stringify(e.message).slice(0, 120)))
+    },
+  },
 ]
