@@ -81,7 +81,8 @@ export const DEV_PROFILES: ProfileConfig[] = [
  */
 const LOGINS: Record<string, object | undefined> = {
   primary: { apiKeySource: 'ANTHROPIC_API_KEY' },
-  offline: undefined,
+  // Logged out, and its account names no key source at all (not even 'none'): a probe must still read it as logged out.
+  offline: { apiKeySource: null },
   subscription: { apiKeySource: 'oauth', subscriptionType: 'pro' },
 }
 

@@ -147,7 +147,8 @@ export const cliPrimaryCases: Case[] = [
       const skills = await ws.waitForEvent('skills', ctx.deadlineMs)
       ctx.check('events.15', Array.isArray(skills.skills), 'SkillInfo[] after init', skills)
       const titles = await ws.waitForEvent('tool_titles', ctx.deadlineMs)
-      ctx.check('events.16', typeof titles.titles === 'object' && Object.values(titles.titles).every((t) => typeof t === 'string'), 'labels keyed by wire tool name', titles)
+      // events.16: human labels, so each a non-empty string (an empty one labels nothing).
+      ctx.check('events.16', typeof titles.titles === 'object' && Object.values(titles.titles).every((t) => typeof t === 'string' && t.length > 0), 'non-empty labels keyed by wire tool name', titles)
       const asked = await ws.waitForEvent('permission_requested', ctx.deadlineMs)
       ws.send({ type: 'permission_decision', requestId: permissionRequestIdOf(asked), behavior: 'allow' })
       const produced = await ws.waitForEvent('file_produced', ctx.deadlineMs)

@@ -1,6 +1,7 @@
 /** Every case of the suite, in report order. Ids are unique and stable (a test checks both). */
 import type { Case } from '../types.ts'
 import { attachmentCases } from './attachments.ts'
+import { attachmentEdgeCases } from './edges-attachments.ts'
 import { authenticationCases } from './authentication.ts'
 import { cliPrimaryCases } from './cli-primary.ts'
 import { cliDormancyCases } from './cli-dormancy.ts'
@@ -9,8 +10,13 @@ import { compatibilityP7Cases } from './compatibility-p7.ts'
 import { cliSecondaryCases } from './cli-secondary.ts'
 import { cliEngineRequestCases } from './cli-engine-requests.ts'
 import { createRequestCases } from './create-request.ts'
+import { commandEdgeCases } from './edges-commands.ts'
+import { cliSecondaryEdgeCases } from './edges-cli-secondary.ts'
 import { engineEdgeCases } from './edges-engines.ts'
 import { eventEdgeCases } from './edges-events.ts'
+import { jobEdgeCases } from './edges-jobs.ts'
+import { notificationEdgeCases } from './edges-notifications.ts'
+import { peerEdgeCases } from './edges-peers.ts'
 import { profileEdgeCases } from './edges-profiles.ts'
 import { profileCatalogEdgeCases } from './edges-profile-catalog.ts'
 import { queueEdgeCases } from './edges-queue.ts'
@@ -25,4 +31,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliEngineRequestCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases]
+export const ALL_CASES: Case[] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliEngineRequestCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases, ...notificationEdgeCases, ...commandEdgeCases, ...peerEdgeCases, ...cliSecondaryEdgeCases, ...attachmentEdgeCases, ...jobEdgeCases]

@@ -259,7 +259,7 @@ export const parkingCases: Case[] = [
   },
   {
     id: 'parking-survives-restart', title: 'after a restart, a parked session is adopted and wakes on its result; a persisted live session rebuilds on attach', section: 'session-status-values',
-    clauses: ['session-status-values.7', 'session-status-values.8', 'embedding-rules.14', 'limits.9', 'embedding-rules.9', 'websocket-framing.1'],
+    clauses: ['session-status-values.7', 'session-status-values.8', 'session-status-values.5', 'embedding-rules.14', 'limits.9', 'embedding-rules.9', 'websocket-framing.1'],
     requires: ['provider', 'parking', 'persistence', 'restart'], isolation: 'global',
     async run(ctx) {
       const { id: parkedId, dispatched } = await parked(ctx)
@@ -267,6 +267,10 @@ export const parkingCases: Case[] = [
       await ws.waitForEvent('turn_result', ctx.deadlineMs)
       ws.close()
       const lapsing = await ctx.createSession({ prompt: 'scenario:deferred-short' })
+      // session-status-values.5: DELETE drops a park's stored state, so a restart must not adopt it back.
+      const { id: deletedId, dispatched: deletedCall } = await parked(ctx)
+      const deleted = await ctx.http('DELETE', `/sessions/${deletedId}`)
+      ctx.check('session-status-values.5', deleted.status >= 200 && deleted.status < 300, 'a 2xx for the DELETE of a parked session', `HTTP ${deleted.status} ${deleted.text.slice(0, 120)}`)
       const before = new Map<string, number>()
       for (const id of [parkedId, live.id]) before.set(id, (await ctx.http('GET', `/sessions/${id}`)).json?.session?.lastSeq)
       await ctx.restartTarget!()
@@ -279,6 +283,8 @@ export const parkingCases: Case[] = [
       const liveRow = listed.find((s: any) => s.id === live.id)
       ctx.check('session-status-values.8', liveRow !== undefined && sameSeq(liveRow, live.id), 'the persisted live session listed with its lastSeq', liveRow)
 
+      ctx.check('session-status-values.5', !listed.some((s: any) => s.id === deletedId), 'the parked session deleted before the restart is not adopted back', listed.map((s: any) => s.id))
+      ctx.errorStatus('session-status-values.5', await ctx.http('POST', `/executions/${deletedCall.executionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'late' } } }), 404)
       const res = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'after restart' } } })
       ctx.equal('session-status-values.7', appliedOf(res.json), { applied: true, sessionId: parkedId }, 'a result delivered after the restart')
       const events = await transcript(ctx, parkedId)

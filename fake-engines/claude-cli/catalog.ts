@@ -18,7 +18,8 @@ export const MODELS = [
   { value: 'opus', resolvedModel: 'claude-fake-opus-3', displayName: 'Opus', description: 'Opus 3' },
 ]
 
-export const TOOLS = ['Bash', 'Read', 'Write', 'AskUserQuestion']
+/** The built-in tools the fake announces in system_init (a subset of the real CLI's, Edit included). */
+export const TOOLS = ['Bash', 'Read', 'Write', 'Edit', 'AskUserQuestion']
 
 export function resolveModel(value: string | undefined): string {
   const row = MODELS.find((m) => m.value === (value ?? 'default'))
@@ -27,15 +28,19 @@ export function resolveModel(value: string | undefined): string {
 
 /**
  * The login as the real CLI reports it. Like the real CLI, the fake reads it from its config
- * directory (`fake-account.json`: `{apiKeySource, subscriptionType?}`); the environment can override.
+ * directory (`fake-account.json`: `{apiKeySource, subscriptionType?}`, `apiKeySource: null` for an
+ * account that names no key source); the environment can override.
  */
 export function accountOf(env: NodeJS.ProcessEnv) {
-  let stored: { apiKeySource?: string; subscriptionType?: string } = {}
+  let stored: { apiKeySource?: string | null; subscriptionType?: string } = {}
   try {
     if (env.CLAUDE_CONFIG_DIR) stored = JSON.parse(readFileSync(join(env.CLAUDE_CONFIG_DIR, 'fake-account.json'), 'utf8'))
   } catch { /* not logged in */ }
+  // `apiKeySource: null` stored: a logged-out CLI whose account names no key source at all (the
+  // Agent SDK types every account field optional), so a login probe cannot lean on a 'none'.
+  const unnamed = stored.apiKeySource === null && env.FAKE_CLAUDE_API_KEY_SOURCE === undefined && !env.ANTHROPIC_API_KEY
   const apiKeySource = env.FAKE_CLAUDE_API_KEY_SOURCE ?? stored.apiKeySource ?? (env.ANTHROPIC_API_KEY ? 'ANTHROPIC_API_KEY' : 'none')
-  const account: Record<string, unknown> = { tokenSource: apiKeySource === 'oauth' ? 'claude.ai' : 'none', apiKeySource, apiProvider: 'firstParty' }
+  const account: Record<string, unknown> = { tokenSource: apiKeySource === 'oauth' ? 'claude.ai' : 'none', ...(unnamed ? {} : { apiKeySource }), apiProvider: 'firstParty' }
   if (apiKeySource === 'oauth') account.subscriptionType = env.FAKE_CLAUDE_SUBSCRIPTION ?? stored.subscriptionType ?? 'max'
   return account
 }

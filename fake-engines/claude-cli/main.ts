@@ -201,7 +201,7 @@ async function runQueue(): Promise<void> {
     send({
       type: 'system', subtype: 'init', cwd: process.cwd(), session_id: state.sessionId, model: resolveModel(state.model),
       tools: [...TOOLS, ...[...sdkServers].flatMap(([server, tools]) => tools.map((t) => `mcp__${server}__${t}`))],
-      permissionMode: state.permissionMode, slash_commands: COMMANDS.map((c) => c.name), apiKeySource: accountOf(env).apiKeySource,
+      permissionMode: state.permissionMode, slash_commands: COMMANDS.map((c) => c.name), apiKeySource: accountOf(env).apiKeySource ?? 'none',
       claude_code_version: CLI_VERSION, output_style: 'default', agents: [], skills: ['review-helper'], plugins: [], capabilities: [], uuid: randomUUID(),
       mcp_servers: mcpStatus().map((s) => ({ name: s.name, status: s.status, source: 'session' })),
     })

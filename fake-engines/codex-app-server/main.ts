@@ -96,6 +96,11 @@ function threadResponse(t: LiveThread, withTurns: boolean): Record<string, unkno
 function policyError(params: Message): string | undefined {
   const policy = params.approvalPolicy
   if (typeof policy === 'object' && policy !== null && 'granular' in policy && !experimental) return 'askForApproval.granular requires experimentalApi capability'
+  // An enum on the real server (`user` | `auto_review` | …, reference §5): serde refuses a value
+  // that names no variant, as it refuses an unknown method. Only a value no variant can have is
+  // refused here, so a gateway sending a variant this fake does not play is not blamed.
+  const reviewer = params.approvalsReviewer
+  if (reviewer !== undefined && (typeof reviewer !== 'string' || !/^[a-z][a-z_]*$/.test(reviewer))) return `Invalid request: unknown variant \`${String(reviewer)}\`, expected one of \`user\`, \`auto_review\``
   return undefined
 }
 
@@ -231,7 +236,7 @@ async function runTurn(t: LiveThread, active: NonNullable<LiveThread['active']>,
   notify('item/started', { ...base, item: userItem, startedAtMs: Date.now() })
   notify('item/completed', { ...base, item: userItem, completedAtMs: Date.now() })
   const started = Date.now()
-  const end = await playTurn(scenario.steps, { threadId, turnId: active.turnId, cwd: t.stored.cwd, settings: t.settings, signal: active.abort.signal, pending: active.pending })
+  const end = await playTurn(scenario.steps, { threadId, turnId: active.turnId, cwd: t.stored.cwd, settings: t.settings, model: t.model, signal: active.abort.signal, pending: active.pending })
   t.active = undefined
   // Declined tool items are not part of the stored history: 0.169's thread/resume leaves them out (seen in codex-real.test.ts).
   const kept = end.items.filter((i) => i.status !== 'declined')

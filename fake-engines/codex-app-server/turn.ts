@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join } from 'node:path'
-import { withToolResult, type Step } from '../scenario/format.ts'
+import { withModel, withToolResult, type Step } from '../scenario/format.ts'
 import { forget, notify, request } from './wire.ts'
 
 export interface TurnSettings {
@@ -22,6 +22,8 @@ export interface TurnHost {
   turnId: string
   cwd: string
   settings: TurnSettings
+  /** The model this turn runs on: the one turn/start (or an earlier turn/start, thread/start) named. */
+  model?: string
   signal: AbortSignal
   /** Server requests still unanswered: interrupt settles them with `serverRequest/resolved`. */
   pending: Set<number>
@@ -86,7 +88,7 @@ export async function playTurn(steps: Step[], host: TurnHost): Promise<TurnEnd> 
       switch (step.type) {
         case 'text': {
           const id = `msg_${++n}`
-          const text = withToolResult(step.text, toolResult)
+          const text = withModel(withToolResult(step.text, toolResult), host.model)
           started({ type: 'agentMessage', id, text: '', phase: null })
           const size = step.chunkSize ?? 16
           for (let i = 0; i < text.length; i += size) notify('item/agentMessage/delta', { ...base, itemId: id, delta: text.slice(i, i + size) })

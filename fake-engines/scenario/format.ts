@@ -72,3 +72,12 @@ export function legsOf(scenario: Scenario): Step[][] {
 export function withToolResult(text: string, toolResult: string): string {
   return text.replaceAll('{{toolResult}}', toolResult)
 }
+
+/**
+ * `{{model}}` in a text step stands for the model the engine was asked to run this turn on, so a
+ * scenario can show that a model choice reached the engine (the codex fakes: the app-server and
+ * the Responses API; empty when the engine was asked for none).
+ */
+export function withModel(text: string, model: string | undefined): string {
+  return text.replaceAll('{{model}}', model ?? '')
+}

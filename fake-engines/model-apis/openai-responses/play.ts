@@ -6,7 +6,7 @@
  * then `response.completed` with usage.
  */
 import { randomUUID } from 'node:crypto'
-import { withToolResult, type Step } from '../../scenario/format.ts'
+import { withModel, withToolResult, type Step } from '../../scenario/format.ts'
 
 export interface SseWriter {
   event(type: string, data: Record<string, unknown>): void
@@ -18,7 +18,7 @@ export interface SseWriter {
 /** The approval `reason` codex shows comes from the model's justification; the fake codex uses the same sentence. */
 export const ESCALATION_REASON = 'The command needs to run outside the sandbox'
 
-export async function playResponse(sse: SseWriter, steps: Step[], ctx: { toolResult: string; callPrefix: string; signal?: AbortSignal }): Promise<void> {
+export async function playResponse(sse: SseWriter, steps: Step[], ctx: { toolResult: string; callPrefix: string; model?: string; signal?: AbortSignal }): Promise<void> {
   const id = `resp_${randomUUID().replaceAll('-', '')}`
   const output: Record<string, unknown>[] = []
   let usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 }
@@ -44,7 +44,7 @@ export async function playResponse(sse: SseWriter, steps: Step[], ctx: { toolRes
     switch (step.type) {
       case 'text':
         start()
-        emitItem({ type: 'message', id: `msg_${randomUUID().slice(0, 8)}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: withToolResult(step.text, ctx.toolResult), annotations: [] }] }, step.chunkSize)
+        emitItem({ type: 'message', id: `msg_${randomUUID().slice(0, 8)}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: withModel(withToolResult(step.text, ctx.toolResult), ctx.model), annotations: [] }] }, step.chunkSize)
         break
       case 'usage':
         usage = { input_tokens: step.input + (step.cacheRead ?? 0), input_tokens_details: { cached_tokens: step.cacheRead ?? 0 }, output_tokens: step.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: step.input + (step.cacheRead ?? 0) + step.output }

@@ -75,7 +75,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Array
   const legs = legsOf(scenario)
   const leg = legs[Math.min(outputs.length, legs.length - 1)]
   const last = outputs.at(-1)
-  await playResponse(sse, outputs.length >= legs.length ? [{ type: 'text', text: 'done' }] : leg, { toolResult: last ? outputText(last.output) : '', callPrefix: `call_${outputs.length}`, signal: abortOn(req, res) })
+  await playResponse(sse, outputs.length >= legs.length ? [{ type: 'text', text: 'done' }] : leg, { toolResult: last ? outputText(last.output) : '', callPrefix: `call_${outputs.length}`, ...(typeof body.model === 'string' ? { model: body.model } : {}), signal: abortOn(req, res) })
 }
 
 function isReviewerCall(body: Record<string, unknown>): boolean {
