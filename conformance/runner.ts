@@ -1,6 +1,7 @@
 /**
  * Runs cases and returns results; it neither prints nor decides the exit code (style-examples 6).
- * Per-session cases run with bounded parallelism, global ones alone afterwards.
+ * Per-session cases run with bounded parallelism, global ones alone afterwards (those that spend
+ * the target's daily budget last).
  */
 import { CaseContext } from './harness/context.ts'
 import { caseSeed } from './harness/random.ts'
@@ -30,7 +31,11 @@ export async function runCases(options: RunOptions): Promise<CaseResult[]> {
     options.onResult?.(r)
   }
   const parallel = options.cases.filter((c) => (c.isolation ?? 'session') === 'session')
-  const serial = options.cases.filter((c) => c.isolation === 'global')
+  // A case that spends the target's daily budget pauses its queue until the UTC day rolls over:
+  // it runs after every other case, so no later job case finds the queue paused (and unsupported).
+  const spends = (c: Case) => c.requires?.includes('spendDailyBudget') === true
+  const global = options.cases.filter((c) => c.isolation === 'global')
+  const serial = [...global.filter((c) => !spends(c)), ...global.filter(spends)]
   let next = 0
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, async () => {
     while (next < parallel.length) record(await runRepeated(parallel[next++], options))

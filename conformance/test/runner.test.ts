@@ -21,6 +21,20 @@ describe('the case runner', () => {
     expect(results[1].message).toBe('errors.1: expected 404, got 403')
   })
 
+  it('runs a global case that spends the daily budget after every other global case, whatever the list order', async () => {
+    const order: string[] = []
+    const spending: TargetManifest = { ...manifest, features: ['spendDailyBudget'] }
+    await runCases({
+      manifest: spending, concurrency: 2, timeoutMs: 1000, seed: 1, repeat: 1,
+      cases: [
+        make('spends', async () => { order.push('spends') }, { isolation: 'global', requires: ['spendDailyBudget'] }),
+        make('global-after', async () => { order.push('global-after') }, { isolation: 'global' }),
+        make('parallel', async () => { order.push('parallel') }),
+      ],
+    })
+    expect(order).toEqual(['parallel', 'global-after', 'spends'])
+  })
+
   it('marks a case flaky when repeats disagree, and times out a hanging case as error', async () => {
     let n = 0
     const results = await runCases({
