@@ -16,7 +16,8 @@ export function missingFromReplay(live: any[], replayed: any[], afterSeq: number
 /**
  * Runs one short turn on an idle session with a client attached live, then re-attaches after the
  * seq the turn started from and requires every event the live client saw. The session must be
- * able to take a turn (idle, not parked); the turn adds to its transcript.
+ * able to take a turn (idle, not parked); the turn adds to its transcript. Neither attach may send
+ * an event at or below that seq.
  */
 export async function checkReplayComplete(ctx: CaseContext, sessionId: string, as: Principal = 'operator'): Promise<void> {
   const before = (await ctx.http('GET', `/sessions/${encodeURIComponent(sessionId)}`, { as })).json?.session?.lastSeq
@@ -32,7 +33,11 @@ export async function checkReplayComplete(ctx: CaseContext, sessionId: string, a
   again.send('not a command')
   await again.waitFor((f) => f.type === 'protocol_error', ctx.deadlineMs, 'a protocol_error after the replay')
   const missing = missingFromReplay(seen, again.events(), before)
+  // websocket-framing.1 is exact both ways: seq *greater than* afterSeq, so afterSeq itself is not replayed.
+  const early = [...seen, ...again.events()].filter((e) => typeof e.seq === 'number' && e.seq <= before)
   again.close()
+  ctx.check('websocket-framing.1', early.length === 0, `an attach after seq ${before} sends no event with seq ${before} or below`,
+    `sent ${early.map((e) => `${e.seq} ${e.type}`).join(', ')}`)
   ctx.check('websocket-framing.1', missing.length === 0, `a re-attach after seq ${before} replays every event a live client saw`,
     `missing ${missing.map((e) => `${e.seq} ${e.type}`).join(', ')}`)
 }

@@ -31,6 +31,14 @@ export const NOT_DEVIATIONS: Record<string, string> = {
   'fs-outside-roots-403': 'a path outside hostFiles.roots answered 403 instead of 404: the spec fixes no status for it (the kit accepts any 4xx and observes protocol 7\'s 404; engine-session-stores-and-host-files, issue 20)',
 }
 
+/**
+ * Real deviations the kit does not catch yet through the proxy: a kit weakness on record (issue
+ * 20 stays open for it), shown as skipped with the reason rather than silently dropped.
+ */
+export const KNOWN_MISSES: Record<string, string> = {
+  'replay-inclusive': 'an attach replaying the event at seq afterSeq as well passes through the proxy even with replay-check.ts demanding no event at or below afterSeq (found 2026-11-25 when the list was refreshed; not yet traced)',
+}
+
 const one = (id: string, rule: string, file: string, find: string, replace: string, filters: string[]): Mutant => ({ id, rule, edits: [{ file, find, replace }], filters })
 
 /**
