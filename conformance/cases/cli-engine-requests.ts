@@ -9,17 +9,12 @@
 import type { CaseContext } from '../harness/context.ts'
 import { permissionRequestIdOf } from '../harness/permission-request.ts'
 import { scripted } from '../harness/scripted-engine.ts'
-import type { WsClient } from '../harness/ws-client.ts'
-import { Unsupported, type Case } from '../types.ts'
+import { openCwdSession } from './cwd-session.ts'
+import type { Case } from '../types.ts'
 
 type CliEngine = 'cli_primary' | 'cli_secondary'
 
-async function open(ctx: CaseContext, engine: CliEngine, body: Record<string, unknown> = {}): Promise<{ session: any; ws: WsClient }> {
-  const cwd = ctx.manifest.cwdRoot
-  if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
-  const session = await ctx.createSession({ profile: ctx.profile(engine), cwd, ...body })
-  return { session, ws: await ctx.ws(session.id) }
-}
+const open = (ctx: CaseContext, engine: CliEngine, body: Record<string, unknown> = {}) => openCwdSession(ctx, engine, body)
 
 async function sdkSessionIdOf(ctx: CaseContext, id: string): Promise<unknown> {
   return (await ctx.http('GET', `/sessions/${id}`)).json?.session?.sdkSessionId

@@ -5,6 +5,7 @@
  */
 import { permissionRequestIdOf } from '../harness/permission-request.ts'
 import { Unsupported, type Case } from '../types.ts'
+import { openCwdSession } from './cwd-session.ts'
 
 /** session-status-values.1: every status a session may report. */
 const STATUSES = ['starting', 'running', 'awaiting_approval', 'idle', 'parked', 'failed', 'closed']
@@ -30,10 +31,7 @@ export const commandEdgeCases: Case[] = [
       // commands.5: set_model sets the session's model; events.5 reports it. The kit's codex fakes
       // (the app-server and the Responses API a real codex talks to) show the model a turn was run
       // on, so the next turn must show the chosen one: a model_changed with no effect is not a set_model.
-      const cwd = ctx.manifest.cwdRoot
-      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
-      const session = await ctx.createSession({ profile: ctx.profile('cli_secondary'), cwd })
-      const ws = await ctx.ws(session.id)
+      const { ws } = await openCwdSession(ctx, 'cli_secondary')
       // A first turn, so the engine's conversation exists before the choice: the choice must reach
       // a running conversation, not only the start of a new one.
       ws.send({ type: 'user_message', text: 'scenario:hello' })
@@ -77,10 +75,7 @@ export const commandEdgeCases: Case[] = [
       // An interrupt while the agent waits on an approval ends the turn (commands.3, events.12);
       // the approval may be settled by the interrupt or stay to be answered: answered here if it
       // is still pending. Whatever moves the session then makes, each status must be a listed value.
-      const cwd = ctx.manifest.cwdRoot
-      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
-      const session = await ctx.createSession({ profile: ctx.profile('cli_primary'), cwd })
-      const ws = await ctx.ws(session.id)
+      const { session, ws } = await openCwdSession(ctx, 'cli_primary')
       ws.send({ type: 'user_message', text: 'scenario:permission-write' })
       const asked = await ws.waitForEvent('permission_requested', ctx.deadlineMs)
       ws.send({ type: 'interrupt' })

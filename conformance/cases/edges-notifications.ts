@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { CaseContext } from '../harness/context.ts'
 import { permissionRequestIdOf } from '../harness/permission-request.ts'
 import { Unsupported, type Case } from '../types.ts'
+import { openCwdSession } from './cwd-session.ts'
 
 /** This session's notifications the receiver accepted, in arrival order. */
 function delivered(ctx: CaseContext, sessionId: string): any[] {
@@ -28,10 +29,7 @@ export const notificationEdgeCases: Case[] = [
       // the full permission request, and `seq` (attach with afterSeq = seq - 1 to catch up).
       // "To answer an approval from a notification, POST {behavior} to
       // /sessions/:sessionId/permissions/:requestId": the id is read from the notification alone.
-      const cwd = ctx.manifest.cwdRoot
-      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
-      const session = await ctx.createSession({ profile: ctx.profile('cli_primary'), cwd })
-      const ws = await ctx.ws(session.id)
+      const { session, ws } = await openCwdSession(ctx, 'cli_primary')
       ws.send({ type: 'user_message', text: 'scenario:permission-write' })
       const asked = await ws.waitForEvent('permission_requested', ctx.deadlineMs)
       await until(ctx, () => delivered(ctx, session.id).some((n) => n.type === 'permission_requested'))
