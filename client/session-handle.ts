@@ -13,7 +13,7 @@ import {
 import { GatewayError } from './errors.ts'
 import { EventLog } from './event-log.ts'
 import type { PermissionAnswer } from './rest.ts'
-import { CLOSED, OPEN, type SignalLike, type WebSocketFactory, type WebSocketLike } from './transport.ts'
+import { CLOSED, OPEN, parseFrame, type SignalLike, type WebSocketFactory, type WebSocketLike } from './transport.ts'
 import { Waiters, type WaitOptions } from './waits.ts'
 
 export type AttachedFrame = Extract<SessionServerFrame, { type: 'attached' }>
@@ -388,14 +388,5 @@ export class SessionHandle implements AsyncIterable<SessionEvent> {
         // a listener's own failure must not stop the stream for the others
       }
     }
-  }
-}
-
-function parseFrame(data: unknown): SessionServerFrame | undefined {
-  try {
-    const frame = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data as ArrayBuffer)) as SessionServerFrame
-    return frame && typeof frame === 'object' && typeof frame.type === 'string' ? frame : undefined
-  } catch {
-    return undefined
   }
 }

@@ -4,6 +4,8 @@
  * and `Blob` fit these shapes, and neither lib is required to compile against the package.
  */
 
+import type { SessionServerFrame } from '../gateway/protocol/index.ts'
+
 export interface ResponseLike {
   readonly status: number
   readonly headers: { get(name: string): string | null }
@@ -95,4 +97,14 @@ export function resolveUrl(base: string, path: string): string {
 
 export function webSocketUrl(httpUrl: string): string {
   return httpUrl.replace(/^http/i, 'ws')
+}
+
+/** A socket message as a server frame; anything that is not a JSON object with a `type` is dropped. */
+export function parseFrame(data: unknown): SessionServerFrame | undefined {
+  try {
+    const frame = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data as ArrayBuffer)) as SessionServerFrame
+    return frame && typeof frame === 'object' && typeof frame.type === 'string' ? frame : undefined
+  } catch {
+    return undefined
+  }
 }
