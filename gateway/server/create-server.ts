@@ -43,6 +43,7 @@ import { handleSessionSubroute } from './routes/session-subroutes.ts'
 import { handleUnconfigured } from './routes/unconfigured.ts'
 import { createSessionFactory } from './session-factory.ts'
 import { isDatabaseUnavailable } from '../postgres/retry.ts'
+import { attachQuery } from './ws/attach-query.ts'
 import { abortHandshake } from './ws/abort-handshake.ts'
 import { MAX_FRAME_BYTES } from './ws/command-parser.ts'
 import { attachQueueClient } from './ws/queue-socket.ts'
@@ -258,11 +259,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       return abortHandshake(socket, refuse('engine_failed', `the session could not be rebuilt: ${(err as Error).message}`))
     }
     if (!runner) return abortHandshake(socket, NOT_FOUND)
-    const query = target.indexOf('?')
-    const params = new URLSearchParams(query === -1 ? '' : target.slice(query + 1).split('#')[0])
-    const afterSeq = parseAfterSeq(params.get('afterSeq'))
-    // Protocol 7's opt-in views, for clients that render them and fetch the rest (websocket-framing.1 leaves them open).
-    const views = { truncateResults: params.get('truncateResults') === '1', imageRefs: params.get('imageRefs') === '1' }
+    const { afterSeq, views } = attachQuery(target)
     const wss = await webSockets.get()
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = runner.id
@@ -271,7 +268,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       ws.on('close', () => {
         if (hub.detach(id, ws) === 0) parking.onDetach(id)
       })
-      attachClient(context, ws, socket, runner, afterSeq, views.truncateResults || views.imageRefs ? views : undefined)
+      attachClient(context, ws, socket, runner, afterSeq, views)
     })
   }
 
@@ -397,12 +394,6 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       clearTimeout(timer)
     },
   }
-}
-
-/** A missing or non-integer `afterSeq` replays from the start, as protocol 7 does. */
-function parseAfterSeq(value: string | null): number {
-  if (value === null || !/^\d{1,15}$/.test(value)) return 0
-  return Number(value)
 }
 
 function canonicalRoot(root: string): string {
