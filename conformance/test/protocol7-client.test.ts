@@ -84,8 +84,10 @@ describe('a protocol-7 client against our gateway', () => {
     const { id, conn } = await open(primary())
     conn.sendMessage('scenario:permission')
     const first = await conn.nextPermission(WAIT)
+    // The resolution may reach the socket before the REST answer does: wait from before the answer.
+    const asked = conn.lastSeq
     expect(await client.resolvePermission(id, first, { behavior: 'allow' })).toEqual({ resolved: true })
-    expect(await conn.waitForEvent('permission_resolved', WAIT)).toMatchObject({ requestId: first.id, resolvedBy: 'client' })
+    expect(await conn.waitForEvent('permission_resolved', { afterSeq: asked, ...WAIT })).toMatchObject({ requestId: first.id, resolvedBy: 'client' })
     await conn.waitForTurn({ afterSeq: 0, ...WAIT })
 
     // Each wait starts after the last seq seen: no hand-kept seq is needed for the second request.
