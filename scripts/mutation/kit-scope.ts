@@ -7,7 +7,11 @@
  * npm test column, and leave the kit column's in-reach denominator, with the reason shown.
  *
  * `outside-kit.json` maps a file path, a glob (`*`, `**`) or a single mutant key to its reason;
- * a key entry is for a file whose other mutants the kit does reach.
+ * a key entry is for a file whose other mutants the kit does reach. Each reason starts with its
+ * kind: `operator surface:` (command line, logs, /metrics, health), `fault:` (a database or process
+ * fault no client request can cause), `fleet:` (needs a second gateway process on the same store,
+ * which one URL does not have) or `documented, not spec:` (a promise of this implementation's docs
+ * that the spec leaves open, so no true case may demand it of another). The kinds are counted apart.
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'

@@ -58,8 +58,15 @@ export function verdictLine(report: MutationReport): string {
   const { totals } = report
   const { inReach, all } = kitRates(totals)
   const unjudged = report.sampled - report.judged
+  const kinds = new Map<string, number>()
+  for (const r of report.results) {
+    if (r.equivalent !== undefined || r.outsideKit === undefined) continue
+    const kind = r.outsideKit.includes(':') ? r.outsideKit.slice(0, r.outsideKit.indexOf(':')) : 'other'
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
+  }
+  const outside = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ')
   return [
-    `kit alone: ${inReach[0]}/${inReach[1]} non-equivalent mutants in the kit's reach killed (${pct(...inReach)}); ${all[0]}/${all[1]} of all non-equivalent (${pct(...all)}), ${totals.outside ?? 0} outside the kit (operator surface)`,
+    `kit alone: ${inReach[0]}/${inReach[1]} non-equivalent mutants in the kit's reach killed (${pct(...inReach)}); ${all[0]}/${all[1]} of all non-equivalent (${pct(...all)}); outside the kit's reach: ${totals.outside ?? 0}${outside ? ` (${outside})` : ''}`,
     `npm test: ${totals.npmTestKilled}/${all[1]} (${pct(totals.npmTestKilled, all[1])}); equivalent or spec-neutral: ${totals.equivalent}${unjudged > 0 ? `; ${unjudged} of ${report.sampled} sampled not judged` : ''}`,
   ].join('\n')
 }
