@@ -59,19 +59,22 @@ export const killAEdgeCases: Case[] = [
       // sessions.10 gives POST /mcp/:name one answer (the refreshed list) and no refusal for a
       // name the engine does not know: any status is accepted here. What the kit demands is that
       // the request is answered and leaves the gateway and the session working: the session still
-      // reads (sessions.3) and still runs a turn (commands.1), after the engine had time to
-      // refuse the action.
+      // lists its servers (sessions.10), runs a turn (commands.1) and reads (sessions.3). A first
+      // turn shows the engine is up before the action, without relying on any status event.
       const { session, ws } = await openCwdSession(ctx, 'cli_primary')
       ctx.requireCapability(session, 'mcpServerActions')
-      await ws.waitForEvent('status_changed', ctx.deadlineMs, (e) => e.status === 'idle')
+      ws.send({ type: 'user_message', text: 'scenario:hello' })
+      const first = await ws.waitForEvent('turn_result', ctx.deadlineMs)
       const unknown = ctx.unique('kit-no-such-server')
       const action = await answerOf(ctx.http('POST', `/sessions/${session.id}/mcp/${unknown}`, { body: { action: 'enable' } }))
       ctx.check('sessions.10', action.status !== undefined, 'an answer to the action (any status)', action.what)
       const listed = await answerOf(ctx.http('GET', `/sessions/${session.id}/mcp`))
       ctx.check('sessions.10', listed.status === 200, 'the gateway still answers, and the session still lists its MCP servers', listed.what)
       ws.send({ type: 'user_message', text: 'scenario:hello' })
-      await ws.waitForEvent('turn_result', ctx.deadlineMs)
-      ctx.status('sessions.3', await ctx.http('GET', `/sessions/${session.id}`), 200)
+      const second = await ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.seq > first.seq).then(() => 'a turn_result', (err: Error) => `none: ${err.message.slice(0, 160)}`)
+      ctx.check('commands.1', second === 'a turn_result', 'a second turn runs after the action', second)
+      const read = await answerOf(ctx.http('GET', `/sessions/${session.id}`))
+      ctx.check('sessions.3', read.status === 200, 'the session still reads', read.what)
     },
   },
 ]
