@@ -18,6 +18,7 @@ import { jobEdgeCases } from './edges-jobs.ts'
 import { creatingRouteCases } from './edges-creating-routes.ts'
 import { fixedValueCases } from './edges-fixed-values.ts'
 import { handshakeCases } from './edges-handshake.ts'
+import { killAEdgeCases } from './edges-killA.ts'
 import { killCEdgeCases } from './edges-killC.ts'
 import { notificationEdgeCases } from './edges-notifications.ts'
 import { peerEdgeCases } from './edges-peers.ts'
@@ -35,4 +36,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliEngineRequestCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases, ...notificationEdgeCases, ...commandEdgeCases, ...peerEdgeCases, ...cliSecondaryEdgeCases, ...attachmentEdgeCases, ...jobEdgeCases, ...creatingRouteCases, ...fixedValueCases, ...handshakeCases, ...killCEdgeCases]
+export const ALL_CASES: Case[] = [] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliEngineRequestCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases, ...notificationEdgeCases, ...commandEdgeCases, ...peerEdgeCases, ...cliSecondaryEdgeCases, ...attachmentEdgeCases, ...jobEdgeCases, ...creatingRouteCases, ...fixedValueCases, ...handshakeCases, ...killCEdgeCases, ...killAEdgeCases]
