@@ -14,7 +14,11 @@ import { join } from 'node:path'
 export const ALLOWED_ORIGIN = 'http://allowed.example'
 /** The file leaves maxBodyBytes out: the gateway's default must be the spec's 1 MiB (limits.1), which the manifest declares. */
 export const MAX_BODY_BYTES = 1024 * 1024
-export const ATTACHMENTS = { maxFileBytes: 32 * 1024, maxSessionBytes: 80 * 1024 }
+/**
+ * The file leaves attachments.maxFileBytes out: the gateway's default must be the spec's 10 MiB
+ * (limits.2), which the manifest declares. The session cap stays small, so the kit can reach it.
+ */
+export const ATTACHMENTS = { maxFileBytes: 10 * 1024 * 1024, maxSessionBytes: 80 * 1024 }
 export const PEERS = { maxMessageChars: 4000, perMinute: 3, maxHops: 2 }
 export const PROVIDER_MODELS = ['fake-small', 'fake-large']
 export const DEFERRED_TOOLS = {
@@ -164,7 +168,7 @@ export function gatewayConfig(inputs: ConfigInputs): Record<string, unknown> {
     allowedCwdRoots: ['../root'],
     allowedConfigDirRoots: ['../root'],
     cors: { origins: [ALLOWED_ORIGIN] },
-    attachments: ATTACHMENTS,
+    attachments: { maxSessionBytes: ATTACHMENTS.maxSessionBytes },
     peers: PEERS,
     hostFiles: { write: true, maxFileBytes: 64 * 1024 },
     profileStore: { kind: 'file', file: './managed-profiles.json' },
