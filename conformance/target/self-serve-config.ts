@@ -31,6 +31,12 @@ export const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMa
 export const FALLBACK_PATH = '/host/healthz'
 /** The environment variable naming the database, as an operator's file would (the URL never sits in the file). */
 export const DATABASE_ENV = 'GATEWAY_SELF_SERVE_DATABASE_URL'
+/**
+ * A header the notification webhook sends (server-configuration.23), its value read from the
+ * environment as an operator's file names a secret header (`headersFromEnv`), so a delivery
+ * carrying it shows the file's environment mapping was applied.
+ */
+export const NOTIFICATION_HEADER = { name: 'x-notification-source', env: 'GATEWAY_SELF_SERVE_NOTIFICATION_SOURCE', value: 'gateway-serve' }
 
 export type Tokens = Record<'operator' | 'tenantA' | 'tenantB' | 'restricted' | 'manager', string>
 
@@ -176,7 +182,7 @@ export function gatewayConfig(inputs: ConfigInputs): Record<string, unknown> {
       webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, webhookAttempts: QUEUE.webhookAttempts, maxJobDurationMs: 60_000, maxParkedDurationMs: QUEUE.maxParkedDurationMs,
       retention: { maxAgeMs: QUEUE.retentionMaxAgeMs, sweepIntervalMs: 100 },
     },
-    notifications: { webhook: { url: inputs.webhookUrl }, retryDelayMs: QUEUE.webhookRetryDelayMs },
+    notifications: { webhook: { url: inputs.webhookUrl, headersFromEnv: { [NOTIFICATION_HEADER.name]: NOTIFICATION_HEADER.env } }, retryDelayMs: QUEUE.webhookRetryDelayMs },
     // A restart drains quickly: the kit's turns are short, and a stuck one must not hold the run.
     shutdown: { graceMs: 2000, killGraceMs: 200 },
     // info: the "gateway listening" line carries the URL of a gateway started on port 0.

@@ -27,7 +27,7 @@ import type { manifestSchema } from './manifest-schema.ts'
 import { gatewayCommand, type SelfTarget } from './self.ts'
 import {
   ALLOWED_ORIGIN, ATTACHMENTS, DATABASE_ENV, DEFERRED_TOOLS, detectingConfig, EXPIRED_GRACE_MS, FALLBACK_PATH, gatewayConfig, hooksModule,
-  MAX_BODY_BYTES, PARK_DELAY_MS, PEERS, principalsFile, PROVIDER_MODELS, QUEUE, randomTokens, STAMP, writeFixtures, yamlText,
+  MAX_BODY_BYTES, NOTIFICATION_HEADER, PARK_DELAY_MS, PEERS, principalsFile, PROVIDER_MODELS, QUEUE, randomTokens, STAMP, writeFixtures, yamlText,
 } from './self-serve-config.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -129,7 +129,7 @@ export async function startServeTarget(options: ServeTargetOptions = {}): Promis
     const detectFile = join(etc, 'detecting.json')
     await writeFile(detectFile, `${JSON.stringify(detectingConfig(), null, 2)}\n`)
 
-    const env = { [DATABASE_ENV]: databaseUrl }
+    const env = { [DATABASE_ENV]: databaseUrl, [NOTIFICATION_HEADER.env]: NOTIFICATION_HEADER.value }
     let main = spawnServe(configFile, env)
     closers.push(() => stop(main))
     const detecting = spawnServe(detectFile, fixtures.detectHomes)
@@ -200,6 +200,7 @@ function serveManifest(m: ManifestInputs): z.input<typeof manifestSchema> {
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     webhookUrl: m.webhookUrl,
+    notificationHeaders: { [NOTIFICATION_HEADER.name]: NOTIFICATION_HEADER.value },
     project: m.project,
     buildRunnerConfigStamp: STAMP,
     autodetect: { baseUrl: m.detectUrl, profiles: { default: 'cli_primary', codex: 'cli_secondary' } },
