@@ -45,17 +45,37 @@ export function randomTokens(): Tokens {
   return { operator: token(), tenantA: token(), tenantB: token(), restricted: token(), manager: token() }
 }
 
-/** The principals file format `gateway token create` writes: SHA-256 of each token, never the token. */
-export function principalsFile(tokens: Tokens): string {
+/** The principals by the SHA-256 of each token, never the token. */
+function principalsByHash(tokens: Tokens): Record<string, object> {
   const hash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex')
-  const principals = {
+  return {
     [hash(tokens.operator)]: { id: 'operator' },
     [hash(tokens.tenantA)]: { id: 'tenantA', scope: { tenant: 'a' } },
     [hash(tokens.tenantB)]: { id: 'tenantB', scope: { tenant: 'b' } },
     [hash(tokens.restricted)]: { id: 'restricted', allowedProfiles: ['default'] },
     [hash(tokens.manager)]: { id: 'manager', canManageProfiles: true },
   }
-  return `${JSON.stringify({ version: 1, principals }, null, 2)}\n`
+}
+
+/** The principals file format `gateway token create` writes. */
+export function principalsFile(tokens: Tokens): string {
+  return `${JSON.stringify({ version: 1, principals: principalsByHash(tokens) }, null, 2)}\n`
+}
+
+/**
+ * The detecting gateway's hooks module: it authenticates with a hooks module's `authenticate`
+ * (server-configuration.1, embedding-rules.3), `serve`'s other source of principals, so a file
+ * without an `auth` block is loaded and served too (the main gateway's file has a principals file).
+ */
+export function detectingHooksModule(tokens: Tokens): string {
+  return `// Written by the conformance kit's self-serve target.
+import { createHash } from 'node:crypto'
+const principals = new Map(Object.entries(${JSON.stringify(principalsByHash(tokens))}))
+export function authenticate(req) {
+  const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
+  return token ? principals.get(createHash('sha256').update(token, 'utf8').digest('hex')) ?? null : null
+}
+`
 }
 
 /**
@@ -200,5 +220,5 @@ export function yamlText(config: Record<string, unknown>): string {
 
 /** A second gateway with no declared profiles (server-configuration.26): it detects the engines from their homes. */
 export function detectingConfig(): object {
-  return { listen: { host: '127.0.0.1', port: 0 }, auth: { principalsFile: './principals.json' }, logging: { level: 'info' } }
+  return { listen: { host: '127.0.0.1', port: 0 }, hooks: './detect-hooks.mjs', logging: { level: 'info' } }
 }

@@ -26,7 +26,7 @@ import type { TargetManifest } from '../types.ts'
 import type { manifestSchema } from './manifest-schema.ts'
 import { gatewayCommand, type SelfTarget } from './self.ts'
 import {
-  ALLOWED_ORIGIN, ATTACHMENTS, DATABASE_ENV, DEFERRED_TOOLS, detectingConfig, EXPIRED_GRACE_MS, FALLBACK_PATH, gatewayConfig, hooksModule,
+  ALLOWED_ORIGIN, ATTACHMENTS, DATABASE_ENV, DEFERRED_TOOLS, detectingConfig, detectingHooksModule, EXPIRED_GRACE_MS, FALLBACK_PATH, gatewayConfig, hooksModule,
   MAX_BODY_BYTES, NOTIFICATION_HEADER, PARK_DELAY_MS, PEERS, principalsFile, PROVIDER_MODELS, QUEUE, randomTokens, STAMP, writeFixtures, yamlText,
 } from './self-serve-config.ts'
 
@@ -126,6 +126,7 @@ export async function startServeTarget(options: ServeTargetOptions = {}): Promis
     })
     const configFile = join(etc, 'gateway.yaml')
     await writeFile(configFile, yamlText(config))
+    await writeFile(join(etc, 'detect-hooks.mjs'), detectingHooksModule(tokens))
     const detectFile = join(etc, 'detecting.json')
     await writeFile(detectFile, `${JSON.stringify(detectingConfig(), null, 2)}\n`)
 
