@@ -143,10 +143,7 @@ export class JobLifecycle {
     run.unsubscribe()
     run.clearTimers()
     const wasParked = run.parked
-    q.running.delete(run.id)
-    q.parked.delete(run.id)
-    q.reserved.delete(run.id)
-    q.resumeWaiters = q.resumeWaiters.filter((w) => w.jobId !== run.id)
+    q.forget(run, true)
     try { run.runner.close('server') } catch { /* already closed */ }
     if (wasParked) q.deps.discardSession?.(run.runner.id)
     const tokens = usage?.tokens ?? run.estimatedTokens

@@ -168,6 +168,21 @@ export class QueueState {
     this.timers.add(timer)
   }
 
+  /**
+   * `run` ended or was abandoned: it leaves the running and parked maps, and with it its job's
+   * reserved slot and resume waiters. Only its own entries: a process stalled past its lease may
+   * claim the job's next attempt before its stale run of the previous one stops, and that run's
+   * end must not unregister the new one (which would then park unseen and stay running).
+   */
+  forget(run: JobRun, waiters: boolean): void {
+    const newer = [this.running.get(run.id), this.parked.get(run.id)].some((r) => r !== undefined && r !== run)
+    if (this.running.get(run.id) === run) this.running.delete(run.id)
+    if (this.parked.get(run.id) === run) this.parked.delete(run.id)
+    if (newer) return
+    this.reserved.delete(run.id)
+    if (waiters) this.resumeWaiters = this.resumeWaiters.filter((w) => w.jobId !== run.id)
+  }
+
   /** The run of this session, parked here, if any. */
   parkedRunOf(sessionId: string): JobRun | undefined {
     return [...this.parked.values()].find((r) => r.runner.id === sessionId)
