@@ -44,6 +44,9 @@ export class QueueState {
   readonly listeners = new Set<(event: JobEvent) => void>()
   /** Slots promised to parked jobs whose session is being rebuilt; resumes go before new claims. */
   readonly reserved = new Set<string>()
+  /** Claimed attempts whose session is being started, and ended ones whose end is being written: job id -> attempt. */
+  readonly starting = new Map<string, number>()
+  readonly ending = new Map<string, number>()
   resumeWaiters: ResumeWaiter[] = []
   /**
    * Jobs this process is submitting, until their job_submitted is out: a shared store makes a row
@@ -181,6 +184,15 @@ export class QueueState {
     if (newer) return
     this.reserved.delete(run.id)
     if (waiters) this.resumeWaiters = this.resumeWaiters.filter((w) => w.jobId !== run.id)
+  }
+
+  /**
+   * The claims this process has a run for (QueueAdapter.renewOnly): running, being started,
+   * parking or resuming (a parked run; the adapter renews running jobs only), or being ended.
+   */
+  *heldClaims(): Iterable<{ id: string; attempt: number }> {
+    for (const run of [...this.running.values(), ...this.parked.values()]) yield { id: run.id, attempt: run.record.info.attempt }
+    for (const claims of [this.starting, this.ending]) for (const [id, attempt] of claims) yield { id, attempt }
   }
 
   /** The run of this session, parked here, if any. */
