@@ -154,7 +154,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     const applied = new Map<string, number>()
     let resultPosts = 0
     let parkerOf: (jobId: string) => Promise<string | undefined> = async () => undefined
-    let endedByCapBefore: (jobId: string, parkedAt: number, postedAt: number) => Promise<boolean> = async () => false
+    let endedByCapBefore: (jobId: string, parkedAt: number, postedAt: number) => Promise<{ late: boolean; history: string }> = async () => ({ late: false, history: '' })
     let lateResults = 0
     const post = async (target: Member, executionId: string): Promise<number> => {
       try {
@@ -194,9 +194,11 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
       // park (its deliverer died or stalled holding the delivery, whose claim lapses after
       // WEBHOOK_TIMEOUT_MS + 5 s, longer than the 6 s cap); the result then answers 404, its
       // session ended (errors.2). Any other unanswered result is a violation.
-      const ended = jobId && parkedAt !== undefined ? await endedByCapBefore(jobId, parkedAt, firstPostAt).catch(() => false) : false
-      if (ended) lateResults++
-      else violations.push(`execution ${executionId}: no process accepted its result`)
+      const ended = jobId && parkedAt !== undefined
+        ? await endedByCapBefore(jobId, parkedAt, firstPostAt).catch((err: Error) => ({ late: false, history: `history unread: ${err.message}` }))
+        : { late: false, history: `job ${jobId}, parkedAt ${parkedAt}` }
+      if (ended.late) lateResults++
+      else violations.push(`execution ${executionId}: no process accepted its result (job ${jobId}: ${ended.history})`)
     }
     receiver = await startWebhookReceiver((event) => {
       if (event.type === 'job_parked' && event.executionId && !unanswered.has(event.jobId)) void postResult(event.executionId, event.jobId, event.job?.parkedAt ?? event.ts)
@@ -211,17 +213,18 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     const fleetDb = new pg.Pool({ connectionString: dbUrl, max: 3 })
     parkerOf = async (jobId) => (await fleetDb.query<{ lease_owner: string | null }>('SELECT lease_owner FROM gateway_jobs WHERE id = $1', [jobId])).rows[0]?.lease_owner ?? undefined
     // Read from the history, not the job's final error: the cap fails one attempt, and the retry
-    // that follows may succeed (a parked cap's park ends parked -> queued, or parked -> failed).
+    // that follows may succeed. Late: the park this webhook announced had already ended, other
+    // than by a resume (parked -> queued or failed: the cap), when the first result was posted.
     endedByCapBefore = async (jobId, parkedAt, postedAt) => {
-      if (!options.timers) return false
-      const cap = TIMER_OPTIONS.maxParkedDurationMs
+      if (!options.timers) return { late: false, history: 'no timers' }
       const { rows } = await fleetDb.query<{ from_status: string | null; to_status: string; at: number }>(`SELECT from_status, to_status,
         (extract(epoch FROM at) * 1000)::float8 AS at FROM gateway_job_history WHERE job_id = $1 ORDER BY id`, [jobId])
+      const history = rows.map((r) => `${r.from_status ?? '-'}>${r.to_status}@${Math.round(r.at - parkedAt)}`).join(' ') + ` (ms after parkedAt; first post @${postedAt - parkedAt})`
       // The park this webhook announced (the history's time is the database's, a moment after the event's).
       const i = rows.findIndex((r) => r.to_status === 'parked' && r.at >= parkedAt - 1000)
       const next = rows[i + 1]
-      const cappedPark = i >= 0 && next !== undefined && next.from_status === 'parked' && (next.to_status === 'queued' || next.to_status === 'failed') && next.at >= parkedAt + cap - 1000
-      return cappedPark && postedAt >= parkedAt + cap - 1000
+      const late = i >= 0 && next !== undefined && next.from_status === 'parked' && next.to_status !== 'running' && next.at <= postedAt + 500
+      return { late, history }
     }
     // A process may exit only when the run killed it (issue 21: a database error ended processes).
     const watchExit = (m: Member) => m.child.once('exit', (code, signal) => {
