@@ -13,7 +13,7 @@ import { WebhookReceiver } from './harness/webhook-receiver.ts'
 import { MissingGatewayError, startSelfTarget, type SelfTarget } from './target/self.ts'
 import type { Report, TargetManifest } from './types.ts'
 
-const USAGE = `usage: gateway-conformance [--target manifest.json | --target self-serve | --url <baseUrl> --token <operator token> [--profile <provider profile>]]
+const USAGE = `usage: gateway-conformance [--target manifest.json | --target self-serve | --target self-minimal | --url <baseUrl> --token <operator token> [--profile <provider profile>]]
          [--filter <substring|clause id|section>]... [--reports <dir>] [--concurrency N] [--timeout-ms N] [--seed N]
          [--repeat N] [--baseline file] [--update-baseline file] [--list]
        gateway-conformance compare <a/report.json> <b/report.json> [--out file.html]
@@ -21,7 +21,10 @@ const USAGE = `usage: gateway-conformance [--target manifest.json | --target sel
   Without --target or --url the kit starts its self target (our gateway with the fake engines,
   \`gateway dev\`). \`--target self-serve\` starts our gateway the operator's way instead: \`gateway serve
   --config\` on a generated file, the fake engines, a principals file, queue and parking on an
-  embedded PostgreSQL (in the repository only).
+  embedded PostgreSQL (in the repository only). \`--target self-minimal\` starts our gateway embedded as
+  a library with every optional feature left out (no queue, profileStore, hostFiles, CLI engines;
+  conformance/target/self-minimal.ts, in the repository only), so the cases about a gateway
+  without a feature run.
   A manifest is checked against manifest.schema.json (in the package: gateway-conformance/
   manifest.schema.json, under dist/conformance/target/; point "$schema" at it): unknown fields and
   feature names are errors. Before any case runs, a preflight checks that the target answers,
@@ -40,8 +43,11 @@ const USAGE = `usage: gateway-conformance [--target manifest.json | --target sel
   2 misuse (bad arguments or manifest, a filter matching no case, a preflight problem); 3 a harness error.
   compare exits 1 when a case passing in the first report does not pass in the second.`
 
-/** The `--target` value that names the self-serve target rather than a manifest file. */
-const SELF_SERVE = 'self-serve'
+/** The `--target` values that name a self target rather than a manifest file: what each starts, and how. */
+const SELF_TARGETS: Record<string, { says: string; start: () => Promise<SelfTarget> }> = {
+  'self-serve': { says: 'the self-serve target (gateway serve --config, fake engines, PostgreSQL)', start: () => import('./target/self-serve.ts').then((m) => m.startServeTarget()) },
+  'self-minimal': { says: 'the self-minimal target (our gateway as a library, optional features absent)', start: () => import('./target/self-minimal.ts').then((m) => m.startMinimalTarget()) },
+}
 
 function fail(message: string, code: number): never {
   console.error(message)
@@ -114,11 +120,12 @@ async function main(): Promise<void> {
   // The self target starts first and the kit loads its cases, client and reports while the
   // gateway starts: two processes' start-up overlap instead of adding up (issue 14, the kit run).
   let selfStarting: Promise<SelfTarget> | undefined
-  const serveTarget = values.target === SELF_SERVE
-  if (!values.list && (serveTarget || (!values.target && !values.url))) {
-    console.log(serveTarget ? 'starting the self-serve target (gateway serve --config, fake engines, PostgreSQL)…' : 'starting the self target (our gateway with the fake engines)…')
-    // Loaded only when asked for: it needs the repository (its PostgreSQL helper).
-    selfStarting = serveTarget ? import('./target/self-serve.ts').then((m) => m.startServeTarget()) : startSelfTarget()
+  const named = values.target !== undefined && Object.hasOwn(SELF_TARGETS, values.target) ? SELF_TARGETS[values.target] : undefined
+  const namedTarget = named !== undefined
+  if (!values.list && (namedTarget || (!values.target && !values.url))) {
+    console.log(`starting ${named?.says ?? 'the self target (our gateway with the fake engines)'}…`)
+    // Loaded only when asked for: each needs the repository (the PostgreSQL helper, the embedding program).
+    selfStarting = named ? named.start() : startSelfTarget()
     selfStarting.catch(() => {}) // awaited below; a failure is reported there
   }
   const [{ exitCodeOf, runSuite, selectCases }, { describeRequirement }, { loadManifest, ManifestError, urlManifest }, { preflight }, { prepareModelApis }] = await Promise.all([
@@ -140,7 +147,7 @@ async function main(): Promise<void> {
   let manifest: TargetManifest
   let self: SelfTarget | undefined
   try {
-    if (values.target && !serveTarget) manifest = await loadManifest(values.target)
+    if (values.target && !namedTarget) manifest = await loadManifest(values.target)
     else if (values.url) manifest = urlManifest(values.url, values.token, values.profile)
     else {
       self = await selfStarting!
@@ -166,7 +173,7 @@ async function main(): Promise<void> {
     const [{ createProgress, printSummary }, { writeReports }] = await Promise.all([import('../reports/console.ts'), import('../reports/write.ts')])
     const progress = createProgress(selected.length)
     const report = await runSuite({
-      manifest, filters, seed, baseline, receiver, restart: self?.restart, mode: values.url ? 'url' : values.target && !serveTarget ? 'target' : 'self',
+      manifest, filters, seed, baseline, receiver, restart: self?.restart, mode: values.url ? 'url' : values.target && !namedTarget ? 'target' : 'self',
       concurrency, timeoutMs, repeat,
       onStart: (c) => progress.start(c), onResult: (r) => progress.finish(r),
     })

@@ -52,7 +52,7 @@ export function randomTokens(): Tokens {
 }
 
 /** The principals by the SHA-256 of each token, never the token. */
-function principalsByHash(tokens: Tokens): Record<string, object> {
+export function principalsByHash(tokens: Tokens): Record<string, object> {
   const hash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex')
   return {
     [hash(tokens.operator)]: { id: 'operator' },

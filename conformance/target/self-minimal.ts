@@ -1,0 +1,143 @@
+/**
+ * The `self-minimal` target (`--target self-minimal`): our gateway embedded as a library the way
+ * an app developer embeds it, with every optional feature left out (minimal-gateway.ts, run as a
+ * child process): provider profiles on the kit's fake model server and an `authenticate` hook with
+ * the kit's principals, and nothing else. The other two self targets offer every feature, so the
+ * cases about a gateway *without* one (`unconfigured-queue-404`, `unconfigured-fs-404`,
+ * `profiles-management-without-store-404`) are unsupported there; the manifest here lists those
+ * features under `absent`, so they run, and the cases that need them are unsupported.
+ *
+ * Repository only: the child program imports the gateway by its package name, which the kit's
+ * package does not carry.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { z } from 'zod'
+import { startFakeModelServer } from '../../fake-engines/provider-model/server.ts'
+import { WebhookReceiver } from '../harness/webhook-receiver.ts'
+import type { manifestSchema } from './manifest-schema.ts'
+import type { SelfTarget } from './self.ts'
+import { MAX_BODY_BYTES, principalsByHash, PROVIDER_MODELS, randomTokens } from './self-serve-config.ts'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const PROGRAM = 'conformance/target/minimal-gateway.ts'
+const STARTUP_MS = 30_000
+const PROFILES = { provider: 'default', providerAlt: 'alt' }
+
+export interface MinimalTargetOptions {
+  /** Extra environment for the gateway process (the mutation runner's reach probes). */
+  env?: Record<string, string>
+  /** A copy of the project whose `gateway/` (and child program) to run instead of ours (the mutation runner's scratch copy). */
+  root?: string
+}
+
+/** What the child program reads (its inputs file): the manifest declares the same names and models. */
+export interface MinimalInputs {
+  modelUrl: string
+  /** By the SHA-256 of each bearer token, never the token. */
+  principals: Record<string, object>
+  profiles: { provider: string; providerAlt: string }
+  /** The provider profile's model catalog; the alt profile offers only the last one. */
+  models: string[]
+}
+
+/** One child: its exit, and the URL its "gateway listening" line names. */
+interface Child { process: ChildProcess; exited: Promise<number | null>; url: Promise<string> }
+
+export async function startMinimalTarget(options: MinimalTargetOptions = {}): Promise<SelfTarget> {
+  const root = options.root ?? ROOT
+  const dir = await realpath(await mkdtemp(join(tmpdir(), 'gateway-self-minimal-')))
+  // A working directory for sessions: with no allowedCwdRoots the gateway bounds none, but the cases need one that exists.
+  const cwdRoot = join(dir, 'work')
+  await mkdir(cwdRoot)
+  let output = ''
+  const children = new Set<ChildProcess>()
+  const killAll = () => { for (const c of children) c.kill('SIGKILL') }
+  process.once('exit', killAll)
+  const closers: Array<() => Promise<void>> = []
+  const close = async () => {
+    process.off('exit', killAll)
+    for (const closer of closers.reverse()) await closer().catch(() => {})
+    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
+  }
+
+  const spawnChild = (inputsFile: string, port: number): Child => {
+    // The program imports `agent-session-gateway`: the package's own name, which resolves inside `root` (its package.json exports).
+    const args = ['--import', fileURLToPath(import.meta.resolve('tsx')), join(root, PROGRAM), inputsFile, String(port)]
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } })
+    children.add(child)
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { children.delete(child); resolve(code) }))
+    const url = new Promise<string>((resolve, reject) => {
+      let pending = ''
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk
+        pending += chunk
+        const lines = pending.split('\n')
+        pending = lines.pop()!
+        for (const line of lines) {
+          if (!line.startsWith('{"msg":"gateway listening"')) continue
+          resolve((JSON.parse(line) as { url: string }).url)
+        }
+      })
+      void exited.then((code) => reject(new Error(`the minimal gateway exited (${code}) before listening:\n${output.slice(-4000)}`)))
+      setTimeout(() => reject(new Error(`the minimal gateway did not listen within ${STARTUP_MS} ms:\n${output.slice(-4000)}`)), STARTUP_MS).unref()
+    })
+    url.catch(() => {})
+    child.stderr!.on('data', (c: Buffer) => { output += c })
+    return { process: child, exited, url }
+  }
+  const stop = async (c: Child) => {
+    if (c.process.exitCode !== null || c.process.signalCode !== null) return
+    c.process.kill('SIGTERM')
+    const timer = setTimeout(() => c.process.kill('SIGKILL'), 5000)
+    await c.exited
+    clearTimeout(timer)
+  }
+
+  try {
+    // No notifications are configured; the receiver is there because every self target hands the runner one.
+    const receiver = new WebhookReceiver()
+    await receiver.start()
+    closers.push(() => receiver.close())
+    const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
+    closers.push(() => model.close())
+    const tokens = randomTokens()
+    const inputs: MinimalInputs = { modelUrl: model.baseURL, principals: principalsByHash(tokens), profiles: PROFILES, models: PROVIDER_MODELS }
+    const inputsFile = join(dir, 'inputs.json')
+    await writeFile(inputsFile, JSON.stringify(inputs), { mode: 0o600 })
+    let current = spawnChild(inputsFile, 0)
+    closers.push(() => stop(current))
+    const baseUrl = await current.url
+    const { checkManifest } = await import('../manifest.ts')
+    const manifest = checkManifest(minimalManifest(baseUrl, tokens, cwdRoot), 'the self-minimal target')
+    // Nothing survives a restart here (no store); restart cases need `persistence`, which this target does not offer.
+    const restart = async () => {
+      await stop(current)
+      current = spawnChild(inputsFile, Number(new URL(baseUrl).port))
+      await current.url
+    }
+    return { manifest, receiver, restart, output: () => output, close }
+  } catch (err) {
+    await close()
+    throw err
+  }
+}
+
+/** What minimal-gateway.ts configures, as the kit reads it. */
+function minimalManifest(baseUrl: string, tokens: ReturnType<typeof randomTokens>, cwdRoot: string): z.input<typeof manifestSchema> {
+  return {
+    baseUrl,
+    tokens,
+    profiles: PROFILES,
+    cwdRoot,
+    // The gateway's defaults, which the spec fixes (limits.1).
+    limits: { maxBodyBytes: MAX_BODY_BYTES },
+    models: { provider: PROVIDER_MODELS },
+    features: ['provider'],
+    // What minimal-gateway.ts does not configure: only these run the cases about a gateway without them.
+    absent: ['queue', 'profileStore', 'hostFiles', 'hostFilesWrite', 'notifications', 'cors', 'fallback', 'cli_primary', 'cli_secondary', 'mcp'],
+  }
+}
