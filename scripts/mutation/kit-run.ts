@@ -1,10 +1,12 @@
 /**
  * One mutant against the kit alone: the mutated file is written into a scratch copy of the
- * project, the kit boots that copy's gateway on one of the two self targets and runs the whole
- * suite with the seed the two full-kit tests use: `dev` (startSelfTarget({ root }), `gateway dev`,
- * conformance/test/self-target.test.ts) or `serve` (startServeTarget({ root }), `gateway serve
+ * project, the kit boots that copy's gateway on one of the three self targets and runs the whole
+ * suite with the seed the three full-kit tests use: `dev` (startSelfTarget({ root }), `gateway dev`,
+ * conformance/test/self-target.test.ts), `serve` (startServeTarget({ root }), `gateway serve
  * --config` on PostgreSQL, conformance/test/self-serve-target.test.ts), each serve run on a fresh
- * database of one PostgreSQL server the run keeps. The first case that fails or errors kills the
+ * database of one PostgreSQL server the run keeps, or `minimal` (startMinimalTarget({ root }), the
+ * library embedded with queue, profileStore, hostFiles and CLI engines absent,
+ * conformance/test/self-minimal-target.test.ts). The first case that fails or errors kills the
  * mutant and ends the run early (the rest of the suite is abandoned with its target closed). A
  * gateway that does not boot is `boot`, a run over the cap is `timeout`; both count as killed and
  * are reported apart.
@@ -15,6 +17,7 @@ import { join } from 'node:path'
 import { runSuite } from '../../conformance/run-suite.ts'
 import { startSelfTarget, type SelfTarget } from '../../conformance/target/self.ts'
 import { startServeTarget } from '../../conformance/target/self-serve.ts'
+import { startMinimalTarget } from '../../conformance/target/self-minimal.ts'
 import { startPostgresServer, type PostgresServer } from '../../gateway/test/postgres-server.ts'
 import type { CaseResult } from '../../conformance/types.ts'
 
@@ -27,9 +30,13 @@ const KILLING = new Set(['fail', 'error', 'flaky'])
 
 /** `unreached`: the kit never executed the mutated statement (reach.ts), so it was not run. */
 export type KitStatus = 'killed' | 'survived' | 'boot' | 'timeout' | 'unreached'
-/** `dev`: the self target (`gateway dev`); `serve`: the self-serve target (`gateway serve --config` + PostgreSQL). */
-export type KitTarget = 'dev' | 'serve'
-export const KIT_TARGETS: readonly KitTarget[] = ['dev', 'serve']
+/**
+ * `dev`: the self target (`gateway dev`); `serve`: the self-serve target (`gateway serve --config` +
+ * PostgreSQL); `minimal`: the self-minimal target (the library without optional features), which
+ * alone runs the routes of a gateway *without* a queue, profileStore or host files. In judging order.
+ */
+export type KitTarget = 'dev' | 'serve' | 'minimal'
+export const KIT_TARGETS: readonly KitTarget[] = ['dev', 'serve', 'minimal']
 /** `target`: the target whose run decided (the killing one, else the last one run); absent for `unreached`. */
 export interface KitOutcome { status: KitStatus; killedBy: string[]; ms: number; ran: number; target?: KitTarget }
 
@@ -56,6 +63,7 @@ export interface KitRunOptions {
 }
 
 async function startTarget(dir: string, options: KitRunOptions): Promise<SelfTarget> {
+  if (options.target === 'minimal') return startMinimalTarget({ root: dir, env: options.env })
   if (options.target !== 'serve') return startSelfTarget({ root: dir, env: options.env })
   if (!options.databases) throw new Error('the serve target needs a database source')
   return startServeTarget({ root: dir, env: options.env, databaseUrl: await options.databases.fresh() })

@@ -2,8 +2,8 @@
  * The `npm test` column for a mutant the kit alone let through. Running all of `npm test` per
  * mutant cannot fit the hour, so this runs, in the scratch copy holding the mutant, the vitest
  * files that import the mutated module (the static import graph, transitively), with --bail 1
- * and a time cap. conformance/test/self-target.test.ts and self-serve-target.test.ts, the `npm
- * test` files that run the whole kit on the two self targets, are left out: their kills are
+ * and a time cap. conformance/test/self-target.test.ts, self-serve-target.test.ts and
+ * self-minimal-target.test.ts, the `npm test` files that run the whole kit on the three self targets, are left out: their kills are
  * exactly the kit column's (same seed, same fail/error rule), so a kit survivor would survive them too.
  */
 import { spawn } from 'node:child_process'
@@ -13,7 +13,7 @@ import ts from 'typescript'
 
 const TEST_ROOTS = ['gateway', 'fake-engines', 'conformance', 'reports', 'bench', 'test']
 /** Run the full kit on the self targets: counted through the kit column, never re-run here. */
-export const FULL_KIT_TESTS = { dev: 'conformance/test/self-target.test.ts', serve: 'conformance/test/self-serve-target.test.ts' } as const
+export const FULL_KIT_TESTS = { dev: 'conformance/test/self-target.test.ts', serve: 'conformance/test/self-serve-target.test.ts', minimal: 'conformance/test/self-minimal-target.test.ts' } as const
 const FULL_KIT = new Set<string>(Object.values(FULL_KIT_TESTS))
 
 export interface ImportGraph { tests: string[]; importers: Map<string, Set<string>> }

@@ -11,6 +11,9 @@ import type { KitOutcome, KitTarget } from './kit-run.ts'
 import type { TestOutcome } from './npm-test-run.ts'
 import type { GeneratedMutant } from './mutator.ts'
 
+/** The full-kit test file of the target that killed a mutant (npm-test-run.ts FULL_KIT_TESTS). */
+export type FullKitTest = 'self-target.test.ts' | 'self-serve-target.test.ts' | 'self-minimal-target.test.ts'
+
 export interface MutantResult {
   mutant: Omit<GeneratedMutant, 'start' | 'end'>
   diff: string
@@ -21,7 +24,7 @@ export interface MutantResult {
   reachedOn?: KitTarget[]
   kit?: KitOutcome
   /** Killed by `npm test`: the kit's kill (the full-kit test of the target that killed it) or a related test file's. */
-  npmTest?: { killed: boolean; via: 'self-target.test.ts' | 'self-serve-target.test.ts' | 'related tests'; tests?: TestOutcome }
+  npmTest?: { killed: boolean; via: FullKitTest | 'related tests'; tests?: TestOutcome }
 }
 
 export interface ModuleRow {

@@ -13,7 +13,7 @@
  */
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { runCurated } from './curated-run.ts'
@@ -21,7 +21,7 @@ import { Databases, KIT_TARGETS, removeScratch, runKit, scratchCopy, withMutated
 import { applyMutant, mutantDiff, type GeneratedMutant } from './mutator.ts'
 import { FULL_KIT_TESTS, importGraph, relatedTests, runTests } from './npm-test-run.ts'
 import { globMatcher, loadKitScope } from './kit-scope.ts'
-import { consoleTable, tabulate, writeReport, type MutantResult, type MutationReport } from './report.ts'
+import { consoleTable, tabulate, writeReport, type FullKitTest, type MutantResult, type MutationReport } from './report.ts'
 import { rescore, verdictLine } from './rescore.ts'
 import { instrument, REACH_ENV, readHits } from './reach.ts'
 import { sample, shuffle } from './sampler.ts'
@@ -29,7 +29,7 @@ import { generateAll } from './sources.ts'
 import { seededRandom } from '../../conformance/harness/random.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const NPM_TEST_COLUMN = `a mutant killed by the kit alone is killed by npm test too, because ${FULL_KIT_TESTS.dev} (dev target) and ${FULL_KIT_TESTS.serve} (serve target) run the whole kit on that target with the same seed and fail on any fail or error; a kit survivor is killed by npm test when the vitest files nearest to the mutated module in the static import graph (direct importers, else the next level; never those two) fail on it in the scratch copy (--bail 1, time-capped; a capped run counts as not killed). Tests that reach the module only through a spawned process are not run for it.`
+const NPM_TEST_COLUMN = `a mutant killed by the kit alone is killed by npm test too, because ${FULL_KIT_TESTS.dev} (dev target), ${FULL_KIT_TESTS.serve} (serve target) and ${FULL_KIT_TESTS.minimal} (minimal target) run the whole kit on that target with the same seed and fail on any fail or error; a kit survivor is killed by npm test when the vitest files nearest to the mutated module in the static import graph (direct importers, else the next level; never those two) fail on it in the scratch copy (--bail 1, time-capped; a capped run counts as not killed). Tests that reach the module only through a spawned process are not run for it.`
 
 async function loadEquivalents(): Promise<Record<string, string>> {
   return JSON.parse(await readFile(join(ROOT, 'scripts/mutation/equivalents.json'), 'utf8')) as Record<string, string>
@@ -159,7 +159,7 @@ async function main(): Promise<void> {
           if (result.kit.status !== 'survived') break
         }
         result.kit!.ms = ms
-        if (result.kit!.status !== 'survived' && result.kit!.status !== 'unreached') result.npmTest = { killed: true, via: result.kit!.target === 'serve' ? 'self-serve-target.test.ts' : 'self-target.test.ts' }
+        if (result.kit!.status !== 'survived' && result.kit!.status !== 'unreached') result.npmTest = { killed: true, via: basename(FULL_KIT_TESTS[result.kit!.target ?? 'dev']) as FullKitTest }
       })
     }
     const done = results.length + 1
