@@ -10,8 +10,7 @@
  * Repository only: the child program imports the gateway by its package name, which the kit's
  * package does not carry.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -20,11 +19,11 @@ import { startFakeModelServer } from '../../fake-engines/provider-model/server.t
 import { WebhookReceiver } from '../harness/webhook-receiver.ts'
 import type { manifestSchema } from './manifest-schema.ts'
 import type { SelfTarget } from './self.ts'
+import { TargetProcesses, type ListeningProcess } from './target-processes.ts'
 import { MAX_BODY_BYTES, principalsByHash, PROVIDER_MODELS, randomTokens } from './self-serve-config.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const PROGRAM = 'conformance/target/minimal-gateway.ts'
-const STARTUP_MS = 30_000
 const PROFILES = { provider: 'default', providerAlt: 'alt' }
 
 export interface MinimalTargetOptions {
@@ -44,72 +43,32 @@ export interface MinimalInputs {
   models: string[]
 }
 
-/** One child: its exit, and the URL its "gateway listening" line names. */
-interface Child { process: ChildProcess; exited: Promise<number | null>; url: Promise<string> }
-
 export async function startMinimalTarget(options: MinimalTargetOptions = {}): Promise<SelfTarget> {
   const root = options.root ?? ROOT
   const dir = await realpath(await mkdtemp(join(tmpdir(), 'gateway-self-minimal-')))
   // A working directory for sessions: with no allowedCwdRoots the gateway bounds none, but the cases need one that exists.
   const cwdRoot = join(dir, 'work')
   await mkdir(cwdRoot)
-  let output = ''
-  const children = new Set<ChildProcess>()
-  const killAll = () => { for (const c of children) c.kill('SIGKILL') }
-  process.once('exit', killAll)
-  const closers: Array<() => Promise<void>> = []
-  const close = async () => {
-    process.off('exit', killAll)
-    for (const closer of closers.reverse()) await closer().catch(() => {})
-    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
-  }
-
-  const spawnChild = (inputsFile: string, port: number): Child => {
-    // The program imports `agent-session-gateway`: the package's own name, which resolves inside `root` (its package.json exports).
-    const args = ['--import', fileURLToPath(import.meta.resolve('tsx')), join(root, PROGRAM), inputsFile, String(port)]
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } })
-    children.add(child)
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { children.delete(child); resolve(code) }))
-    const url = new Promise<string>((resolve, reject) => {
-      let pending = ''
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk
-        pending += chunk
-        const lines = pending.split('\n')
-        pending = lines.pop()!
-        for (const line of lines) {
-          if (!line.startsWith('{"msg":"gateway listening"')) continue
-          resolve((JSON.parse(line) as { url: string }).url)
-        }
-      })
-      void exited.then((code) => reject(new Error(`the minimal gateway exited (${code}) before listening:\n${output.slice(-4000)}`)))
-      setTimeout(() => reject(new Error(`the minimal gateway did not listen within ${STARTUP_MS} ms:\n${output.slice(-4000)}`)), STARTUP_MS).unref()
-    })
-    url.catch(() => {})
-    child.stderr!.on('data', (c: Buffer) => { output += c })
-    return { process: child, exited, url }
-  }
-  const stop = async (c: Child) => {
-    if (c.process.exitCode !== null || c.process.signalCode !== null) return
-    c.process.kill('SIGTERM')
-    const timer = setTimeout(() => c.process.kill('SIGKILL'), 5000)
-    await c.exited
-    clearTimeout(timer)
-  }
+  const processes = new TargetProcesses(dir)
+  const close = () => processes.close()
+  // The program imports `agent-session-gateway`: the package's own name, which resolves inside `root` (its package.json exports).
+  const spawnChild = (inputsFile: string, port: number): ListeningProcess => processes.spawn('the minimal gateway',
+    ['--import', fileURLToPath(import.meta.resolve('tsx')), join(root, PROGRAM), inputsFile, String(port)], { cwd: root, env: { ...process.env, ...options.env } })
+  const stop = (c: ListeningProcess) => processes.stop(c, 5000)
 
   try {
     // No notifications are configured; the receiver is there because every self target hands the runner one.
     const receiver = new WebhookReceiver()
     await receiver.start()
-    closers.push(() => receiver.close())
+    processes.closers.push(() => receiver.close())
     const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
-    closers.push(() => model.close())
+    processes.closers.push(() => model.close())
     const tokens = randomTokens()
     const inputs: MinimalInputs = { modelUrl: model.baseURL, principals: principalsByHash(tokens), profiles: PROFILES, models: PROVIDER_MODELS }
     const inputsFile = join(dir, 'inputs.json')
     await writeFile(inputsFile, JSON.stringify(inputs), { mode: 0o600 })
     let current = spawnChild(inputsFile, 0)
-    closers.push(() => stop(current))
+    processes.closers.push(() => stop(current))
     const baseUrl = await current.url
     const { checkManifest } = await import('../manifest.ts')
     const manifest = checkManifest(minimalManifest(baseUrl, tokens, cwdRoot), 'the self-minimal target')
@@ -119,7 +78,7 @@ export async function startMinimalTarget(options: MinimalTargetOptions = {}): Pr
       current = spawnChild(inputsFile, Number(new URL(baseUrl).port))
       await current.url
     }
-    return { manifest, receiver, restart, output: () => output, close }
+    return { manifest, receiver, restart, output: () => processes.output, close }
   } catch (err) {
     await close()
     throw err

