@@ -9,8 +9,9 @@
  *
  *   node --import tsx conformance/target/minimal-gateway.ts <inputs.json> <port>
  *
- * `inputs.json` (written by self-minimal.ts): `{ modelUrl, principals }`, the principals keyed by
- * the SHA-256 of their bearer token, so no token sits in the file. Prints one JSON line
+ * `inputs.json` (written by self-minimal.ts, `MinimalInputs`): the fake model URL, the profile
+ * names and models, and the principals keyed by the SHA-256 of their bearer token, so no token
+ * sits in the file. Prints one JSON line
  * `{"msg":"gateway listening","url":…}` once it listens; SIGTERM closes it.
  *
  * Repository only: the kit's package does not compile it (it imports the gateway, which the kit
