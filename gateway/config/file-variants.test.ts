@@ -2,8 +2,8 @@
  * Configuration files the kit's self-serve target never writes (issue 20: the generated mutants
  * that survive the kit there are the operator's to see, so npm test holds them). Covered here:
  * a principals file with an empty id or edited while serving, a `shutdown` block with only
- * graceMs, a provider profile with no `engines` block, and a file with no principals file, served
- * and shut down in process.
+ * graceMs, a provider profile with no `engines` block, a hooks module that also has a default
+ * export, and a file with no principals file, served and shut down in process.
  */
 import { Writable } from 'node:stream'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -16,6 +16,7 @@ import { LivePrincipals } from './live-principals.ts'
 import { readPrincipals } from './principals.ts'
 import { configSchema } from './schema.ts'
 import { serveConfigFile } from './serve.ts'
+import { loadHooks } from './server-options.ts'
 
 let dir: string
 beforeAll(async () => {
@@ -64,6 +65,13 @@ describe('configuration files the self-serve target does not write', () => {
     expect(loaded.problems).toEqual([])
     const wiring = await wireEngines(loaded.config!, loaded.config!.profiles!, undefined)
     expect(typeof wiring.createEngineRunner).toBe('function')
+  })
+
+  it('reads a hooks module\'s named exports when its default export is a function (docs/operating.md: "a module exporting any of")', async () => {
+    const file = join(dir, 'hooks.mjs')
+    await writeFile(file, 'export default function main() {}\nexport function authenticate() { return { id: "named" } }\n')
+    const hooks = await loadHooks(file)
+    expect(hooks.authenticate?.({} as never)).toEqual({ id: 'named' })
   })
 
   it('serves a file without a principals file and shuts down with the file\'s graceMs', async () => {
