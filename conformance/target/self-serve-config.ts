@@ -14,7 +14,11 @@ import { join } from 'node:path'
 export const ALLOWED_ORIGIN = 'http://allowed.example'
 /** The file leaves maxBodyBytes out: the gateway's default must be the spec's 1 MiB (limits.1), which the manifest declares. */
 export const MAX_BODY_BYTES = 1024 * 1024
-export const ATTACHMENTS = { maxFileBytes: 32 * 1024, maxSessionBytes: 80 * 1024 }
+/**
+ * The file leaves attachments.maxFileBytes out: the gateway's default must be the spec's 10 MiB
+ * (limits.2), which the manifest declares. The session cap stays small, so the kit can reach it.
+ */
+export const ATTACHMENTS = { maxFileBytes: 10 * 1024 * 1024, maxSessionBytes: 80 * 1024 }
 export const PEERS = { maxMessageChars: 4000, perMinute: 3, maxHops: 2 }
 export const PROVIDER_MODELS = ['fake-small', 'fake-large']
 export const DEFERRED_TOOLS = {
@@ -26,6 +30,8 @@ export const PARK_DELAY_MS = 100
 export const EXPIRED_GRACE_MS = 500
 export const STAMP = { key: 'builtBy', value: 'self-serve-hooks' }
 // webhookRetryDelayMs stands above local delivery latency, so the kit can see it double.
+/** The file leaves queue.webhookRetryDelayMs out: the gateway's default must be the spec's 500 ms base (limits.13, queue-options.10), which the manifest declares. */
+export const JOB_WEBHOOK_RETRY_DELAY_MS = 500
 export const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 150, webhookAttempts: 3, dailyTokenLimit: 40_000 }
 /** The host route the hooks module's fallback answers (serve's own health routes keep /healthz and /readyz). */
 export const FALLBACK_PATH = '/host/healthz'
@@ -188,7 +194,7 @@ export function gatewayConfig(inputs: ConfigInputs): Record<string, unknown> {
     allowedCwdRoots: ['../root'],
     allowedConfigDirRoots: ['../root'],
     cors: { origins: [ALLOWED_ORIGIN] },
-    attachments: ATTACHMENTS,
+    attachments: { maxSessionBytes: ATTACHMENTS.maxSessionBytes },
     peers: PEERS,
     hostFiles: { write: true, maxFileBytes: 64 * 1024 },
     profileStore: { kind: 'file', file: './managed-profiles.json' },
@@ -199,7 +205,7 @@ export function gatewayConfig(inputs: ConfigInputs): Record<string, unknown> {
     parking: { store: { kind: 'postgres', urlEnv: DATABASE_ENV }, persistLive: true, parkDelayMs: inputs.parkDelayMs, expiredGraceMs: EXPIRED_GRACE_MS },
     queue: {
       adapter: { kind: 'postgres', urlEnv: DATABASE_ENV }, maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit, killGraceMs: QUEUE.killGraceMs,
-      webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, webhookAttempts: QUEUE.webhookAttempts, maxJobDurationMs: 60_000, maxParkedDurationMs: QUEUE.maxParkedDurationMs,
+      webhookAttempts: QUEUE.webhookAttempts, maxJobDurationMs: 60_000, maxParkedDurationMs: QUEUE.maxParkedDurationMs,
       retention: { maxAgeMs: QUEUE.retentionMaxAgeMs, sweepIntervalMs: 100 },
     },
     notifications: { webhook: { url: inputs.webhookUrl, headersFromEnv: { [NOTIFICATION_HEADER.name]: NOTIFICATION_HEADER.env } }, retryDelayMs: QUEUE.webhookRetryDelayMs },

@@ -27,6 +27,7 @@ import type { manifestSchema } from './manifest-schema.ts'
 import { gatewayCommand, type SelfTarget } from './self.ts'
 import {
   ALLOWED_ORIGIN, ATTACHMENTS, DATABASE_ENV, DEFERRED_TOOLS, detectingConfig, detectingHooksModule, EXPIRED_GRACE_MS, FALLBACK_PATH, gatewayConfig, hooksModule,
+  JOB_WEBHOOK_RETRY_DELAY_MS,
   MAX_BODY_BYTES, NOTIFICATION_HEADER, PARK_DELAY_MS, PEERS, principalsFile, PROVIDER_MODELS, QUEUE, randomTokens, STAMP, writeFixtures, yamlText,
 } from './self-serve-config.ts'
 
@@ -188,7 +189,7 @@ function serveManifest(m: ManifestInputs): z.input<typeof manifestSchema> {
     cwdRoot: m.cwdRoot,
     timers: {
       parkDelayMs: m.parkDelayMs, expiredGraceMs: EXPIRED_GRACE_MS, deferredShortMs: DEFERRED_TOOLS.deferred_short.expiresInMs, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs,
-      maxParkedDurationMs: QUEUE.maxParkedDurationMs, retentionMaxAgeMs: QUEUE.retentionMaxAgeMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, webhookAttempts: QUEUE.webhookAttempts,
+      maxParkedDurationMs: QUEUE.maxParkedDurationMs, retentionMaxAgeMs: QUEUE.retentionMaxAgeMs, webhookRetryDelayMs: JOB_WEBHOOK_RETRY_DELAY_MS, webhookAttempts: QUEUE.webhookAttempts,
       notificationRetryDelayMs: QUEUE.webhookRetryDelayMs,
     },
     queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit },
