@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { WebhookReceiver } from '../harness/webhook-receiver.ts'
 import type { TargetManifest } from '../types.ts'
+import { bundleFakeClis } from './fake-cli-bundle.ts'
 
 /** The gateway's working directory: in the repository its root, whose tsconfig.json tsx reads. */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -73,10 +74,12 @@ export interface SelfTarget {
 export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<SelfTarget> {
   // A mutation run points `root` at a scratch copy of the project; it runs that copy's sources.
   const command = options.root ? ['--import', fileURLToPath(import.meta.resolve('tsx')), join(options.root, 'gateway/bin.ts')] : gatewayCommand()
-  const dir = await mkdtemp(join(tmpdir(), 'gateway-self-target-'))
-  const manifestPath = join(dir, 'manifest.json')
   const receiver = new WebhookReceiver()
-  const receiverUrl = await receiver.start()
+  const [dir, receiverUrl, fakeClis] = await Promise.all([mkdtemp(join(tmpdir(), 'gateway-self-target-')), receiver.start(), bundleFakeClis(options.root ?? ROOT)])
+  const manifestPath = join(dir, 'manifest.json')
+  // The gateway runs its fake CLIs from the bundle (and the CLIs' compiled code is cached on disk,
+  // as the gateway's own is): each of the run's ~70 CLI starts then costs a third of the CPU.
+  const env = { ...process.env, ...options.env, ...(fakeClis ? { FAKE_CLAUDE_CLI_SCRIPT: fakeClis.claude, FAKE_CODEX_APP_SERVER_SCRIPT: fakeClis.codex, NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'node-compile-cache') } : {}) }
   const webhookUrl = options.webhookUrl ? options.webhookUrl(receiverUrl) : receiverUrl
   let output = ''
   // Never leave a gateway behind if this process ends without calling close().
@@ -89,7 +92,7 @@ export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<
       '--cwd-root', dir, '--park-delay-ms', String(options.parkDelayMs ?? 200), '--store-dir', join(dir, 'store'), '--tokens-file', join(dir, 'tokens.json')]
     if (options.claudeExecutable) args.push('--claude-executable', options.claudeExecutable)
     if (options.modelUrl) args.push('--model-url', options.modelUrl)
-    const started = spawn(process.execPath, args, { cwd: options.root ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: options.env ? { ...process.env, ...options.env } : process.env })
+    const started = spawn(process.execPath, args, { cwd: options.root ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'], env })
     started.stdout!.on('data', (c: Buffer) => { output += c })
     started.stderr!.on('data', (c: Buffer) => { output += c })
     const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)))
