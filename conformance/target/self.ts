@@ -7,6 +7,7 @@
  * and the kit's own process never loads it.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import module from 'node:module'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { WebhookReceiver } from '../harness/webhook-receiver.ts'
 import type { TargetManifest } from '../types.ts'
 import { bundleFakeClis } from './fake-cli-bundle.ts'
+import { repoPaths } from './repo-paths.ts'
 
 /** The gateway's working directory: in the repository its root, whose tsconfig.json tsx reads. */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -27,7 +29,7 @@ export class MissingGatewayError extends Error {
   }
 }
 
-/** Node arguments that run the installed gateway's `gateway` command (the tsx loader for its TypeScript source). */
+/** Node arguments that run the installed gateway's `gateway` command (typeScriptArgs for its TypeScript source). */
 export function gatewayCommand(): string[] {
   let path
   try {
@@ -36,7 +38,17 @@ export function gatewayCommand(): string[] {
     if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') throw new MissingGatewayError()
     throw err
   }
-  return path.endsWith('.ts') ? ['--import', fileURLToPath(import.meta.resolve('tsx')), path] : [path]
+  return path.endsWith('.ts') ? [...typeScriptArgs(ROOT), path] : [path]
+}
+
+/**
+ * Node arguments that run the repository's TypeScript rooted at `root`: Node's own type stripping
+ * with tsconfig's `paths` (repo-paths-hook.ts) where this Node has both, else the tsx loader. A
+ * gateway start costs ~30% less CPU that way, and the kit starts it three times a run (issue 25).
+ */
+function typeScriptArgs(root: string): string[] {
+  const native = Boolean(process.features.typescript) && typeof module.registerHooks === 'function' && repoPaths(root) !== undefined
+  return ['--import', fileURLToPath(native ? new URL('./repo-paths-hook.ts', import.meta.url) : import.meta.resolve('tsx'))]
 }
 
 const STARTUP_MS = 30_000
@@ -73,7 +85,7 @@ export interface SelfTarget {
 
 export async function startSelfTarget(options: SelfTargetOptions = {}): Promise<SelfTarget> {
   // A mutation run points `root` at a scratch copy of the project; it runs that copy's sources.
-  const command = options.root ? ['--import', fileURLToPath(import.meta.resolve('tsx')), join(options.root, 'gateway/bin.ts')] : gatewayCommand()
+  const command = options.root ? [...typeScriptArgs(options.root), join(options.root, 'gateway/bin.ts')] : gatewayCommand()
   const receiver = new WebhookReceiver()
   const [dir, receiverUrl, fakeClis] = await Promise.all([mkdtemp(join(tmpdir(), 'gateway-self-target-')), receiver.start(), bundleFakeClis(options.root ?? ROOT)])
   const manifestPath = join(dir, 'manifest.json')
