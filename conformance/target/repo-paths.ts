@@ -1,6 +1,6 @@
 /**
  * The repository's tsconfig `paths` as exact specifier -> file URL, so that the gateway's
- * TypeScript source can run on Node's own type stripping (repo-paths-hook.ts) rather than the tsx
+ * TypeScript source can run on Node's own type stripping (typescript-hook.ts) rather than the tsx
  * loader: `gateway dev` imports the kit's fakes as `gateway-conformance/fakes/*`, which only
  * tsconfig maps onto fake-engines/ in the repository. Whole-line `//` comments are the only
  * comments tsconfig.json holds; anything else it cannot read means no mapping (undefined), and the

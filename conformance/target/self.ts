@@ -43,12 +43,12 @@ export function gatewayCommand(): string[] {
 
 /**
  * Node arguments that run the repository's TypeScript rooted at `root`: Node's own type stripping
- * with tsconfig's `paths` (repo-paths-hook.ts) where this Node has both, else the tsx loader. A
+ * with tsconfig's `paths` and remembered stripping (typescript-hook.ts) where this Node has both, else the tsx loader. A
  * gateway start costs ~30% less CPU that way, and the kit starts it three times a run (issue 25).
  */
 function typeScriptArgs(root: string): string[] {
   const native = Boolean(process.features.typescript) && typeof module.registerHooks === 'function' && repoPaths(root) !== undefined
-  return ['--import', fileURLToPath(native ? new URL('./repo-paths-hook.ts', import.meta.url) : import.meta.resolve('tsx'))]
+  return ['--import', fileURLToPath(native ? new URL('./typescript-hook.ts', import.meta.url) : import.meta.resolve('tsx'))]
 }
 
 const STARTUP_MS = 30_000
