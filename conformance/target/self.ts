@@ -156,7 +156,8 @@ async function waitForManifest(path: string, exited: Promise<number | null>, out
     try {
       return checkManifest(JSON.parse(await readFile(path, 'utf8')), path)
     } catch {
-      await new Promise((r) => setTimeout(r, 50))
+      // Polled often: a restart case waits on this alone (a read of a missing file costs next to nothing).
+      await new Promise((r) => setTimeout(r, 10))
     }
   }
   throw new Error(`the gateway wrote no manifest within ${STARTUP_MS} ms:\n${output()}`)
