@@ -12,6 +12,22 @@ export const OPTIONAL_PROVIDER_EVENTS = new Set(['system_init', 'capabilities', 
 export class EventNumbering {
   /** Upstream seqs dropped, per session, ascending. */
   readonly #dropped = new Map<string, number[]>()
+  /** Per session, the upstream seq up to which every event has passed the proxy (so every drop below it is known). */
+  readonly #seenThrough = new Map<string, number>()
+
+  /**
+   * Records an upstream event relayed on a stream that started after upstream seq `from`: the
+   * known prefix grows only when that stream started inside it.
+   */
+  relayed(sessionId: string, from: number, seq: number): void {
+    const through = this.#seenThrough.get(sessionId) ?? 0
+    if (from <= through && seq > through) this.#seenThrough.set(sessionId, seq)
+  }
+
+  /** The upstream seq up to which the proxy knows every dropped seq of the session. */
+  seenThrough(sessionId: string): number {
+    return this.#seenThrough.get(sessionId) ?? 0
+  }
 
   /** Whether to drop this upstream event of a session on `engine`; a dropped seq is remembered. */
   drop(sessionId: string, engine: unknown, event: { type?: unknown; seq?: unknown }): boolean {

@@ -22,8 +22,15 @@ export function relayUpgrade(c: ShapeContext, wss: WebSocketServer, upstreamBase
   const sessionId = session ? decodeURIComponent(session[1]) : undefined
   const renumber = sessionId !== undefined && c.on.has('provider-events-dropped')
   const clientAfter = parseAfterSeq(url.searchParams.get('afterSeq'))
-  // Renumbering needs every upstream seq from the start, so the proxy replays from 0 and filters.
-  if (renumber) url.searchParams.set('afterSeq', '0')
+  // Renumbering needs every dropped upstream seq below the client's afterSeq. When an earlier stream
+  // showed them all, the client's afterSeq is passed on as its upstream seq, so whatever the gateway
+  // replays (a fault included: an event at or below afterSeq) reaches the client as the gateway sent
+  // it. Otherwise the proxy replays from 0 and filters, which would hide such a fault.
+  const upstreamAfter = renumber && clientAfter > 0 ? c.numbering.unmap(sessionId, clientAfter) : 0
+  const direct = renumber && upstreamAfter <= c.numbering.seenThrough(sessionId)
+  const upstreamFrom = direct ? upstreamAfter : 0
+  const filtering = renumber && !direct
+  if (renumber) url.searchParams.set('afterSeq', String(upstreamFrom))
   const target = new URL(upstreamBase.origin)
   target.protocol = upstreamBase.protocol === 'https:' ? 'wss:' : 'ws:'
   target.pathname = url.pathname
@@ -58,18 +65,19 @@ export function relayUpgrade(c: ShapeContext, wss: WebSocketServer, upstreamBase
       if (renumber) frame.replayingFrom = clientAfter
       const lastSeq = typeof frame.session?.lastSeq === 'number' ? frame.session.lastSeq : 0
       // Its lastSeq is renumbered only once the replay has shown which seqs below it are dropped.
-      if (renumber && lastSeq > 0) held = { frame, lastSeq, timer: setTimeout(release, ATTACHED_HOLD_MS) }
+      if (renumber && lastSeq > c.numbering.seenThrough(sessionId)) held = { frame, lastSeq, timer: setTimeout(release, ATTACHED_HOLD_MS) }
       else client?.send(JSON.stringify({ ...frame, session: sessionInfo(frame.session, c) }))
       return
     }
     if (frame?.type === 'event' && sessionId !== undefined) {
       const upstreamSeq = frame.event?.seq
       const event = sessionEvent(sessionId, engine, frame.event, c)
+      if (typeof upstreamSeq === 'number') c.numbering.relayed(sessionId, upstreamFrom, upstreamSeq)
       if (held && typeof upstreamSeq === 'number' && upstreamSeq >= held.lastSeq) {
-        if (event && !(renumber && event.seq <= clientAfter)) queued.push(JSON.stringify({ ...frame, event }))
+        if (event && !(filtering && event.seq <= clientAfter)) queued.push(JSON.stringify({ ...frame, event }))
         return release()
       }
-      if (!event || (renumber && typeof event.seq === 'number' && event.seq <= clientAfter)) return
+      if (!event || (filtering && typeof event.seq === 'number' && event.seq <= clientAfter)) return
       return send(JSON.stringify({ ...frame, event }))
     }
     if (held) release()

@@ -8,7 +8,7 @@
  */
 import { constants } from 'node:fs'
 import { open, readlink, realpath, type FileHandle } from 'node:fs/promises'
-import { dirname, isAbsolute, relative, resolve } from 'node:path'
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 
 /** Linux limits: a whole path (PATH_MAX) and one component (NAME_MAX), in bytes. */
 export const PATH_MAX_BYTES = 4096
@@ -16,9 +16,10 @@ export const NAME_MAX_BYTES = 255
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
+/** Whether `path` is `root` or below it. A child named `..x` is inside; only `..` itself, or a path through it, climbs out. */
 export function isInside(path: string, root: string): boolean {
   const rel = relative(root, resolve(path))
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
 }
 
 /**

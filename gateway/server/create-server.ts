@@ -10,12 +10,8 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { ProfileAvailability } from '../host/availability.ts'
 import { HostFiles } from '../host/host-files.ts'
-import { detectProfiles, ProfileCatalog, validateProfiles, type ResolvedProfile } from '../host/profiles.ts'
-import type { ProfileStore } from '../host/profile-store.ts'
-import { JobQueue } from '../queue/job-queue.ts'
-import { QUEUE_DEFAULTS } from '../queue/options.ts'
-import { attachNotifier, NOTIFICATION_DEFAULTS } from '../sessions/notifications.ts'
-import { WebhookDeliverer, type WebhookAttempt } from '../sessions/webhooks.ts'
+import { loadManagedProfiles } from '../host/managed-profiles.ts'
+import { ProfileCatalog, type ResolvedProfile } from '../host/profiles.ts'
 import { SessionRegistry } from '../sessions/registry.ts'
 import { LIVE_ONLY } from '../sessions/runner.ts'
 import { ParkingManager } from '../sessions/parking.ts'
@@ -31,7 +27,6 @@ import { isRefusal, NOT_FOUND, refuse, UNAUTHORIZED, type Refusal } from './refu
 import { createHealthRoutes } from './health.ts'
 import { answerMetrics, wireMetrics } from './metrics-wiring.ts'
 import { pathOf, splitPath } from './request-path.ts'
-import { validateCreate } from './create-request.ts'
 import { handleExecutions } from './routes/executions.ts'
 import { handleJobs } from './routes/jobs.ts'
 import { handleSdkSessions } from './routes/sdk-sessions.ts'
@@ -51,6 +46,7 @@ import { attachClient } from './ws/session-socket.ts'
 import { BridgeHub } from './ws/tool-bridge.ts'
 import { AttachedSockets } from './ws/attached-sockets.ts'
 import { LazyWebSocketServer } from './ws/web-socket-server.ts'
+import { wireWebhooksAndQueue } from './webhook-wiring.ts'
 
 export interface GatewayServer {
   readonly server: Server
@@ -152,40 +148,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       if (event.type === 'capabilities' && event.defaultModel) catalog.learnDefaultModel(runner.info().profile, event.defaultModel)
     }, LIVE_ONLY)
   })
-  // Kept so a graceful shutdown can give pending deliveries its grace.
-  const deliverers: WebhookDeliverer[] = []
-  // Every webhook attempt is counted (metrics) and still reaches the embedder's observer.
-  const observeWebhook = (attempt: WebhookAttempt) => { metrics?.webhookAttempt(attempt); options.onWebhookAttempt?.(attempt) }
-  if (options.notifications) {
-    const { attempts = NOTIFICATION_DEFAULTS.attempts, retryDelayMs = NOTIFICATION_DEFAULTS.retryDelayMs } = options.notifications
-    const deliverer = new WebhookDeliverer({ attempts, retryDelayMs, onAttempt: observeWebhook })
-    deliverers.push(deliverer)
-    attachNotifier(registry, options.notifications, deliverer)
-  }
-  if (options.queue) {
-    const queueOptions = options.queue
-    const deliverer = new WebhookDeliverer({
-      attempts: queueOptions.webhookAttempts ?? QUEUE_DEFAULTS.webhookAttempts,
-      retryDelayMs: queueOptions.webhookRetryDelayMs ?? QUEUE_DEFAULTS.webhookRetryDelayMs,
-      ...(queueOptions.webhookTimeoutMs !== undefined ? { timeoutMs: queueOptions.webhookTimeoutMs } : {}),
-      onAttempt: observeWebhook,
-    })
-    deliverers.push(deliverer)
-    context.queue = new JobQueue(queueOptions, {
-      deliverer,
-      // Job sessions are ordinary registry sessions, built through the one factory (queue-options.12).
-      async startSession(request) {
-        const valid = await validateCreate(request, {}, context.createPolicy)
-        if (isRefusal(valid)) throw new Error(valid.error)
-        const runner = await context.factory.create(valid)
-        if (isRefusal(runner)) throw new Error(runner.error)
-        return runner
-      },
-      discardSession: (id) => void registry.remove(id),
-      ...(parking.store.databaseId !== undefined ? { parkStoreDatabaseId: parking.store.databaseId } : {}),
-      onError,
-    })
-  }
+  // Every webhook attempt is counted (metrics is assigned below, before any session can exist).
+  const deliverers = wireWebhooksAndQueue({ ...options, onError }, context, parking, (attempt) => metrics?.webhookAttempt(attempt))
   const principalOf = createAuthenticator(options.authenticate, onError)
   const webSockets = new LazyWebSocketServer(MAX_FRAME_BYTES)
   const attached = new AttachedSockets()
@@ -272,23 +236,6 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     })
   }
 
-  /** Managed profiles from the store; an empty store is seeded with the detected ones when none are declared. */
-  async function loadManagedProfiles(store: ProfileStore): Promise<void> {
-    let stored = await store.list()
-    if (!stored.length && options.profiles === undefined) {
-      for (const detected of detectProfiles()) await store.save(detected)
-      stored = await store.list()
-    }
-    for (const profile of stored) {
-      if (catalog.isDeclared(profile.name)) continue
-      try {
-        catalog.setManaged(validateProfiles([profile], typeof options.createEngineRunner === 'function')[0])
-      } catch (err) {
-        onError(err, 'profile-store') // one bad stored profile must not keep the server down
-      }
-    }
-  }
-
   async function upgradeQueue(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const queue = context.queue
     if (!queue) return abortHandshake(socket, refuse('not_found', 'job queue not configured'))
@@ -348,7 +295,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     async listen(port = 0, host = '127.0.0.1') {
       // Stored parks and live records become rows before the first request can ask for them.
       await parking.hydrate()
-      if (options.profileStore) await loadManagedProfiles(options.profileStore)
+      if (options.profileStore) await loadManagedProfiles(options.profileStore, catalog, { declared: options.profiles !== undefined, customRunner: typeof options.createEngineRunner === 'function', onError })
       await metricsListener?.listen()
       return new Promise((resolvePromise, reject) => {
         server.once('error', reject)

@@ -15,6 +15,8 @@ export interface MutantResult {
   mutant: Omit<GeneratedMutant, 'start' | 'end'>
   diff: string
   equivalent?: string
+  /** Why no conformance kit could observe this mutant (kit-scope.ts); it leaves the kit's in-reach denominator, not the sample. */
+  outsideKit?: string
   /** The targets whose unmutated run reached the mutant (the ones it was judged on, dev first); absent without reach probes. */
   reachedOn?: KitTarget[]
   kit?: KitOutcome
@@ -25,6 +27,8 @@ export interface MutantResult {
 export interface ModuleRow {
   module: string; generated: number; sampled: number; judged: number; equivalent: number
   kitKilled: number; boot: number; timeout: number; unreached: number; npmTestKilled: number; survived: number
+  /** Non-equivalent mutants outside the kit's reach (operator command, logs, /metrics, health), and how many of them the kit killed anyway (a boot failure). */
+  outside?: number; outsideKilled?: number
   /** Of kitKilled, how many the serve target killed (the dev target let them through or never reached them). */
   kitKilledServe?: number
 }
@@ -35,12 +39,20 @@ export interface MutationReport {
   modules: ModuleRow[]; totals: ModuleRow; results: MutantResult[]
 }
 
-const killedByKit = (r: MutantResult) => r.kit !== undefined && r.kit.status !== 'survived' && r.kit.status !== 'unreached'
+export const emptyRow = (module: string): ModuleRow => ({ module, generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, kitKilledServe: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0, outside: 0, outsideKilled: 0 })
+
+/** The kit's two rates: over the mutants a kit can reach through a URL (the issue's target), and over every non-equivalent one. */
+export function kitRates(r: ModuleRow): { inReach: [number, number]; all: [number, number] } {
+  const live = r.judged - r.equivalent
+  return { inReach: [r.kitKilled - (r.outsideKilled ?? 0), live - (r.outside ?? 0)], all: [r.kitKilled, live] }
+}
+
+export const killedByKit = (r: MutantResult) => r.kit !== undefined && r.kit.status !== 'survived' && r.kit.status !== 'unreached'
 
 export function tabulate(generated: GeneratedMutant[], sampled: GeneratedMutant[], results: MutantResult[]): { modules: ModuleRow[]; totals: ModuleRow } {
   const rows = new Map<string, ModuleRow>()
   const row = (module: string) => {
-    if (!rows.has(module)) rows.set(module, { module, generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, kitKilledServe: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 })
+    if (!rows.has(module)) rows.set(module, emptyRow(module))
     return rows.get(module)!
   }
   for (const m of generated) row(moduleOf(m.file)).generated++
@@ -50,6 +62,8 @@ export function tabulate(generated: GeneratedMutant[], sampled: GeneratedMutant[
     x.judged++
     if (r.equivalent !== undefined) { x.equivalent++; continue }
     if (killedByKit(r)) x.kitKilled++
+    if (r.outsideKit !== undefined) x.outside = (x.outside ?? 0) + 1
+    if (r.outsideKit !== undefined && killedByKit(r)) x.outsideKilled = (x.outsideKilled ?? 0) + 1
     if (killedByKit(r) && r.kit?.target === 'serve') x.kitKilledServe = (x.kitKilledServe ?? 0) + 1
     if (r.kit?.status === 'boot') x.boot++
     if (r.kit?.status === 'timeout') x.timeout++
@@ -58,18 +72,19 @@ export function tabulate(generated: GeneratedMutant[], sampled: GeneratedMutant[
     else x.survived++
   }
   const modules = [...rows.values()].sort((a, b) => a.module.localeCompare(b.module))
-  const totals: ModuleRow = { module: 'all', generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, kitKilledServe: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 }
+  const totals = emptyRow('all')
   for (const m of modules) for (const k of Object.keys(totals) as Array<keyof ModuleRow>) if (k !== 'module') (totals[k] as number) += (m[k] as number | undefined) ?? 0
   return { modules, totals }
 }
 
-const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)}%` : '-')
+export const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)}%` : '-')
 
 export function consoleTable(report: MutationReport): string {
-  const head = ['module', 'generated', 'sampled', 'judged', 'equiv', 'kit killed', '(on serve', 'boot', 'timeout)', 'unreached', 'npm test killed', 'survived', 'kit rate', 'npm test rate']
+  const head = ['module', 'generated', 'sampled', 'judged', 'equiv', 'outside kit', 'kit killed', '(on serve', 'boot', 'timeout)', 'unreached', 'npm test killed', 'survived', 'kit rate in reach', 'kit rate all', 'npm test rate']
   const line = (r: ModuleRow) => {
     const live = r.judged - r.equivalent
-    return [r.module, r.generated, r.sampled, r.judged, r.equivalent, r.kitKilled, r.kitKilledServe ?? 0, r.boot, r.timeout, r.unreached, r.npmTestKilled, r.survived, pct(r.kitKilled, live), pct(r.npmTestKilled, live)].map(String)
+    const { inReach, all } = kitRates(r)
+    return [r.module, r.generated, r.sampled, r.judged, r.equivalent, r.outside ?? 0, r.kitKilled, r.kitKilledServe ?? 0, r.boot, r.timeout, r.unreached, r.npmTestKilled, r.survived, pct(...inReach), pct(...all), pct(r.npmTestKilled, live)].map(String)
   }
   const rows = [head, ...report.modules.map(line), line(report.totals)]
   const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i].length)))
@@ -82,20 +97,24 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 function html(report: MutationReport): string {
   const table = (rows: ModuleRow[]) => rows.map((r) => {
     const live = r.judged - r.equivalent
-    return `<tr><td>${esc(r.module)}</td><td>${r.generated}</td><td>${r.sampled}</td><td>${r.judged}</td><td>${r.equivalent}</td><td>${r.kitKilled} (${r.kitKilledServe ?? 0} on serve; ${r.boot} boot, ${r.timeout} timeout)</td><td>${r.unreached}</td><td>${r.npmTestKilled}</td><td>${r.survived}</td><td>${pct(r.kitKilled, live)}</td><td>${pct(r.npmTestKilled, live)}</td></tr>`
+    const { inReach, all } = kitRates(r)
+    return `<tr><td>${esc(r.module)}</td><td>${r.generated}</td><td>${r.sampled}</td><td>${r.judged}</td><td>${r.equivalent}</td><td>${r.outside ?? 0}</td><td>${r.kitKilled} (${r.kitKilledServe ?? 0} on serve; ${r.boot} boot, ${r.timeout} timeout)</td><td>${r.unreached}</td><td>${r.npmTestKilled}</td><td>${r.survived}</td><td>${pct(...inReach)}</td><td>${pct(...all)}</td><td>${pct(r.npmTestKilled, live)}</td></tr>`
   }).join('\n')
   const block = (title: string, list: MutantResult[], note: (r: MutantResult) => string) =>
     `<h2>${title} (${list.length})</h2>\n${list.map((r) => `<details><summary><code>${esc(r.mutant.key)}</code> ${esc(r.mutant.operator)} ${esc(r.mutant.file)}:${r.mutant.line} ${esc(note(r))}</summary><pre>${esc(r.diff)}</pre></details>`).join('\n')}`
-  const kitSurvivors = report.results.filter((r) => r.equivalent === undefined && r.kit !== undefined && !killedByKit(r))
+  const kitSurvivors = report.results.filter((r) => r.equivalent === undefined && r.outsideKit === undefined && r.kit !== undefined && !killedByKit(r))
+  const outside = report.results.filter((r) => r.equivalent === undefined && r.outsideKit !== undefined)
   return `<!doctype html><meta charset="utf-8"><title>mutation ${esc(report.startedAt)}</title>
 <style>body{font:14px system-ui;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}pre{background:#f6f6f6;padding:8px}</style>
 <h1>Generated mutation run</h1>
 <p>seed ${report.seed}, ${report.generated} generated, ${report.sampled} sampled, ${report.jobs} worker(s), ${(report.wallMs / 60000).toFixed(1)} min, load average ${report.loadAverage.map((n) => n.toFixed(2)).join(' / ')}. Rates are over non-equivalent mutants.</p>
 <p>The npm test column: ${esc(report.npmTestColumn)}</p>
-<table><tr><th>module</th><th>generated</th><th>sampled</th><th>judged</th><th>equivalent</th><th>killed by the kit alone</th><th>not reached by the kit</th><th>killed by npm test</th><th>survived</th><th>kit rate</th><th>npm test rate</th></tr>
+<p>Outside the kit: non-equivalent mutants whose only effect is on this implementation's operator surface (command line, logs, /metrics, health routes: scripts/mutation/outside-kit.json), which no true conformance case may demand of a gateway. The kit rate in reach leaves them out of both sides; the kit rate over all keeps them.</p>
+<table><tr><th>module</th><th>generated</th><th>sampled</th><th>judged</th><th>equivalent</th><th>outside the kit</th><th>killed by the kit alone</th><th>not reached by the kit</th><th>killed by npm test</th><th>survived</th><th>kit rate in reach</th><th>kit rate, all</th><th>npm test rate</th></tr>
 ${table(report.modules)}
 ${table([report.totals])}</table>
 ${block('Survivors of the kit alone', kitSurvivors, (r) => `${r.kit!.status === 'unreached' ? '— not reached by the kit ' : ''}${r.npmTest?.killed ? `— killed by npm test (${r.npmTest.tests?.detail ?? ''})` : `— npm test: ${r.npmTest?.tests?.status ?? 'not run'}`}`)}
+${block('Outside the kit (operator surface)', outside, (r) => `— ${r.outsideKit} — kit: ${r.kit?.status ?? 'not run'}; npm test: ${r.npmTest?.killed ? 'killed' : r.npmTest?.tests?.status ?? 'not run'}`)}
 ${block('Equivalent', report.results.filter((r) => r.equivalent !== undefined), (r) => `— ${r.equivalent}`)}
 ${block('Killed by the kit', report.results.filter((r) => r.equivalent === undefined && killedByKit(r)), (r) => `— ${r.kit!.status} on the ${r.kit!.target ?? 'dev'} target: ${r.kit!.killedBy[0] ?? ''}`)}
 `

@@ -9,6 +9,7 @@
  *
  *   npm run mutation -- [--sample N] [--seed N] [--module <glob>]... [--only <key>]... [--jobs N]
  *                       [--targets dev,serve] [--list] [--curated] [--no-npm-test] [--cap-ms N] [--test-cap-ms N]
+ *   npm run mutation -- --rescore <run dir> [--rescore <later run dir>]... [--keys <sample file>] [--out <dir>]   (rescore.ts)
  */
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
@@ -19,7 +20,9 @@ import { runCurated } from './curated-run.ts'
 import { Databases, KIT_TARGETS, removeScratch, runKit, scratchCopy, withMutatedFile, type KitTarget } from './kit-run.ts'
 import { applyMutant, mutantDiff, type GeneratedMutant } from './mutator.ts'
 import { FULL_KIT_TESTS, importGraph, relatedTests, runTests } from './npm-test-run.ts'
+import { globMatcher, loadKitScope } from './kit-scope.ts'
 import { consoleTable, tabulate, writeReport, type MutantResult, type MutationReport } from './report.ts'
+import { rescore, verdictLine } from './rescore.ts'
 import { instrument, REACH_ENV, readHits } from './reach.ts'
 import { sample, shuffle } from './sampler.ts'
 import { generateAll } from './sources.ts'
@@ -27,13 +30,6 @@ import { seededRandom } from '../../conformance/harness/random.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const NPM_TEST_COLUMN = `a mutant killed by the kit alone is killed by npm test too, because ${FULL_KIT_TESTS.dev} (dev target) and ${FULL_KIT_TESTS.serve} (serve target) run the whole kit on that target with the same seed and fail on any fail or error; a kit survivor is killed by npm test when the vitest files nearest to the mutated module in the static import graph (direct importers, else the next level; never those two) fail on it in the scratch copy (--bail 1, time-capped; a capped run counts as not killed). Tests that reach the module only through a spawned process are not run for it.`
-
-/** `gateway/server/**` style globs; a glob without `*` matches as a path prefix. */
-export function globMatcher(glob: string): (file: string) => boolean {
-  if (!glob.includes('*')) return (f) => f === glob || f.startsWith(glob.endsWith('/') ? glob : `${glob}/`)
-  const re = new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\u0000/g, '.*')}$`)
-  return (f) => re.test(f)
-}
 
 async function loadEquivalents(): Promise<Record<string, string>> {
   return JSON.parse(await readFile(join(ROOT, 'scripts/mutation/equivalents.json'), 'utf8')) as Record<string, string>
@@ -77,49 +73,28 @@ async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, c
   }
 }
 
-/**
- * `--rescore <dir>`: a finished (or stopped) run's report again with the current equivalents.json,
- * after survivors were reviewed, without running anything.
- */
-async function rescore(dir: string): Promise<void> {
-  const old = JSON.parse(await readFile(join(dir, 'mutation.json'), 'utf8')) as MutationReport
-  const equivalents = await loadEquivalents()
-  const results = old.results.map((r) => (equivalents[r.mutant.key] !== undefined ? { ...r, equivalent: equivalents[r.mutant.key] } : r))
-  // Generated and sampled stay as the run counted them (the sources may have changed since).
-  const { modules, totals } = tabulate([], [], results)
-  for (const row of [...modules, totals]) {
-    const was = row.module === 'all' ? old.totals : old.modules.find((m) => m.module === row.module)
-    row.generated = was?.generated ?? 0
-    row.sampled = was?.sampled ?? 0
-  }
-  for (const was of old.modules) if (!modules.some((m) => m.module === was.module)) modules.push({ ...was, judged: 0, equivalent: 0, kitKilled: 0, kitKilledServe: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0 })
-  modules.sort((a, b) => a.module.localeCompare(b.module))
-  const report: MutationReport = { ...old, modules, totals, results }
-  await writeReport(dir, report)
-  await writeFile(join(dir, 'summary.txt'), `${consoleTable(report)}\n`)
-  const live = totals.judged - totals.equivalent
-  console.log(`${consoleTable(report)}\n\nkit alone: ${totals.kitKilled}/${live} non-equivalent mutants killed (${live ? ((100 * totals.kitKilled) / live).toFixed(1) : '-'}%); npm test: ${totals.npmTestKilled}/${live}`)
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: {
     sample: { type: 'string', default: '300' }, seed: { type: 'string', default: '1' }, module: { type: 'string', multiple: true },
-    only: { type: 'string', multiple: true }, jobs: { type: 'string', default: '1' }, list: { type: 'boolean' }, curated: { type: 'boolean' },
+    only: { type: 'string', multiple: true }, keys: { type: 'string' }, jobs: { type: 'string', default: '1' }, list: { type: 'boolean' }, curated: { type: 'boolean' },
     'no-npm-test': { type: 'boolean' }, 'cap-ms': { type: 'string' }, 'test-cap-ms': { type: 'string', default: '60000' },
-    out: { type: 'string' }, rescore: { type: 'string' }, 'no-reach': { type: 'boolean' }, 'deadline-min': { type: 'string', default: '55' },
+    out: { type: 'string' }, rescore: { type: 'string', multiple: true }, 'no-reach': { type: 'boolean' }, 'deadline-min': { type: 'string', default: '55' },
     targets: { type: 'string', default: KIT_TARGETS.join(',') },
   } })
   const targets = values.targets.split(',').map((t) => t.trim()) as KitTarget[]
   if (!targets.length || targets.some((t) => !KIT_TARGETS.includes(t))) throw new Error(`--targets: a comma-separated list of ${KIT_TARGETS.join(', ')}`)
   const seed = Number(values.seed)
   if (values.curated) return runCurated({ only: values.only, seed, list: values.list })
-  if (values.rescore) return rescore(values.rescore)
+  // --keys <file>: one mutant key per line, as --only for each (a sample of record, or a survivor list).
+  if (values.keys) values.only = [...(values.only ?? []), ...(await readFile(values.keys, 'utf8')).split('\n').map((l) => l.trim()).filter(Boolean)]
+  if (values.rescore?.length) return void (await rescore(ROOT, values.rescore, { out: values.out, keys: values.only }))
 
   const { files, mutants: all } = await generateAll(ROOT)
   const inModule = values.module?.length ? values.module.map(globMatcher) : undefined
   const pool = inModule ? all.filter((m) => inModule.some((match) => match(m.file))) : all
   const picked = values.only?.length ? all.filter((m) => values.only!.includes(m.key)) : sample(pool, Number(values.sample), seed)
   const equivalents = await loadEquivalents()
+  const outsideKit = await loadKitScope(ROOT)
   console.log(`${all.length} mutants generated from ${files.size} files of gateway/${inModule ? ` (${pool.length} in the selected modules)` : ''}; ${picked.length} sampled (seed ${seed})`)
   if (values.list) {
     for (const m of picked) console.log(`${m.key}\n    ${m.file}:${m.line} ${m.operator}: ${JSON.stringify(m.original.slice(0, 80))} -> ${JSON.stringify(m.replacement)}${equivalents[m.key] ? `  [equivalent: ${equivalents[m.key]}]` : ''}`)
@@ -167,6 +142,8 @@ async function main(): Promise<void> {
     const text = files.get(m.file)!
     const { start: _s, end: _e, ...mutant } = m
     const result: MutantResult = { mutant, diff: mutantDiff(text, m) }
+    const outside = outsideKit(m.key, m.file)
+    if (outside !== undefined) result.outsideKit = outside
     if (equivalents[m.key] !== undefined) {
       result.equivalent = equivalents[m.key]
     } else {
@@ -241,14 +218,12 @@ async function main(): Promise<void> {
   }
   const final = report()
   await writeReport(out, final)
-  const { totals } = final
-  const live = totals.judged - totals.equivalent
   console.log(`\n${consoleTable(final)}\n`)
   if (final.judged < final.sampled) console.log(`the deadline stopped the run: ${final.judged} of ${final.sampled} sampled mutants judged`)
-  console.log(`kit alone: ${totals.kitKilled}/${live} non-equivalent mutants killed (${live ? ((100 * totals.kitKilled) / live).toFixed(1) : '-'}%); npm test: ${totals.npmTestKilled}/${live}`)
+  console.log(verdictLine(final))
   console.log(`wall ${(final.wallMs / 60000).toFixed(1)} min with ${jobs} worker(s); load average min/mean/max ${final.loadAverage.map((n) => n.toFixed(2)).join(' / ')}`)
   console.log(`report: ${join(out, 'mutation.html')}`)
-  await writeFile(join(out, 'summary.txt'), `${consoleTable(final)}\n`)
+  await writeFile(join(out, 'summary.txt'), `${consoleTable(final)}\n\n${verdictLine(final)}\n`)
 }
 
 main().catch((err) => {
