@@ -155,6 +155,12 @@ async function main(): Promise<void> {
   // Real engines' fake model APIs (manifest realEngines): checked, or started by the kit, before the preflight.
   const modelApis = await prepareModelApis(manifest)
   for (const line of modelApis.started) console.log(line)
+  let closing: Promise<void> | undefined
+  const closeAll = () => (closing ??= (async () => {
+    await modelApis.close()
+    await self?.close()
+    if (!self) await receiver?.close()
+  })())
   try {
     const problems = [...modelApis.problems, ...(modelApis.problems.length ? [] : await preflight(manifest))]
     if (problems.length) {
@@ -170,17 +176,19 @@ async function main(): Promise<void> {
       concurrency, timeoutMs, repeat,
       onStart: (c) => progress.start(c), onResult: (r) => progress.finish(r),
     })
+    const served = modelApis.served()
+    // No case talks to the target any more: it stops while the reports are written (a graceful
+    // stop of the gateway and its engines takes a few hundred ms). A failure surfaces below.
+    closeAll().catch(() => {})
     progress.end()
     const dir = resolve(values.reports ?? join('reports/out', report.startedAt.replace(/[:.]/g, '-')))
     await writeReports(report, dir, values.reports === undefined)
-    for (const [engine, count] of Object.entries(modelApis.served())) console.log(`${engine}: the kit's fake model API answered ${count} model request(s) from the real CLI`)
+    for (const [engine, count] of Object.entries(served)) console.log(`${engine}: the kit's fake model API answered ${count} model request(s) from the real CLI`)
     if (values['update-baseline']) console.log(`baseline written with ${await writeBaseline(values['update-baseline'], report.cases)} known failure(s)`)
     printSummary(report, dir)
     process.exitCode = exitCodeOf(report)
   } finally {
-    await modelApis.close()
-    await self?.close()
-    if (!self) await receiver?.close()
+    await closeAll()
   }
 }
 
