@@ -46,7 +46,7 @@ export function gatewayCommand(): string[] {
  * with tsconfig's `paths` and remembered stripping (typescript-hook.ts) where this Node has both, else the tsx loader. A
  * gateway start costs ~30% less CPU that way, and the kit starts it three times a run (issue 25).
  */
-function typeScriptArgs(root: string): string[] {
+export function typeScriptArgs(root: string): string[] {
   const native = Boolean(process.features.typescript) && typeof module.registerHooks === 'function' && repoPaths(root) !== undefined
   return ['--import', fileURLToPath(native ? new URL('./typescript-hook.ts', import.meta.url) : import.meta.resolve('tsx'))]
 }
