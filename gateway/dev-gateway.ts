@@ -59,6 +59,8 @@ const BRIDGED_TOOLS = { client_eval: { description: 'Evaluate code in the attach
 const PARK_DELAY_MS = 100
 const STAMP = { key: 'builtBy', value: 'dev-gateway' }
 const EXPIRED_GRACE_MS = 500
+/** A header the notification webhook sends with every delivery (server-configuration.23), so the kit can see configured headers arrive. */
+const NOTIFICATION_HEADERS = { 'x-notification-source': 'gateway-dev' }
 // webhookRetryDelayMs is long enough to stand above local delivery latency, so the kit can see it double.
 const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 150, webhookAttempts: 3, dailyTokenLimit: 40_000 }
 
@@ -120,6 +122,7 @@ export interface TargetManifest {
   queue: { maxConcurrency: number; dailyTokenLimit: number }
   models: Record<string, string[]>
   webhookUrl?: string
+  notificationHeaders?: Record<string, string>
   project?: { cwd: string; name: string }
   buildRunnerConfigStamp?: { key: string; value: string }
   autodetect?: { baseUrl: string; profiles: Record<string, string> }
@@ -186,7 +189,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     checkCredentials: true,
     requireAvailableProfile: true,
     requireApiKey: true,
-    notifications: options.webhookUrl ? { webhook: { url: options.webhookUrl }, retryDelayMs: QUEUE.webhookRetryDelayMs } : undefined,
+    notifications: options.webhookUrl ? { webhook: { url: options.webhookUrl, headers: NOTIFICATION_HEADERS }, retryDelayMs: QUEUE.webhookRetryDelayMs } : undefined,
   })
   const detecting = detectingGateway(cwdRoot, (req) => principals.get(bearer(req) ?? ''))
   let listening
@@ -221,7 +224,10 @@ export async function startDevGateway(options: DevGatewayOptions) {
       ...(options.storeDir ? ['persistence'] : []), ...(options.webhookUrl ? ['notifications'] : []),
     ],
   }
-  if (options.webhookUrl) manifest.webhookUrl = options.webhookUrl
+  if (options.webhookUrl) {
+    manifest.webhookUrl = options.webhookUrl
+    manifest.notificationHeaders = NOTIFICATION_HEADERS
+  }
   manifest.project = project
   manifest.buildRunnerConfigStamp = STAMP
   manifest.autodetect = { baseUrl: detectUrl, profiles: { default: 'cli_primary', codex: 'cli_secondary' } }

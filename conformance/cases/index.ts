@@ -15,10 +15,13 @@ import { cliSecondaryEdgeCases } from './edges-cli-secondary.ts'
 import { engineEdgeCases } from './edges-engines.ts'
 import { eventEdgeCases } from './edges-events.ts'
 import { jobEdgeCases } from './edges-jobs.ts'
+import { configurationEdgeCases } from './edges-killD.ts'
 import { creatingRouteCases } from './edges-creating-routes.ts'
 import { fixedValueCases } from './edges-fixed-values.ts'
 import { handshakeCases } from './edges-handshake.ts'
+import { killAEdgeCases } from './edges-killA.ts'
 import { killCEdgeCases } from './edges-killC.ts'
+import { killBEdgeCases } from './edges-killB.ts'
 import { notificationEdgeCases } from './edges-notifications.ts'
 import { peerEdgeCases } from './edges-peers.ts'
 import { profileEdgeCases } from './edges-profiles.ts'
@@ -35,4 +38,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliEngineRequestCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases, ...notificationEdgeCases, ...commandEdgeCases, ...peerEdgeCases, ...cliSecondaryEdgeCases, ...attachmentEdgeCases, ...jobEdgeCases, ...creatingRouteCases, ...fixedValueCases, ...handshakeCases, ...killCEdgeCases]
+export const ALL_CASES: Case[] = [] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliEngineRequestCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases, ...notificationEdgeCases, ...commandEdgeCases, ...peerEdgeCases, ...cliSecondaryEdgeCases, ...attachmentEdgeCases, ...jobEdgeCases, ...creatingRouteCases, ...fixedValueCases, ...handshakeCases, ...killCEdgeCases, ...killAEdgeCases, ...killBEdgeCases, ...configurationEdgeCases]

@@ -61,6 +61,8 @@ export const manifestSchema = z.strictObject({
   queue: z.strictObject({ maxConcurrency: count.optional(), dailyTokenLimit: count.optional() }).optional(),
   models: z.record(z.string(), z.array(z.string())).optional().describe('Model catalogs by profile role.'),
   webhookUrl: z.string().url().optional().describe('Where the target sends notifications; the kit listens there when it is on this host.'),
+  notificationHeaders: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name'), z.string()).optional()
+    .describe('The headers the target\'s notification webhook is configured to send (notifications.webhook.headers, server-configuration.23); the kit checks that a delivery carries each.'),
   project: z.strictObject({ cwd: z.string(), name: z.string() }).optional(),
   buildRunnerConfigStamp: z.strictObject({ key: z.string(), value: z.string() }).optional(),
   autodetect: z.strictObject({ baseUrl: z.string().regex(/^https?:\/\//), profiles: z.record(z.string(), z.string()) }).optional(),

@@ -14,7 +14,11 @@ import { join } from 'node:path'
 export const ALLOWED_ORIGIN = 'http://allowed.example'
 /** The file leaves maxBodyBytes out: the gateway's default must be the spec's 1 MiB (limits.1), which the manifest declares. */
 export const MAX_BODY_BYTES = 1024 * 1024
-export const ATTACHMENTS = { maxFileBytes: 32 * 1024, maxSessionBytes: 80 * 1024 }
+/**
+ * The file leaves attachments.maxFileBytes out: the gateway's default must be the spec's 10 MiB
+ * (limits.2), which the manifest declares. The session cap stays small, so the kit can reach it.
+ */
+export const ATTACHMENTS = { maxFileBytes: 10 * 1024 * 1024, maxSessionBytes: 80 * 1024 }
 export const PEERS = { maxMessageChars: 4000, perMinute: 3, maxHops: 2 }
 export const PROVIDER_MODELS = ['fake-small', 'fake-large']
 export const DEFERRED_TOOLS = {
@@ -26,11 +30,19 @@ export const PARK_DELAY_MS = 100
 export const EXPIRED_GRACE_MS = 500
 export const STAMP = { key: 'builtBy', value: 'self-serve-hooks' }
 // webhookRetryDelayMs stands above local delivery latency, so the kit can see it double.
+/** The file leaves queue.webhookRetryDelayMs out: the gateway's default must be the spec's 500 ms base (limits.13, queue-options.10), which the manifest declares. */
+export const JOB_WEBHOOK_RETRY_DELAY_MS = 500
 export const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 150, webhookAttempts: 3, dailyTokenLimit: 40_000 }
 /** The host route the hooks module's fallback answers (serve's own health routes keep /healthz and /readyz). */
 export const FALLBACK_PATH = '/host/healthz'
 /** The environment variable naming the database, as an operator's file would (the URL never sits in the file). */
 export const DATABASE_ENV = 'GATEWAY_SELF_SERVE_DATABASE_URL'
+/**
+ * A header the notification webhook sends (server-configuration.23), its value read from the
+ * environment as an operator's file names a secret header (`headersFromEnv`), so a delivery
+ * carrying it shows the file's environment mapping was applied.
+ */
+export const NOTIFICATION_HEADER = { name: 'x-notification-source', env: 'GATEWAY_SELF_SERVE_NOTIFICATION_SOURCE', value: 'gateway-serve' }
 
 export type Tokens = Record<'operator' | 'tenantA' | 'tenantB' | 'restricted' | 'manager', string>
 
@@ -39,17 +51,37 @@ export function randomTokens(): Tokens {
   return { operator: token(), tenantA: token(), tenantB: token(), restricted: token(), manager: token() }
 }
 
-/** The principals file format `gateway token create` writes: SHA-256 of each token, never the token. */
-export function principalsFile(tokens: Tokens): string {
+/** The principals by the SHA-256 of each token, never the token. */
+function principalsByHash(tokens: Tokens): Record<string, object> {
   const hash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex')
-  const principals = {
+  return {
     [hash(tokens.operator)]: { id: 'operator' },
     [hash(tokens.tenantA)]: { id: 'tenantA', scope: { tenant: 'a' } },
     [hash(tokens.tenantB)]: { id: 'tenantB', scope: { tenant: 'b' } },
     [hash(tokens.restricted)]: { id: 'restricted', allowedProfiles: ['default'] },
     [hash(tokens.manager)]: { id: 'manager', canManageProfiles: true },
   }
-  return `${JSON.stringify({ version: 1, principals }, null, 2)}\n`
+}
+
+/** The principals file format `gateway token create` writes. */
+export function principalsFile(tokens: Tokens): string {
+  return `${JSON.stringify({ version: 1, principals: principalsByHash(tokens) }, null, 2)}\n`
+}
+
+/**
+ * The detecting gateway's hooks module: it authenticates with a hooks module's `authenticate`
+ * (server-configuration.1, embedding-rules.3), `serve`'s other source of principals, so a file
+ * without an `auth` block is loaded and served too (the main gateway's file has a principals file).
+ */
+export function detectingHooksModule(tokens: Tokens): string {
+  return `// Written by the conformance kit's self-serve target.
+import { createHash } from 'node:crypto'
+const principals = new Map(Object.entries(${JSON.stringify(principalsByHash(tokens))}))
+export function authenticate(req) {
+  const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
+  return token ? principals.get(createHash('sha256').update(token, 'utf8').digest('hex')) ?? null : null
+}
+`
 }
 
 /**
@@ -162,7 +194,7 @@ export function gatewayConfig(inputs: ConfigInputs): Record<string, unknown> {
     allowedCwdRoots: ['../root'],
     allowedConfigDirRoots: ['../root'],
     cors: { origins: [ALLOWED_ORIGIN] },
-    attachments: ATTACHMENTS,
+    attachments: { maxSessionBytes: ATTACHMENTS.maxSessionBytes },
     peers: PEERS,
     hostFiles: { write: true, maxFileBytes: 64 * 1024 },
     profileStore: { kind: 'file', file: './managed-profiles.json' },
@@ -173,10 +205,10 @@ export function gatewayConfig(inputs: ConfigInputs): Record<string, unknown> {
     parking: { store: { kind: 'postgres', urlEnv: DATABASE_ENV }, persistLive: true, parkDelayMs: inputs.parkDelayMs, expiredGraceMs: EXPIRED_GRACE_MS },
     queue: {
       adapter: { kind: 'postgres', urlEnv: DATABASE_ENV }, maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit, killGraceMs: QUEUE.killGraceMs,
-      webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, webhookAttempts: QUEUE.webhookAttempts, maxJobDurationMs: 60_000, maxParkedDurationMs: QUEUE.maxParkedDurationMs,
+      webhookAttempts: QUEUE.webhookAttempts, maxJobDurationMs: 60_000, maxParkedDurationMs: QUEUE.maxParkedDurationMs,
       retention: { maxAgeMs: QUEUE.retentionMaxAgeMs, sweepIntervalMs: 100 },
     },
-    notifications: { webhook: { url: inputs.webhookUrl }, retryDelayMs: QUEUE.webhookRetryDelayMs },
+    notifications: { webhook: { url: inputs.webhookUrl, headersFromEnv: { [NOTIFICATION_HEADER.name]: NOTIFICATION_HEADER.env } }, retryDelayMs: QUEUE.webhookRetryDelayMs },
     // A restart drains quickly: the kit's turns are short, and a stuck one must not hold the run.
     shutdown: { graceMs: 2000, killGraceMs: 200 },
     // info: the "gateway listening" line carries the URL of a gateway started on port 0.
@@ -194,5 +226,5 @@ export function yamlText(config: Record<string, unknown>): string {
 
 /** A second gateway with no declared profiles (server-configuration.26): it detects the engines from their homes. */
 export function detectingConfig(): object {
-  return { listen: { host: '127.0.0.1', port: 0 }, auth: { principalsFile: './principals.json' }, logging: { level: 'info' } }
+  return { listen: { host: '127.0.0.1', port: 0 }, hooks: './detect-hooks.mjs', logging: { level: 'info' } }
 }

@@ -27,8 +27,9 @@ import type { manifestSchema } from './manifest-schema.ts'
 import { bundleFakeClis } from './fake-cli-bundle.ts'
 import { gatewayCommand, typeScriptArgs, type SelfTarget } from './self.ts'
 import {
-  ALLOWED_ORIGIN, ATTACHMENTS, DATABASE_ENV, DEFERRED_TOOLS, detectingConfig, EXPIRED_GRACE_MS, FALLBACK_PATH, gatewayConfig, hooksModule,
-  MAX_BODY_BYTES, PARK_DELAY_MS, PEERS, principalsFile, PROVIDER_MODELS, QUEUE, randomTokens, STAMP, writeFixtures, yamlText,
+  ALLOWED_ORIGIN, ATTACHMENTS, DATABASE_ENV, DEFERRED_TOOLS, detectingConfig, detectingHooksModule, EXPIRED_GRACE_MS, FALLBACK_PATH, gatewayConfig, hooksModule,
+  JOB_WEBHOOK_RETRY_DELAY_MS,
+  MAX_BODY_BYTES, NOTIFICATION_HEADER, PARK_DELAY_MS, PEERS, principalsFile, PROVIDER_MODELS, QUEUE, randomTokens, STAMP, writeFixtures, yamlText,
 } from './self-serve-config.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -131,10 +132,11 @@ export async function startServeTarget(options: ServeTargetOptions = {}): Promis
     })
     const configFile = join(etc, 'gateway.yaml')
     await writeFile(configFile, yamlText(config))
+    await writeFile(join(etc, 'detect-hooks.mjs'), detectingHooksModule(tokens))
     const detectFile = join(etc, 'detecting.json')
     await writeFile(detectFile, `${JSON.stringify(detectingConfig(), null, 2)}\n`)
 
-    const env = { [DATABASE_ENV]: databaseUrl }
+    const env = { [DATABASE_ENV]: databaseUrl, [NOTIFICATION_HEADER.env]: NOTIFICATION_HEADER.value }
     let main = spawnServe(configFile, env)
     closers.push(() => stop(main))
     const detecting = spawnServe(detectFile, fixtures.detectHomes)
@@ -192,7 +194,7 @@ function serveManifest(m: ManifestInputs): z.input<typeof manifestSchema> {
     cwdRoot: m.cwdRoot,
     timers: {
       parkDelayMs: m.parkDelayMs, expiredGraceMs: EXPIRED_GRACE_MS, deferredShortMs: DEFERRED_TOOLS.deferred_short.expiresInMs, approvalTimeoutMs: null, killGraceMs: QUEUE.killGraceMs,
-      maxParkedDurationMs: QUEUE.maxParkedDurationMs, retentionMaxAgeMs: QUEUE.retentionMaxAgeMs, webhookRetryDelayMs: QUEUE.webhookRetryDelayMs, webhookAttempts: QUEUE.webhookAttempts,
+      maxParkedDurationMs: QUEUE.maxParkedDurationMs, retentionMaxAgeMs: QUEUE.retentionMaxAgeMs, webhookRetryDelayMs: JOB_WEBHOOK_RETRY_DELAY_MS, webhookAttempts: QUEUE.webhookAttempts,
       notificationRetryDelayMs: QUEUE.webhookRetryDelayMs,
     },
     queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit },
@@ -205,6 +207,7 @@ function serveManifest(m: ManifestInputs): z.input<typeof manifestSchema> {
     policy: { disableBypassPermissions: true },
     models: { provider: PROVIDER_MODELS },
     webhookUrl: m.webhookUrl,
+    notificationHeaders: { [NOTIFICATION_HEADER.name]: NOTIFICATION_HEADER.value },
     project: m.project,
     buildRunnerConfigStamp: STAMP,
     autodetect: { baseUrl: m.detectUrl, profiles: { default: 'cli_primary', codex: 'cli_secondary' } },

@@ -118,6 +118,13 @@ export interface QueueAdapter {
   leaseHeld?(id: string): boolean
   /** Called after each lease renewal (every leaseMs / 3). */
   onHeartbeat?(listener: () => void): void
+  /**
+   * The claims each lease renewal renews, asked at every heartbeat (issue 21): only attempts this
+   * process is running, starting, parking, resuming or ending. A job whose run ended, or was never
+   * started here, is not kept alive: its lease lapses and another process reclaims it (job-status.7).
+   * Without it the heartbeat renews every running job this process holds a lease on.
+   */
+  renewOnly?(claims: () => Iterable<{ id: string; attempt: number }>): void
   /** The database this adapter keeps its jobs in (opaque); a store with the same id shares it. */
   readonly databaseId?: string
   /**

@@ -30,9 +30,7 @@ export class JobFencing {
     run.finalized = true
     run.unsubscribe()
     run.clearTimers()
-    q.running.delete(run.id)
-    q.parked.delete(run.id)
-    q.reserved.delete(run.id)
+    q.forget(run, false)
     this.fencedOut(run.id, this.fenceOf(run))
     try { run.runner.close('server') } catch { /* already closed */ }
     // A park this process stored for the lost attempt must not wake it: the job runs elsewhere.

@@ -32,9 +32,11 @@ export class JobLifecycle {
     const q = this.#q
     const meta = { ...record.request.meta, ...record.request.session.meta, jobId: record.info.id }
     let runner: Runner
+    q.starting.set(record.info.id, record.info.attempt)
     try {
       runner = await q.deps.startSession({ ...record.request.session, meta, scope: record.info.scope })
     } catch (err) {
+      q.starting.delete(record.info.id)
       // The claim lapses if this write fails too: another process applies the retry rules.
       const info = await q.adapter.update(record.info.id, { status: 'failed', finishedAt: q.now(), error: (err as Error).message }, { attempt: record.info.attempt }, q.draft({ type: 'job_completed' }, record.request))
       if (info) q.announce({ type: 'job_completed' }, info, undefined, record.request)
@@ -44,6 +46,7 @@ export class JobLifecycle {
     let started!: () => void
     run.started = new Promise<void>((resolve) => { started = resolve })
     q.running.set(run.id, run)
+    q.starting.delete(run.id)
     // No status here: claimNext set `running`, and the session may already be parking, whose
     // `parked` must not be overwritten by this write landing after it (updates merge per key).
     // The park waits for this write and for job_started (run.started): the job's session id is
@@ -143,10 +146,9 @@ export class JobLifecycle {
     run.unsubscribe()
     run.clearTimers()
     const wasParked = run.parked
-    q.running.delete(run.id)
-    q.parked.delete(run.id)
-    q.reserved.delete(run.id)
-    q.resumeWaiters = q.resumeWaiters.filter((w) => w.jobId !== run.id)
+    q.forget(run, true)
+    // Its lease is renewed until its end is written (or fenced out), and no longer.
+    q.ending.set(run.id, run.record.info.attempt)
     try { run.runner.close('server') } catch { /* already closed */ }
     if (wasParked) q.deps.discardSession?.(run.runner.id)
     const tokens = usage?.tokens ?? run.estimatedTokens
@@ -162,6 +164,7 @@ export class JobLifecycle {
           numTurns: current.usage.numTurns + (usage?.numTurns ?? 0),
         }
         await this.conclusion.conclude(run.record, run, status, patch, current, total)
+        if (q.ending.get(run.id) === run.record.info.attempt) q.ending.delete(run.id)
       } catch (err) {
         q.report(err, 'job finalize')
         if (!q.closed) q.later(Math.min(30_000, 250 * 2 ** tries), () => void record(tries + 1))

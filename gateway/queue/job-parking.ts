@@ -188,7 +188,8 @@ export class JobParking {
     const run = q.parkedRunOf(sessionId)
     if (!run || run.finalized) return
     // An adopted run never saw the events before the park: watch from the rebuilt log's end,
-    // read now, before the result that follows this call starts the turn again.
+    // read now. Parking calls this in the same step as the rebuild, before anything can drive
+    // the session (the result that woke it, or its own watchdog re-armed for a lapsed deadline).
     if (run.adopted) run.lastSeq = runner.info().lastSeq
     const now = q.now()
     q.reserved.delete(run.id)

@@ -59,6 +59,8 @@ export class JobQueue {
       q.outboxKick = () => outbox.kick()
       outbox.kick() // events a process before this one recorded and did not deliver
     }
+    // Leases are renewed for the runs this process has, not for every job it once claimed (issue 21).
+    this.adapter.renewOnly?.(() => q.heldClaims())
     this.adapter.onHeartbeat?.(() => {
       void this.#fencing.checkClaims()
       void this.#parking.sweepParkedCaps()

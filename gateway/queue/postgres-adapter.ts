@@ -29,6 +29,8 @@ export interface PostgresQueueAdapter extends QueueAdapter {
   readonly databaseId: string
   resumeAndAdopt: NonNullable<QueueAdapter['resumeAndAdopt']>
   completeAndClaim: NonNullable<QueueAdapter['completeAndClaim']>
+  renewOnly: NonNullable<QueueAdapter['renewOnly']>
+  leaseHeld: NonNullable<QueueAdapter['leaseHeld']>
   /** Stops heartbeats and listening and ends the pool. Claims held lapse after leaseMs. */
   close(): Promise<void>
 }
@@ -103,18 +105,32 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
       ORDER BY seq FOR UPDATE SKIP LOCKED LIMIT 1
     ) ${RETURNING}`
 
-  // Heartbeat: renew every claim this process holds; the same tick wakes the queue so an idle
+  // Heartbeat: renew the claims this process holds a run for (renewOnly; all of them when no
+  // queue said which), so a job whose run ended or never started here lapses and is reclaimed
+  // rather than kept running forever (issue 21); the same tick wakes the queue so an idle
   // process notices lapsed claims of a dead one even when no notification comes. SKIP LOCKED: a
   // heartbeat never waits for a row (a row locked now is being completed or reclaimed; the next
   // beat renews it if it is still ours).
   // Until when (this process's clock) each running job's lease surely holds: the time a renewal
   // or claim was sent, plus the lease (the database set lease_until later than that).
   let heldUntil = new Map<string, number>()
+  // Set by the queue (renewOnly): the attempts it has a run for; the heartbeat renews only those.
+  let renewable: (() => Iterable<{ id: string; attempt: number }>) | undefined
+  const renew = async () => {
+    if (!renewable) {
+      return q<{ id: string }>({ name: 'gw_heartbeat_held', text: `UPDATE gateway_jobs SET lease_until = ${leaseSql} WHERE id IN (
+        SELECT id FROM gateway_jobs WHERE lease_owner = $1 AND status = 'running' FOR UPDATE SKIP LOCKED) RETURNING id`, values: [workerId] })
+    }
+    const claims = [...renewable()]
+    return q<{ id: string }>({ name: 'gw_heartbeat_runs', text: `UPDATE gateway_jobs SET lease_until = ${leaseSql} WHERE id IN (
+      SELECT j.id FROM gateway_jobs j JOIN unnest($2::text[], $3::integer[]) AS c(id, attempt) ON j.id = c.id
+      WHERE ${FENCED('$1', 'c.attempt')} AND status = 'running' FOR UPDATE OF j SKIP LOCKED) RETURNING id`,
+      values: [workerId, claims.map((c) => c.id), claims.map((c) => c.attempt)] })
+  }
   const heartbeat = setInterval(() => {
     if (closed) return
     const sentAt = Date.now()
-    q<{ id: string }>({ name: 'gw_heartbeat_held', text: `UPDATE gateway_jobs SET lease_until = ${leaseSql} WHERE id IN (
-      SELECT id FROM gateway_jobs WHERE lease_owner = $1 AND status = 'running' FOR UPDATE SKIP LOCKED) RETURNING id`, values: [workerId] })
+    renew()
       .then(({ rows }) => {
         // Renewed now, or claimed since this beat was sent; every other lease is left to lapse.
         const next = new Map([...heldUntil].filter(([, until]) => until - leaseMs > sentAt))
@@ -337,6 +353,10 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
 
     onHeartbeat(l) {
       beats.add(l)
+    },
+
+    renewOnly(claims) {
+      renewable = claims
     },
 
     async claimsHeld(claims) {

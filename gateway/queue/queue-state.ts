@@ -44,6 +44,9 @@ export class QueueState {
   readonly listeners = new Set<(event: JobEvent) => void>()
   /** Slots promised to parked jobs whose session is being rebuilt; resumes go before new claims. */
   readonly reserved = new Set<string>()
+  /** Claimed attempts whose session is being started, and ended ones whose end is being written: job id -> attempt. */
+  readonly starting = new Map<string, number>()
+  readonly ending = new Map<string, number>()
   resumeWaiters: ResumeWaiter[] = []
   /**
    * Jobs this process is submitting, until their job_submitted is out: a shared store makes a row
@@ -166,6 +169,30 @@ export class QueueState {
     }, ms)
     timer.unref()
     this.timers.add(timer)
+  }
+
+  /**
+   * `run` ended or was abandoned: it leaves the running and parked maps, and with it its job's
+   * reserved slot and resume waiters. Only its own entries: a process stalled past its lease may
+   * claim the job's next attempt before its stale run of the previous one stops, and that run's
+   * end must not unregister the new one (which would then park unseen and stay running).
+   */
+  forget(run: JobRun, waiters: boolean): void {
+    const newer = [this.running.get(run.id), this.parked.get(run.id)].some((r) => r !== undefined && r !== run)
+    if (this.running.get(run.id) === run) this.running.delete(run.id)
+    if (this.parked.get(run.id) === run) this.parked.delete(run.id)
+    if (newer) return
+    this.reserved.delete(run.id)
+    if (waiters) this.resumeWaiters = this.resumeWaiters.filter((w) => w.jobId !== run.id)
+  }
+
+  /**
+   * The claims this process has a run for (QueueAdapter.renewOnly): running, being started,
+   * parking or resuming (a parked run; the adapter renews running jobs only), or being ended.
+   */
+  *heldClaims(): Iterable<{ id: string; attempt: number }> {
+    for (const run of [...this.running.values(), ...this.parked.values()]) yield { id: run.id, attempt: run.record.info.attempt }
+    for (const claims of [this.starting, this.ending]) for (const [id, attempt] of claims) yield { id, attempt }
   }
 
   /** The run of this session, parked here, if any. */

@@ -211,8 +211,14 @@ export class ParkingManager {
     // Clients may have seen seqs up to a live record's reservation: numbering continues after it.
     this.#live.rebuilt(record)
     // A park record is consumed on wake; a live record is refreshed in place by later writes.
-    if (record.kind === 'park') await this.#serial(id, () => this.store.delete(id)).catch((err) => this.#report(err, 'resume'))
+    // Queued now, ahead of any later save of this id (a re-park), and awaited below.
+    const consumed = record.kind === 'park' ? this.#serial(id, () => this.store.delete(id)).catch((err) => this.#report(err, 'resume')) : undefined
+    // Handed over in the same step as the rebuild, before any await: from the next tick on the
+    // session can move (its own watchdog, re-armed by watch(), fires at once for a lapsed deadline
+    // and restarts the turn), and a job that took it over only after that could miss its
+    // turn_result and stay running forever (issue 21, the soak's stuck deadline resume; job-status.6, job-status.8).
     this.#deps.onResumed?.(id, runner)
+    await consumed
     return runner
   }
 

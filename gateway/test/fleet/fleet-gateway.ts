@@ -36,6 +36,11 @@ export interface FleetGatewayOptions {
    */
   dieAfterClaim?: string
   dieAfterDeliveryClaim?: { prompt: string; type: string }
+  /**
+   * Test hook (issue 21): every delete of a stored session takes this long, so what a resume does
+   * after its rebuild and before it is done (the park record's delete) spans the timers due then.
+   */
+  slowSessionDeleteMs?: number
 }
 
 const url = process.env.DATABASE_URL
@@ -72,6 +77,14 @@ if (options.dieAfterDeliveryClaim) {
   }
 }
 const store = await createPostgresSessionStore({ url, poolSize: 3, onError: report('session store database') })
+if (options.slowSessionDeleteMs) {
+  const ms = options.slowSessionDeleteMs
+  const remove = store.delete.bind(store)
+  store.delete = async (id) => {
+    await new Promise((r) => setTimeout(r, ms))
+    return remove(id)
+  }
+}
 const gateway = createGatewayServer({
   authenticate: (req) => (req.headers.authorization === `Bearer ${options.token}` ? {} : undefined),
   profiles: [{ name: 'default', engine: 'provider', provider: { id: 'fake', model: 'fake-small' } }],

@@ -16,14 +16,14 @@ export interface WebhookReceiver {
 }
 
 /** `onEvent` sees each event's raw body once received (the soak answers job_parked from it). */
-export async function startWebhookReceiver(onEvent: (event: { jobId: string; type: string; executionId?: string }) => void): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(onEvent: (event: { jobId: string; type: string; executionId?: string; ts?: number; job?: { parkedAt?: number } }) => void): Promise<WebhookReceiver> {
   const events = new Map<string, ReceivedEvent[]>()
   const server = createServer((req, res) => {
     let text = ''
     req.on('data', (c) => { text += c })
     req.on('end', () => {
       res.end()
-      const event = JSON.parse(text) as { jobId: string; type: string; seq?: number; executionId?: string; job: { attempt: number; error?: string } }
+      const event = JSON.parse(text) as { jobId: string; type: string; seq?: number; executionId?: string; ts?: number; job: { attempt: number; error?: string; parkedAt?: number } }
       const list = events.get(event.jobId) ?? []
       list.push({ type: event.type, seq: event.seq, attempt: event.job.attempt, ...(event.job.error !== undefined ? { error: event.job.error } : {}) })
       events.set(event.jobId, list)

@@ -154,7 +154,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     const applied = new Map<string, number>()
     let resultPosts = 0
     let parkerOf: (jobId: string) => Promise<string | undefined> = async () => undefined
-    let endedByCapBefore: (jobId: string, postedAt: number) => Promise<boolean> = async () => false
+    let endedByCapBefore: (jobId: string, parkedAt: number, postedAt: number) => Promise<{ late: boolean; history: string }> = async () => ({ late: false, history: '' })
     let lateResults = 0
     const post = async (target: Member, executionId: string): Promise<number> => {
       try {
@@ -173,7 +173,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         return 0 // that process just died (or is stalled past the fetch): try another
       }
     }
-    const postResult = async (executionId: string, jobId?: string) => {
+    const postResult = async (executionId: string, jobId?: string, parkedAt?: number) => {
       if (answered.has(executionId)) return
       answered.add(executionId)
       const parker = jobId && options.duplicates ? await parkerOf(jobId).catch(() => undefined) : undefined
@@ -190,15 +190,18 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         // 404 until the park is stored (job_parked is sent before the snapshot lands).
         await new Promise((r) => setTimeout(r, 50))
       }
-      // Too late, not lost: the job_parked webhook came only after the parked cap had ended the
-      // job (its deliverer died or stalled holding the delivery, whose claim lapses after
-      // WEBHOOK_TIMEOUT_MS + 5 s, longer than the 6 s cap). Any other unanswered result is a violation.
-      const ended = jobId ? await endedByCapBefore(jobId, firstPostAt).catch(() => false) : false
-      if (ended) lateResults++
-      else violations.push(`execution ${executionId}: no process accepted its result`)
+      // Too late, not lost: the job_parked webhook came only after the parked cap had ended that
+      // park (its deliverer died or stalled holding the delivery, whose claim lapses after
+      // WEBHOOK_TIMEOUT_MS + 5 s, longer than the 6 s cap); the result then answers 404, its
+      // session ended (errors.2). Any other unanswered result is a violation.
+      const ended = jobId && parkedAt !== undefined
+        ? await endedByCapBefore(jobId, parkedAt, firstPostAt).catch((err: Error) => ({ late: false, history: `history unread: ${err.message}` }))
+        : { late: false, history: `job ${jobId}, parkedAt ${parkedAt}` }
+      if (ended.late) lateResults++
+      else violations.push(`execution ${executionId}: no process accepted its result (job ${jobId}: ${ended.history})`)
     }
     receiver = await startWebhookReceiver((event) => {
-      if (event.type === 'job_parked' && event.executionId && !unanswered.has(event.jobId)) void postResult(event.executionId, event.jobId)
+      if (event.type === 'job_parked' && event.executionId && !unanswered.has(event.jobId)) void postResult(event.executionId, event.jobId, event.job?.parkedAt ?? event.ts)
     })
     const hook = receiver.url
     const memberOptions = (workerId: string): FleetGatewayOptions => ({ workerId, maxConcurrency, leaseMs, token, webhookTimeoutMs: WEBHOOK_TIMEOUT_MS, ...(options.timers ? TIMER_OPTIONS : {}) })
@@ -209,13 +212,19 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     // A pool: the result posters ask for a job's parker while the watch loop queries.
     const fleetDb = new pg.Pool({ connectionString: dbUrl, max: 3 })
     parkerOf = async (jobId) => (await fleetDb.query<{ lease_owner: string | null }>('SELECT lease_owner FROM gateway_jobs WHERE id = $1', [jobId])).rows[0]?.lease_owner ?? undefined
-    endedByCapBefore = async (jobId, postedAt) => {
-      if (!options.timers) return false
-      const { rows } = await fleetDb.query<{ error: string | null; parked_at: number | null }>(`SELECT j.info->>'error' AS error,
-        (SELECT extract(epoch FROM max(h.at)) * 1000 FROM gateway_job_history h WHERE h.job_id = j.id AND h.to_status = 'parked')::float8 AS parked_at
-        FROM gateway_jobs j WHERE j.id = $1`, [jobId])
-      const row = rows[0]
-      return !!row && /max parked duration/.test(row.error ?? '') && row.parked_at !== null && postedAt >= row.parked_at + TIMER_OPTIONS.maxParkedDurationMs - 1000
+    // Read from the history, not the job's final error: the cap fails one attempt, and the retry
+    // that follows may succeed. Late: the park this webhook announced had already ended, other
+    // than by a resume (parked -> queued or failed: the cap), when the first result was posted.
+    endedByCapBefore = async (jobId, parkedAt, postedAt) => {
+      if (!options.timers) return { late: false, history: 'no timers' }
+      const { rows } = await fleetDb.query<{ from_status: string | null; to_status: string; at: number }>(`SELECT from_status, to_status,
+        (extract(epoch FROM at) * 1000)::float8 AS at FROM gateway_job_history WHERE job_id = $1 ORDER BY id`, [jobId])
+      const history = rows.map((r) => `${r.from_status ?? '-'}>${r.to_status}@${Math.round(r.at - parkedAt)}`).join(' ') + ` (ms after parkedAt; first post @${postedAt - parkedAt})`
+      // The park this webhook announced (the history's time is the database's, a moment after the event's).
+      const i = rows.findIndex((r) => r.to_status === 'parked' && r.at >= parkedAt - 1000)
+      const next = rows[i + 1]
+      const late = i >= 0 && next !== undefined && next.from_status === 'parked' && next.to_status !== 'running' && next.at <= postedAt + 500
+      return { late, history }
     }
     // A process may exit only when the run killed it (issue 21: a database error ended processes).
     const watchExit = (m: Member) => m.child.once('exit', (code, signal) => {
