@@ -6,7 +6,8 @@
  */
 import type { CaseContext } from '../harness/context.ts'
 import { jobEventJobId, jobEventType } from '../harness/job-event.ts'
-import { Unsupported, type Case } from '../types.ts'
+import type { Case } from '../types.ts'
+import { submitCwdJob } from './cwd-session.ts'
 import { requireRunningQueue } from './jobs.ts'
 
 /** The job's webhook deliveries' event types, in arrival order, once `job_completed` came (or the deadline passed). */
@@ -26,16 +27,8 @@ export const killCEdgeCases: Case[] = [
     id: 'jobs-progress-on-assistant-message-cli-secondary', title: 'a cli_secondary job announces its run\'s assistant message with job_progress before job_completed', section: 'job-status',
     clauses: ['job-status.4', 'events.23', 'events.10'], requires: ['cli_secondary', 'queue', 'receiver'],
     async run(ctx) {
-      const cwd = ctx.manifest.cwdRoot
-      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
-      await requireRunningQueue(ctx)
-      const hook = ctx.receiver!.urlFor(`codex-job-${Math.floor(ctx.random() * 1e9)}`)
       // `hello` is text only ("Hello, " then "world!"): an assistant reply on any engine (events.10), nothing to approve.
-      const res = await ctx.http('POST', '/jobs', { body: { session: { profile: ctx.profile('cli_secondary'), cwd, prompt: 'scenario:hello' }, webhook: { url: hook.url } } })
-      ctx.created('jobs-and-queue.2', res, 201)
-      const id = res.json?.job?.id
-      ctx.check('jobs-and-queue.2', typeof id === 'string', 'a {job} envelope with an id', res.text.slice(0, 200))
-      ctx.onCleanup(() => ctx.http('DELETE', `/jobs/${encodeURIComponent(id)}`))
+      const { id, hook } = await submitCwdJob(ctx, 'cli_secondary', 'scenario:hello', 'codex-job')
       const types = await deliveredTypes(ctx, hook.path, id)
       const job = (await ctx.http('GET', `/jobs/${encodeURIComponent(id)}`)).json?.job
       if (!types.includes('job_completed')) {

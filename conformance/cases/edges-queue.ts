@@ -6,6 +6,7 @@
  */
 import type { CaseContext } from '../harness/context.ts'
 import { Unsupported, type Case } from '../types.ts'
+import { submitCwdJob } from './cwd-session.ts'
 import { requireRunningQueue } from './jobs.ts'
 
 const NON_TERMINAL = ['queued', 'running', 'parked']
@@ -45,16 +46,8 @@ export const queueEdgeCases: Case[] = [
     id: 'jobs-progress-carries-permission-request', title: 'a job whose run asks for approval sends job_progress carrying the full permission request', section: 'events',
     clauses: ['events.23', 'job-status.4', 'events.13'], requires: ['cli_primary', 'queue', 'receiver'],
     async run(ctx) {
-      const cwd = ctx.manifest.cwdRoot
-      if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
-      await requireRunningQueue(ctx)
-      const hook = ctx.receiver!.urlFor(`approval-job-${Math.floor(ctx.random() * 1e9)}`)
       // A mutating command, which a real CLI asks about too (cli-primary-permission-flow).
-      const res = await ctx.http('POST', '/jobs', { body: { session: { profile: ctx.profile('cli_primary'), cwd, prompt: 'scenario:permission-write' }, webhook: { url: hook.url } } })
-      ctx.created('jobs-and-queue.2', res, 201)
-      const id = res.json?.job?.id
-      ctx.check('jobs-and-queue.2', typeof id === 'string', 'a {job} envelope with an id', res.text.slice(0, 200))
-      ctx.onCleanup(() => ctx.http('DELETE', `/jobs/${encodeURIComponent(id)}`))
+      const { id, hook } = await submitCwdJob(ctx, 'cli_primary', 'scenario:permission-write', 'approval-job')
       const sessionId = await jobSession(ctx, id)
       // Job sessions are ordinary registry sessions (queue-options): the request as the session shows it.
       const ws = await ctx.ws(sessionId)

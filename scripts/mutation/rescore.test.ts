@@ -68,8 +68,11 @@ describe('rescore over several runs', () => {
     try {
       await writeReport(a, report([result('gateway/cli.ts|main|literal|1|0', 'survived'), result('gateway/x.ts|f|literal|1|0', 'survived')]))
       await writeReport(b, report([result('gateway/x.ts|f|literal|1|0', 'killed'), result('gateway/y.ts|f|literal|1|0', 'killed')]))
-      const out = await rescore(ROOT, [a, b], { out: b, keys: ['gateway/cli.ts|main|literal|1|0', 'gateway/x.ts|f|literal|1|0'] })
-      expect(out.results.map((r) => r.mutant.key)).toEqual(['gateway/cli.ts|main|literal|1|0', 'gateway/x.ts|f|literal|1|0'])
+      const reviewed = Object.keys(JSON.parse(readFileSync(join(ROOT, 'scripts/mutation/equivalents.json'), 'utf8')))[0]
+      const out = await rescore(ROOT, [a, b], { out: b, keys: ['gateway/cli.ts|main|literal|1|0', 'gateway/x.ts|f|literal|1|0', reviewed] })
+      expect(out.results.map((r) => r.mutant.key)).toEqual(['gateway/cli.ts|main|literal|1|0', 'gateway/x.ts|f|literal|1|0', reviewed].sort())
+      // A reviewed equivalent joins the report without a run, and leaves every rate's denominator.
+      expect(out.results.find((r) => r.mutant.key === reviewed)?.equivalent).toBeTruthy()
       expect(out.results[0].outsideKit).toMatch(/command/)
       expect(kitRates(out.totals)).toEqual({ inReach: [1, 1], all: [1, 2] })
       expect(await readFile(join(b, 'summary.txt'), 'utf8')).toContain('1/1 non-equivalent mutants in the kit\'s reach killed (100.0%)')

@@ -32,7 +32,15 @@ export async function rescore(root: string, dirs: string[], { out = dirs[dirs.le
   const base = runs[0]
   // The sample: the keys given (a sample of record, when the sources changed between the runs), else the first run's.
   const sampled = new Set(keys?.length ? keys : base.sampledKeys ?? combine(runs).map((r) => r.mutant.key))
-  const results = combine(runs).filter((r) => sampled.has(r.mutant.key)).map((r) => {
+  const judged = combine(runs).filter((r) => sampled.has(r.mutant.key))
+  // A sampled key reviewed as equivalent needs no run: it joins the report from its key alone.
+  const seen = new Set(judged.map((r) => r.mutant.key))
+  for (const key of sampled) {
+    if (seen.has(key) || equivalents[key] === undefined) continue
+    const [file, fn, operator] = key.split('|')
+    judged.push({ mutant: { key, file, fn, operator: operator as MutantResult['mutant']['operator'], line: 0, original: '', replacement: '' }, diff: '(not run: reviewed as equivalent)' })
+  }
+  const results = judged.map((r) => {
     const { equivalent: _e, outsideKit: _o, ...rest } = r
     const why = equivalents[r.mutant.key]
     const scope = outside(r.mutant.key, r.mutant.file)

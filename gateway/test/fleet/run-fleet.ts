@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { startPostgresServer } from '../postgres-server.ts'
 import type { FleetGatewayOptions } from './fleet-gateway.ts'
+import { jobBody, TIMER_OPTIONS, unansweredKind, WEBHOOK_TIMEOUT_MS } from './fleet-jobs.ts'
 import { startWebhookReceiver, watchQueue, type QueueWatcher, type WebhookReceiver } from './fleet-observers.ts'
 import { checkJobStream } from './webhook-stream.ts'
 
@@ -90,30 +91,7 @@ export interface FleetReport {
 
 const CHILD = fileURLToPath(new URL('./fleet-gateway.ts', import.meta.url))
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled'])
-const SUCCEED = `scenario:${JSON.stringify({ name: 'work', steps: [{ type: 'sleep', ms: 60 }, { type: 'text', text: 'done' }, { type: 'usage', input: 3, output: 2 }] })}`
-
 export interface Member { workerId: string; url: string; child: ChildProcess; alive: boolean; stalled?: boolean }
-
-const TIMER_OPTIONS = { shortDeadlineMs: 2500, maxParkedDurationMs: 6000, expiredGraceMs: 0, deadlineSweepMs: 200 }
-/** A webhook attempt's timeout in the fleet: a dead or stalled deliverer's claims lapse 5 s after it. */
-const WEBHOOK_TIMEOUT_MS = 2000
-
-/** With timers, the jobs nobody answers: deferred_short (ends by its deadline) and deferred_task (by the cap). */
-function unansweredKind(i: number, timers: boolean | undefined): 'deadline' | 'cap' | undefined {
-  if (!timers) return undefined
-  return i % 6 === 4 ? 'deadline' : i % 6 === 5 ? 'cap' : undefined
-}
-
-function jobBody(i: number, hook: string, timers?: boolean): Record<string, unknown> {
-  const webhook = { url: hook }
-  const unanswered = unansweredKind(i, timers)
-  if (unanswered) return { session: { prompt: unanswered === 'deadline' ? 'scenario:deferred-short' : 'scenario:deferred' }, attempts: 2, retryDelayMs: 1000, webhook }
-  switch (i % 3) {
-    case 0: return { session: { prompt: SUCCEED }, attempts: 2, retryDelayMs: 1000, webhook }
-    case 1: return { session: { prompt: 'scenario:model-error' }, attempts: 2, retryDelayMs: 1000, webhook }
-    default: return { session: { prompt: 'scenario:deferred' }, attempts: 2, retryDelayMs: 1000, webhook }
-  }
-}
 
 export async function startMember(dbUrl: string, options: FleetGatewayOptions): Promise<Member> {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
