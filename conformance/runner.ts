@@ -30,7 +30,7 @@ export async function runCases(options: RunOptions): Promise<CaseResult[]> {
     results.set(r.id, r)
     options.onResult?.(r)
   }
-  const parallel = options.cases.filter((c) => (c.isolation ?? 'session') === 'session')
+  const parallel = longestFirst(options.cases.filter((c) => (c.isolation ?? 'session') === 'session'), options.manifest)
   // A case that spends the target's daily budget pauses its queue until the UTC day rolls over:
   // it runs after every other case, so no later job case finds the queue paused (and unsupported).
   const spends = (c: Case) => c.requires?.includes('spendDailyBudget') === true
@@ -43,6 +43,25 @@ export async function runCases(options: RunOptions): Promise<CaseResult[]> {
   for (const c of serial) record(await runRepeated(c, options))
   return options.cases.map((c) => results.get(c.id)!)
 }
+
+/**
+ * The order per-session cases start in: the longest first, so that no long case starts near the
+ * end and keeps the run waiting on it alone (issue 25: the kit run). A case's length is estimated
+ * from what it requires: the manifest timers it sits out, and a CLI engine (a process started per
+ * session, a second for a resume). The sort is stable and depends only on the cases and the
+ * manifest, so every run is scheduled alike; each case's inputs come from its own seed either way.
+ */
+export function longestFirst(cases: Case[], manifest: TargetManifest): Case[] {
+  const timers: Record<string, unknown> = manifest.timers ?? {}
+  const expectedMs = (c: Case) => c.requires.reduce((sum, need) => {
+    if (need.startsWith('timer:')) return sum + (typeof timers[need.slice(6)] === 'number' ? Number(timers[need.slice(6)]) : 0)
+    return /cli_(primary|secondary)/.test(need) ? sum + CLI_ENGINE_MS : sum
+  }, 0)
+  return cases.map((c, i) => ({ c, i, ms: expectedMs(c) })).sort((a, b) => b.ms - a.ms || a.i - b.i).map(({ c }) => c)
+}
+
+/** What a CLI engine adds to a case, roughly: process start, SDK handshake, a turn or two (measured on the self target). */
+const CLI_ENGINE_MS = 500
 
 async function runRepeated(c: Case, options: RunOptions): Promise<CaseResult> {
   options.onStart?.(c)

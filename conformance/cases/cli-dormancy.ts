@@ -48,6 +48,8 @@ export const cliDormancyCases: Case[] = [{
     if (!engines.length) throw new Unsupported('the target offers neither CLI engine')
     const sessions = await Promise.all(engines.map((engine) => finishedTurn(ctx, engine, cwd)))
     await ctx.restartTarget!()
-    for (const [i, engine] of engines.entries()) await resumed(ctx, engine, sessions[i])
+    // Both resumes at once (each waits on its own engine's start), the first failure in engine order reported.
+    const outcomes = await Promise.allSettled(engines.map((engine, i) => resumed(ctx, engine, sessions[i])))
+    for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason
   },
 }]

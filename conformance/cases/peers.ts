@@ -1,5 +1,6 @@
 /** Cases for session-to-session messaging (Peers, limits.4-6, server-configuration.24). */
 import type { CaseContext } from '../harness/context.ts'
+import { waitAcross } from '../harness/ws-client.ts'
 import { Unsupported, type Case } from '../types.ts'
 
 const call = (name: string, input: Record<string, unknown>) => ({ type: 'tool', name, input })
@@ -50,7 +51,7 @@ export const peerCases: Case[] = [
       for (let hop = maxHops; hop >= 1; hop--) text = scenario(call('peers_send', { sessionId: hop % 2 === 1 ? b.session.id : a.session.id, text }))
       a.ws.send({ type: 'user_message', text })
       // a's turn, then one turn per delivered hop (the last of which attempts the refused relay).
-      await a.ws.waitFor(() => turns(a.ws) + turns(b.ws) >= before + 1 + maxHops, ctx.deadlineMs, `${1 + maxHops} turns along the relay chain`)
+      await waitAcross([a.ws, b.ws], () => turns(a.ws) + turns(b.ws) >= before + 1 + maxHops, ctx.deadlineMs, `${1 + maxHops} turns along the relay chain`)
       const arrived = [...a.ws.events(), ...b.ws.events()].filter((e) => e.type === 'user_message' && e.origin?.kind === 'peer')
       ctx.check('limits.6', !arrived.some((e) => JSON.stringify(e.message ?? null).includes('end of the chain') && !JSON.stringify(e.message ?? null).includes('peers_send')), `the relay past ${maxHops} hops not delivered`, arrived.map((e) => e.origin))
       // perMinute + 1 sends in one minute: exactly perMinute arrive.

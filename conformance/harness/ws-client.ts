@@ -72,6 +72,13 @@ export class WsClient {
     }
   }
 
+  /** Calls `wake` at this client's next frame or close (once; the returned function cancels): for waits over several sockets (waitAcross). */
+  wakeOnFrame(wake: () => void): () => void {
+    const once = () => { this.#waiters.delete(once); wake() }
+    this.#waiters.add(once)
+    return () => this.#waiters.delete(once)
+  }
+
   waitForEvent(type: string, deadlineMs: number, extra: (event: any) => boolean = () => true): Promise<any> {
     return this.waitFor((f) => f.type === 'event' && f.event?.type === type && extra(f.event), deadlineMs, `event ${type}`).then((f) => f.event)
   }
@@ -98,6 +105,28 @@ export function openWs(log: WireLog, url: string, token: string | undefined, dea
     })
     ws.once('error', (err) => reject(err))
   })
+}
+
+/**
+ * Waits until `condition` holds over several sockets, checked again whenever any of them gets a
+ * frame: a condition on two sessions' turns must wake on the socket where the deciding frame
+ * arrives, not sleep to the deadline waiting on the other (seen: peers-limits idle 14 s of a 15 s
+ * deadline when the relay chain's last turn landed on the second session, issue 25). Like
+ * waitFor, a closed socket ends the wait.
+ */
+export async function waitAcross(clients: WsClient[], condition: () => boolean, deadlineMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + deadlineMs
+  for (;;) {
+    if (condition()) return
+    const left = deadline - Date.now()
+    if (left <= 0 || clients.some((c) => !c.open)) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}; frames: ${clients.map((c) => c.frames.map(kindOf).join(', ') || 'none').join(' | ')}`)
+    await new Promise<void>((resolve) => {
+      const unwake: Array<() => void> = []
+      const wake = () => { clearTimeout(timer); for (const cancel of unwake) cancel(); resolve() }
+      const timer = setTimeout(wake, left)
+      for (const c of clients) unwake.push(c.wakeOnFrame(wake))
+    })
+  }
 }
 
 function kindOf(frame: any): string {

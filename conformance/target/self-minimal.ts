@@ -18,7 +18,7 @@ import type { z } from 'zod'
 import { startFakeModelServer } from '../../fake-engines/provider-model/server.ts'
 import { WebhookReceiver } from '../harness/webhook-receiver.ts'
 import type { manifestSchema } from './manifest-schema.ts'
-import type { SelfTarget } from './self.ts'
+import { typeScriptArgs, type SelfTarget } from './self.ts'
 import { TargetProcesses, type ListeningProcess } from './target-processes.ts'
 import { MAX_BODY_BYTES, principalsByHash, PROVIDER_MODELS, randomTokens } from './self-serve-config.ts'
 
@@ -53,7 +53,7 @@ export async function startMinimalTarget(options: MinimalTargetOptions = {}): Pr
   const close = () => processes.close()
   // The program imports `agent-session-gateway`: the package's own name, which resolves inside `root` (its package.json exports).
   const spawnChild = (inputsFile: string, port: number): ListeningProcess => processes.spawn('the minimal gateway',
-    ['--import', fileURLToPath(import.meta.resolve('tsx')), join(root, PROGRAM), inputsFile, String(port)], { cwd: root, env: { ...process.env, ...options.env } })
+    [...typeScriptArgs(root), join(root, PROGRAM), inputsFile, String(port)], { cwd: root, env: { ...process.env, ...options.env } })
   const stop = (c: ListeningProcess) => processes.stop(c, 5000)
 
   try {

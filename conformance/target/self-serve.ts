@@ -23,7 +23,8 @@ import { WebhookReceiver } from '../harness/webhook-receiver.ts'
 import type { z } from 'zod'
 import type { TargetManifest } from '../types.ts'
 import type { manifestSchema } from './manifest-schema.ts'
-import { gatewayCommand, type SelfTarget } from './self.ts'
+import { bundleFakeClis } from './fake-cli-bundle.ts'
+import { gatewayCommand, typeScriptArgs, type SelfTarget } from './self.ts'
 import { TargetProcesses, type ListeningProcess } from './target-processes.ts'
 import {
   ALLOWED_ORIGIN, ATTACHMENTS, DATABASE_ENV, DEFERRED_TOOLS, detectingConfig, detectingHooksModule, EXPIRED_GRACE_MS, FALLBACK_PATH, gatewayConfig, hooksModule,
@@ -47,7 +48,7 @@ export interface ServeTargetOptions {
 }
 
 export async function startServeTarget(options: ServeTargetOptions = {}): Promise<SelfTarget> {
-  const command = options.root ? ['--import', fileURLToPath(import.meta.resolve('tsx')), join(options.root, 'gateway/bin.ts')] : gatewayCommand()
+  const command = options.root ? [...typeScriptArgs(options.root), join(options.root, 'gateway/bin.ts')] : gatewayCommand()
   // Real paths: the file's relative `../root` and the manifest's cwdRoot must name one directory.
   const dir = await realpath(await mkdtemp(join(tmpdir(), 'gateway-self-serve-')))
   const etc = join(dir, 'etc')
@@ -71,13 +72,17 @@ export async function startServeTarget(options: ServeTargetOptions = {}): Promis
     const mcp = await startFakeMcpServer({ host: '127.0.0.1', port: 0 })
     closers.push(() => mcp.close())
     const fixtures = await writeFixtures(cwdRoot)
+    const fakeClis = await bundleFakeClis(options.root ?? ROOT)
     const tokens = randomTokens()
     const parkDelayMs = options.parkDelayMs ?? PARK_DELAY_MS
     await writeFile(join(etc, 'principals.json'), principalsFile(tokens), { mode: 0o600 })
     await writeFile(join(etc, 'hooks.mjs'), hooksModule(fixtures.decoyDir))
     const config = gatewayConfig({
       webhookUrl, parkDelayMs,
-      fakes: { modelUrl: model.baseURL, mcpUrl: mcp.url, claudeCli: { path: FAKE_CLAUDE_CLI_PATH, nodeArgs: FAKE_CLAUDE_CLI_NODE_ARGS }, codex: { path: FAKE_CODEX_APP_SERVER_PATH, nodeArgs: FAKE_CODEX_APP_SERVER_NODE_ARGS } },
+      // The fake CLIs from their bundle where one can be built (fake-cli-bundle.ts: a third of the CPU per start).
+      fakes: { modelUrl: model.baseURL, mcpUrl: mcp.url,
+        claudeCli: fakeClis ? { path: fakeClis.claude, nodeArgs: [] } : { path: FAKE_CLAUDE_CLI_PATH, nodeArgs: FAKE_CLAUDE_CLI_NODE_ARGS },
+        codex: fakeClis ? { path: fakeClis.codex, nodeArgs: [] } : { path: FAKE_CODEX_APP_SERVER_PATH, nodeArgs: FAKE_CODEX_APP_SERVER_NODE_ARGS } },
     })
     const configFile = join(etc, 'gateway.yaml')
     await writeFile(configFile, yamlText(config))

@@ -80,4 +80,16 @@ describe('the case runner', () => {
     expect(order.at(-1)).toBe('global')
     expect(overlapped).toBe(false)
   })
+
+  it('starts the per-session cases expected to take longest first (declared timers, CLI engines), the rest in list order, results in list order', async () => {
+    const started: string[] = []
+    const timed = { ...manifest, timers: { retentionMaxAgeMs: 3000, parkDelayMs: 100 } }
+    const track = (id: string, requires: string[] = []) => make(id, async () => { started.push(id) }, { requires })
+    const results = await runCases({
+      manifest: { ...timed, features: ['cli_primary', 'queue'] }, concurrency: 1, timeoutMs: 1000, seed: 1, repeat: 1,
+      cases: [track('quick'), track('park', ['timer:parkDelayMs']), track('cli', ['cli_primary']), track('quick-2'), track('retention', ['queue', 'timer:retentionMaxAgeMs'])],
+    })
+    expect(started).toEqual(['retention', 'cli', 'park', 'quick', 'quick-2'])
+    expect(results.map((r) => r.id)).toEqual(['quick', 'park', 'cli', 'quick-2', 'retention'])
+  })
 })

@@ -7,9 +7,15 @@ import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const OWN_EXTENSION = extname(fileURLToPath(import.meta.url))
+/**
+ * A compiled copy of the script to run instead, when the environment names one: the conformance
+ * kit's self target bundles the source once (conformance/target/fake-cli-bundle.ts), since type
+ * stripping the source again costs each of a kit run's ~70 fake CLI starts ~0.1 s of CPU (issue 25).
+ */
+const COMPILED = process.env.FAKE_CODEX_APP_SERVER_SCRIPT || undefined
 
 /** The script the adapter spawns (as `codexPath`, with Node as the executable). */
-export const FAKE_CODEX_APP_SERVER_PATH = fileURLToPath(new URL(`./main${OWN_EXTENSION}`, import.meta.url))
+export const FAKE_CODEX_APP_SERVER_PATH = COMPILED ?? fileURLToPath(new URL(`./main${OWN_EXTENSION}`, import.meta.url))
 
 /**
  * Node arguments that run it: none for compiled JS; none for the TypeScript source either on a Node
@@ -17,4 +23,4 @@ export const FAKE_CODEX_APP_SERVER_PATH = fileURLToPath(new URL(`./main${OWN_EXT
  * imports), which starts each fake process in about half the CPU time of the tsx loader (issue 14,
  * the kit run spawns dozens); the tsx loader on an older Node.
  */
-export const FAKE_CODEX_APP_SERVER_NODE_ARGS: string[] = OWN_EXTENSION === '.ts' && !process.features.typescript ? ['--import', fileURLToPath(import.meta.resolve('tsx'))] : []
+export const FAKE_CODEX_APP_SERVER_NODE_ARGS: string[] = !COMPILED && OWN_EXTENSION === '.ts' && !process.features.typescript ? ['--import', fileURLToPath(import.meta.resolve('tsx'))] : []
