@@ -3,21 +3,15 @@
  * (a 503 on a broken connection whose insert had committed) finds its job and adds none, on the
  * memory adapter and on PostgreSQL, where two processes may receive the retry at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startPostgresServer, type PostgresServer } from '../test/postgres-server.ts'
+import { describe, expect, it } from 'vitest'
+import { usePostgres } from '../test/postgres-fixture.ts'
 import type { QueueAdapter } from './adapter.ts'
 import { QueueRefusal } from './job-queue.ts'
 import { createMemoryQueueAdapter } from './memory-adapter.ts'
-import { createPostgresQueueAdapter, type PostgresQueueAdapter } from './postgres-adapter.ts'
+import { createPostgresQueueAdapter } from './postgres-adapter.ts'
 import { scriptedJobQueue } from './testing/scripted-runner.ts'
 
-let server: PostgresServer
-const open: PostgresQueueAdapter[] = []
-beforeAll(async () => { server = await startPostgresServer() }, 60_000)
-afterAll(async () => {
-  await Promise.all(open.map((a) => a.close()))
-  await server?.stop()
-})
+const postgres = usePostgres()
 
 const request = (prompt: string) => ({ session: { cwd: '/w', prompt } })
 
@@ -46,9 +40,9 @@ describe('idempotent job submission', () => {
   })
 
   it('PostgreSQL: the same key submitted through two processes at once adds one job', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const adapters = await Promise.all([1, 2].map(() => createPostgresQueueAdapter({ url, poolSize: 2 })))
-    open.push(...adapters)
+    adapters.forEach((a) => postgres.track(a))
     await check(adapters)
   }, 60_000)
 })

@@ -2,20 +2,14 @@
  * The JobQueue on a real PostgreSQL: a finished job's final write and the next claim go to the
  * database together (completeAndClaim), with the queue's rules intact.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { startPostgresServer, type PostgresServer } from '../test/postgres-server.ts'
+import { usePostgres } from '../test/postgres-fixture.ts'
 import type { QueueAdapter } from './adapter.ts'
-import { createPostgresQueueAdapter, type PostgresQueueAdapter } from './postgres-adapter.ts'
+import { createPostgresQueueAdapter } from './postgres-adapter.ts'
 import { scriptedJobQueue } from './testing/scripted-runner.ts'
 
-let server: PostgresServer
-const open: PostgresQueueAdapter[] = []
-beforeAll(async () => { server = await startPostgresServer() }, 60_000)
-afterAll(async () => {
-  await Promise.all(open.map((a) => a.close()))
-  await server?.stop()
-})
+const postgres = usePostgres()
 
 async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 500; i++) {
@@ -26,9 +20,9 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
 }
 
 async function rig(maxConcurrency: number) {
-  const url = await server.createDatabase()
+  const url = await postgres.database()
   const real = await createPostgresQueueAdapter({ url, poolSize: 4 })
-  open.push(real)
+  postgres.track(real)
   // Which adapter members the queue calls, in order (the calls go through to the real adapter),
   // and how many of them have not answered yet.
   const calls: string[] = []

@@ -4,25 +4,17 @@
  * was never started here lapses and another process reclaims it, instead of staying `running`
  * forever under a live process's renewed lease.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startPostgresServer, type PostgresServer } from '../test/postgres-server.ts'
+import { describe, expect, it } from 'vitest'
+import { usePostgres } from '../test/postgres-fixture.ts'
 import { createPostgresQueueAdapter, type PostgresQueueAdapter } from './postgres-adapter.ts'
 
-let server: PostgresServer
-const open: PostgresQueueAdapter[] = []
-beforeAll(async () => {
-  server = await startPostgresServer()
-}, 60_000)
-afterAll(async () => {
-  await Promise.all(open.map((a) => a.close()))
-  await server?.stop()
-})
+const postgres = usePostgres()
 
 const LEASE_MS = 300
 
 async function adapter(url: string, workerId: string): Promise<PostgresQueueAdapter> {
   const a = await createPostgresQueueAdapter({ url, poolSize: 3, leaseMs: LEASE_MS, workerId })
-  open.push(a)
+  postgres.track(a)
   return a
 }
 
@@ -35,7 +27,7 @@ function job(id: string) {
 
 describe('lease renewal with renewOnly', () => {
   it('renews the claims of runs the queue names and lets the others lapse to another process', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const holder = await adapter(url, 'holder')
     const other = await adapter(url, 'other')
     for (const id of ['run', 'orphan', 'stale']) await holder.add(job(id))
@@ -49,7 +41,7 @@ describe('lease renewal with renewOnly', () => {
   })
 
   it('without renewOnly renews every running job the process holds a lease on', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const holder = await adapter(url, 'holder')
     const other = await adapter(url, 'other')
     await holder.add(job('a'))

@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { startPostgresServer, type PostgresServer } from '../test/postgres-server.ts'
+import { usePostgres } from '../test/postgres-fixture.ts'
 import { describeQueueAdapterContract } from './adapter-contract.ts'
 import { createPostgresQueueAdapter, type PostgresQueueAdapter, type PostgresQueueOptions } from './postgres-adapter.ts'
 import { SCHEMA_VERSION } from '../postgres/migrations.ts'
 
-let server: PostgresServer
-const open: PostgresQueueAdapter[] = []
-beforeAll(async () => {
-  server = await startPostgresServer()
-}, 60_000)
-afterAll(async () => {
-  await Promise.all(open.map((a) => a.close()))
-  await server?.stop()
-})
+const postgres = usePostgres()
 
 async function adapter(options: Partial<PostgresQueueOptions> = {}, url?: string): Promise<PostgresQueueAdapter> {
-  const a = await createPostgresQueueAdapter({ url: url ?? await server.createDatabase(), poolSize: 4, ...options })
-  open.push(a)
+  const a = await createPostgresQueueAdapter({ url: url ?? await postgres.database(), poolSize: 4, ...options })
+  postgres.track(a)
   return a
 }
 
@@ -32,7 +24,7 @@ function job(id: string, status: 'queued' | 'parked' = 'queued') {
 
 describe('PostgresQueueAdapter across processes', () => {
   it('migrates once when several processes start together, and again as a no-op', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     await Promise.all([1, 2, 3, 4].map(() => adapter({}, url)))
     await adapter({}, url)
     const client = new pg.Client({ connectionString: url })
@@ -43,7 +35,7 @@ describe('PostgresQueueAdapter across processes', () => {
   })
 
   it('never hands one job to two workers and counts maxRunning over all of them', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const workers = await Promise.all([1, 2, 3].map(() => adapter({}, url)))
     for (let i = 0; i < 12; i++) await workers[0].add(job(`j${i}`))
     const claims = await Promise.all(workers.flatMap((w) => [1, 2, 3].map(() => w.claimNext(Date.now(), { maxRunning: 5 }))))
@@ -56,7 +48,7 @@ describe('PostgresQueueAdapter across processes', () => {
   })
 
   it('resumes a parked job in one process only, and only while the fleet has a free slot', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const [a, b] = await Promise.all([adapter({}, url), adapter({}, url)])
     await a.add(job('p', 'parked'))
     await a.add(job('q'))
@@ -69,7 +61,7 @@ describe('PostgresQueueAdapter across processes', () => {
   })
 
   it('lets another worker reclaim a claim whose heartbeat stopped, once', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const dead = await adapter({ leaseMs: 300 }, url)
     const alive = await adapter({ leaseMs: 300 }, url)
     const other = await adapter({ leaseMs: 300 }, url)
@@ -84,7 +76,7 @@ describe('PostgresQueueAdapter across processes', () => {
   })
 
   it('wakes an idle worker through LISTEN/NOTIFY when another adds a job', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const [idle, busy] = await Promise.all([adapter({}, url), adapter({}, url)])
     const woke = new Promise<void>((resolve) => idle.onWork!(resolve))
     await busy.add(job('new'))
@@ -93,7 +85,7 @@ describe('PostgresQueueAdapter across processes', () => {
   })
 
   it('wakes a worker refused for want of a fleet-wide slot when another process frees one', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const [waiting, running] = await Promise.all([adapter({}, url), adapter({}, url)])
     await running.add(job('a'))
     await running.add(job('b'))
@@ -106,7 +98,7 @@ describe('PostgresQueueAdapter across processes', () => {
   })
 
   it('records every transition in the history table', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const a = await adapter({ workerId: 'w1' }, url)
     await a.add(job('h'))
     await a.claimNext(Date.now())
@@ -128,7 +120,7 @@ describe('PostgresQueueAdapter across processes', () => {
   })
 
   it('keeps the columns read from info (status, next run, finish, session) in step with every write of it', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const a = await adapter({ workerId: 'w1' }, url)
     const client = new pg.Client({ connectionString: url })
     await client.connect()
@@ -148,7 +140,7 @@ describe('PostgresQueueAdapter across processes', () => {
 
 describe('PostgresQueueAdapter completeAndClaim', () => {
   it('ends a job and claims the next in one step, each recorded as its own transition', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const a = await adapter({ workerId: 'w1' }, url)
     await a.add(job('first'))
     await a.add(job('second'))
@@ -187,7 +179,7 @@ describe('PostgresQueueAdapter completeAndClaim', () => {
   })
 
   it('far from the fleet-wide limit, hands distinct jobs to processes completing at the same moment', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const workers = await Promise.all([1, 2, 3, 4].map(() => adapter({}, url)))
     for (let i = 0; i < 12; i++) await workers[0].add(job(`j${i}`))
     const limits = { maxRunning: 10_000 } // above the running count plus max_connections: claims run side by side
@@ -201,7 +193,7 @@ describe('PostgresQueueAdapter completeAndClaim', () => {
   })
 
   it('near a limit above max_connections, claims nothing and wakes the pump, whose exact claim takes the job', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const a = await adapter({}, url)
     const client = new pg.Client({ connectionString: url })
     await client.connect()
@@ -220,7 +212,7 @@ describe('PostgresQueueAdapter completeAndClaim', () => {
   })
 
   it('claims nothing while the fleet is full, and a release elsewhere then wakes the refused process', async () => {
-    const url = await server.createDatabase()
+    const url = await postgres.database()
     const [mine, other] = await Promise.all([adapter({}, url), adapter({}, url)])
     for (const id of ['a', 'b', 'c', 'd']) await mine.add(job(id))
     await mine.claimNext(Date.now(), { maxRunning: 2 })
