@@ -6,14 +6,14 @@
  * package's declarations checked too, a browser program checked against the DOM lib without Node
  * types, and the compiled example run with plain Node 22 against our gateway on the fakes.
  */
-import { spawn } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { delimiter, dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSelfTarget, type SelfTarget } from '../conformance/target/self.ts'
+import { ENV, userShell } from './user-shell.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const EXAMPLE = join(ROOT, 'examples/client-node/main.ts')
@@ -21,29 +21,7 @@ const TSC = join(ROOT, 'node_modules/typescript/bin/tsc')
 const SETUP_MS = 5 * 60_000
 const PACKED_LIMIT = 200 * 1024
 
-// What a user's shell would have: this Node 22 first, no node_modules/.bin, no npm_* settings of the npm run around this test.
-const PATH = [dirname(process.execPath), ...(process.env.PATH ?? '').split(delimiter).filter((p) => p && !p.includes('node_modules'))].join(delimiter)
-const ENV: NodeJS.ProcessEnv = Object.fromEntries(Object.entries({ ...process.env, PATH }).filter(([key]) => !/^npm_/i.test(key) && key !== 'NODE_OPTIONS'))
-
-interface Ran { code: number | null; stdout: string; stderr: string }
-
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = ENV): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: SETUP_MS })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c: Buffer) => { stdout += c })
-    child.stderr.on('data', (c: Buffer) => { stderr += c })
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
-
-async function ok(command: string, args: string[], cwd: string): Promise<string> {
-  const ran = await run(command, args, cwd)
-  if (ran.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${ran.code}\n${ran.stdout}\n${ran.stderr}`)
-  return ran.stdout
-}
+const { run, ok } = userShell(SETUP_MS)
 
 const installedVersion = async (name: string) => JSON.parse(await readFile(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version as string
 
@@ -98,7 +76,7 @@ describe('agent-session-client installed alone from its packed tarball', () => {
     await writeFile(join(project, 'main.ts'), await readFile(EXAMPLE, 'utf8'))
     const options = { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', lib: ['es2023'], types: ['node'], skipLibCheck: false, outDir: 'out' }
     await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['main.ts'] }))
-    const compiled = await run(process.execPath, [TSC, '-p', '.'], project)
+    const compiled = await run(process.execPath, [TSC, '-p', '.'], { cwd: project })
     expect(compiled.stdout + compiled.stderr).toBe('')
     expect(compiled.code).toBe(0)
   })
@@ -118,14 +96,14 @@ describe('agent-session-client installed alone from its packed tarball', () => {
     ].join('\n'))
     const options = { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', lib: ['es2023', 'dom'], types: [], skipLibCheck: false, noEmit: true }
     await writeFile(join(project, 'tsconfig.browser.json'), JSON.stringify({ compilerOptions: options, files: ['browser.ts'] }))
-    const checked = await run(process.execPath, [TSC, '-p', 'tsconfig.browser.json'], project)
+    const checked = await run(process.execPath, [TSC, '-p', 'tsconfig.browser.json'], { cwd: project })
     expect(checked.stdout + checked.stderr).toBe('')
     expect(checked.code).toBe(0)
   })
 
   it('runs the compiled example with plain Node 22 against our gateway on the fakes', async () => {
     const { manifest } = target
-    const ran = await run(process.execPath, ['out/main.js', 'scenario:hello'], project, { ...ENV, GATEWAY_URL: manifest.baseUrl, GATEWAY_TOKEN: manifest.tokens.operator, PROFILE: manifest.profiles.provider })
+    const ran = await run(process.execPath, ['out/main.js', 'scenario:hello'], { cwd: project, env: { ...ENV, GATEWAY_URL: manifest.baseUrl, GATEWAY_TOKEN: manifest.tokens.operator, PROFILE: manifest.profiles.provider } })
     expect(ran.stderr).toBe('')
     expect(ran.code).toBe(0)
     const lines = ran.stdout.trim().split('\n')

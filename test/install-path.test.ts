@@ -12,6 +12,7 @@ import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { installPinned } from '../gateway/test/real-binaries.ts'
+import { ENV, PATH, userShell } from './user-shell.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const EXAMPLE = join(ROOT, 'examples/library/server.ts')
@@ -26,33 +27,9 @@ const FAKE_BINS = Object.keys(JSON.parse(readFileSync(join(ROOT, 'packages/confo
 
 /**
  * `npx --yes=false`: the command must come from the project, never be fetched from the registry.
- * What a user's shell would have: this Node 22 first, then the machine's own PATH without any
- * node_modules/.bin (npm run puts the repository's there), and no npm_* settings of the npm run
- * this test is part of.
+ * Every command runs in a user's shell (user-shell.ts).
  */
-const NODE_DIR = dirname(process.execPath)
-const PATH = [NODE_DIR, ...(process.env.PATH ?? '').split(delimiter).filter((p) => p && !p.includes('node_modules'))].join(delimiter)
-const ENV: NodeJS.ProcessEnv = Object.fromEntries(Object.entries({ ...process.env, PATH }).filter(([key]) => !/^npm_/i.test(key) && key !== 'NODE_OPTIONS'))
-
-interface Ran { code: number | null; stdout: string; stderr: string }
-
-function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? ENV, stdio: ['ignore', 'pipe', 'pipe'], timeout: options.timeoutMs ?? SETUP_MS })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c: Buffer) => { stdout += c })
-    child.stderr.on('data', (c: Buffer) => { stderr += c })
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
-
-async function ok(command: string, args: string[], cwd: string): Promise<string> {
-  const ran = await run(command, args, { cwd })
-  if (ran.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${ran.code}\n${ran.stdout}\n${ran.stderr}`)
-  return ran.stdout
-}
+const { run, ok } = userShell(SETUP_MS)
 
 /** Starts a long-running command and resolves with the first stdout line matching `pattern`. */
 function startUntil(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, pattern: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
