@@ -149,7 +149,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     }, LIVE_ONLY)
   })
   // Every webhook attempt is counted (metrics is assigned below, before any session can exist).
-  const deliverers = wireWebhooksAndQueue({ ...options, onError }, context, parking, (attempt) => metrics?.webhookAttempt(attempt))
+  const deliverers = wireWebhooksAndQueue(options, context, parking, (attempt) => metrics?.webhookAttempt(attempt), onError)
   const principalOf = createAuthenticator(options.authenticate, onError)
   const webSockets = new LazyWebSocketServer(MAX_FRAME_BYTES)
   const attached = new AttachedSockets()

@@ -14,9 +14,8 @@ import { validateCreate } from './create-request.ts'
 import type { GatewayServerOptions } from './options.ts'
 import { isRefusal } from './refusal.ts'
 
-export function wireWebhooksAndQueue(options: GatewayServerOptions, context: GatewayContext, parking: ParkingManager, observe: (attempt: WebhookAttempt) => void): WebhookDeliverer[] {
+export function wireWebhooksAndQueue(options: GatewayServerOptions, context: GatewayContext, parking: ParkingManager, observe: (attempt: WebhookAttempt) => void, onError: (err: unknown, where: string) => void): WebhookDeliverer[] {
   const { registry } = context
-  const onError = options.onError ?? (() => {})
   const deliverers: WebhookDeliverer[] = []
   const onAttempt = (attempt: WebhookAttempt) => { observe(attempt); options.onWebhookAttempt?.(attempt) }
   if (options.notifications) {
