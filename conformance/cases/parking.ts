@@ -301,7 +301,6 @@ export const parkingCases: Case[] = [
       for (const id of [parkedId, live.id]) before.set(id, (await ctx.http('GET', `/sessions/${id}`)).json?.session?.lastSeq)
       const wokenAfterRestart = await wokenTurnAcrossRestart(ctx)
       await ctx.restartTarget!()
-      await wokenAfterRestart()
 
       const listed = (await ctx.http('GET', '/sessions')).json?.sessions ?? []
       const parkedRow = listed.find((s: any) => s.id === parkedId)
@@ -332,6 +331,7 @@ export const parkingCases: Case[] = [
       const lapsed = await transcript(ctx, lapsing.id)
       const outcome = lapsed.find((e) => e.type === 'turn_result')
       ctx.check('limits.9', outcome?.isError === false && !lapsed.some((e) => e.type === 'session_error'), 'a deadline that lapsed across the restart ends as tool output', outcome)
+      await wokenAfterRestart()
     },
   },
   {
