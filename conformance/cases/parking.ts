@@ -9,6 +9,7 @@ import { Unsupported, type Case } from '../types.ts'
 import { EVAL_SIX_BY_SEVEN, SCRATCH_WRITTEN, mcpLookup, writeDeliverThenWait } from './kit-scenarios.ts'
 import { checkReplayComplete } from './replay-check.ts'
 import { longTurnAcrossRestart } from './edges-killB.ts'
+import { jobAcrossRestart } from './job-across-restart.ts'
 
 async function statusOf(ctx: CaseContext, id: string): Promise<string | undefined> {
   return (await ctx.http('GET', `/sessions/${id}`)).json?.session?.status
@@ -286,7 +287,7 @@ export const parkingCases: Case[] = [
   },
   {
     id: 'parking-survives-restart', title: 'after a restart, a parked session is adopted and wakes on its result; a persisted live session rebuilds on attach', section: 'session-status-values',
-    clauses: ['session-status-values.7', 'session-status-values.8', 'session-status-values.5', 'embedding-rules.14', 'limits.9', 'embedding-rules.9', 'websocket-framing.1', 'event-and-command-envelope.1'],
+    clauses: ['session-status-values.7', 'session-status-values.8', 'session-status-values.5', 'embedding-rules.14', 'limits.9', 'embedding-rules.9', 'websocket-framing.1', 'event-and-command-envelope.1', 'job-status.6'],
     requires: ['provider', 'parking', 'persistence', 'restart'], isolation: 'global',
     async run(ctx) {
       const { id: parkedId, dispatched } = await parked(ctx)
@@ -302,6 +303,7 @@ export const parkingCases: Case[] = [
       for (const id of [parkedId, live.id]) before.set(id, (await ctx.http('GET', `/sessions/${id}`)).json?.session?.lastSeq)
       const numberingAfterRestart = await longTurnAcrossRestart(ctx)
       const wokenAfterRestart = await wokenTurnAcrossRestart(ctx)
+      const jobAfterRestart = await jobAcrossRestart(ctx)
       await ctx.restartTarget!()
 
       const listed = (await ctx.http('GET', '/sessions')).json?.sessions ?? []
@@ -335,6 +337,7 @@ export const parkingCases: Case[] = [
       ctx.check('limits.9', outcome?.isError === false && !lapsed.some((e) => e.type === 'session_error'), 'a deadline that lapsed across the restart ends as tool output', outcome)
       await wokenAfterRestart()
       await numberingAfterRestart()
+      await jobAfterRestart()
     },
   },
   {
