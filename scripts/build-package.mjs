@@ -65,7 +65,9 @@ async function bundleGatewayBin() {
     platform: 'node',
     target: 'node22',
     packages: 'external',
+    // Maps point at the repository's sources, as tsc's do, without embedding them.
     sourcemap: true,
+    sourcesContent: false,
     allowOverwrite: true,
     logLevel: 'warning',
   })
