@@ -2,7 +2,7 @@
  * Field types of CreateSessionRequest (createsessionrequest.1), built once per process. Unknown
  * fields pass through untouched (forward compatibility); known fields must have their types.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { PERMISSION_MODES } from '../protocol/index.ts'
 
 const stringList = z.array(z.string())

@@ -2,7 +2,7 @@
  * Parses one client frame into a SessionCommand (commands.*). Bad input of any
  * kind becomes a `protocol_error` message, never a thrown error or a closed socket.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { isToolExecutionOutput, typedOutput, type SessionCommand } from '../../protocol/index.ts'
 import { jsonComplexity } from '../json-limits.ts'
 
