@@ -301,9 +301,8 @@ export const parkingCases: Case[] = [
       ctx.check('session-status-values.5', deleted.status >= 200 && deleted.status < 300, 'a 2xx for the DELETE of a parked session', `HTTP ${deleted.status} ${deleted.text.slice(0, 120)}`)
       const before = new Map<string, number>()
       for (const id of [parkedId, live.id]) before.set(id, (await ctx.http('GET', `/sessions/${id}`)).json?.session?.lastSeq)
-      const numberingAfterRestart = await longTurnAcrossRestart(ctx)
-      const wokenAfterRestart = await wokenTurnAcrossRestart(ctx)
-      const jobAfterRestart = await jobAcrossRestart(ctx)
+      // Three independent sessions set up at once: the case owns the kit's one slow restart.
+      const [numberingAfterRestart, wokenAfterRestart, jobAfterRestart] = await Promise.all([longTurnAcrossRestart(ctx), wokenTurnAcrossRestart(ctx), jobAcrossRestart(ctx)])
       await ctx.restartTarget!()
 
       const listed = (await ctx.http('GET', '/sessions')).json?.sessions ?? []
