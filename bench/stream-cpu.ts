@@ -56,7 +56,9 @@ async function measureOnce(gw: OperatorGateway, path: StreamPath, o: Required<Om
 }
 
 export async function measureStreamCpu(options: StreamCpuOptions = {}): Promise<Record<string, number[]>> {
-  const o = { deltas: 20_000, paced: 500, streams: 10, rounds: 3, ...options }
+  // Options passed as undefined (flags not given) keep the defaults.
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as StreamCpuOptions
+  const o = { deltas: 20_000, paced: 500, streams: 10, rounds: 3, ...given }
   const paths = o.paths ?? ['provider', 'paced', 'primary', 'secondary']
   const model = await startModelProcess()
   const gw = await startOperatorGateway({
