@@ -80,13 +80,24 @@ export function httpFetch(input: string | URL | Request, init: RequestInit = {})
       const stream = new ReadableStream<Uint8Array>({
         start(c) {
           controller = c
-          response.on('data', (chunk: Buffer) => {
-            if (finished) return
-            c.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+          // The HTTP parser hands over each chunk of a chunked body on its own, several per
+          // socket read when the model streams fast: they are joined and enqueued once per read
+          // (at the end of the tick), so the SDK's stream stages run once per read, not per chunk.
+          let pending: Buffer[] = []
+          const flush = () => {
+            const chunks = pending
+            pending = []
+            if (finished || !chunks.length) return
+            const joined = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)
+            c.enqueue(new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength))
             // Backpressure: stop reading the socket until the consumer pulls again.
             if ((c.desiredSize ?? 1) <= 0) response.pause()
+          }
+          response.on('data', (chunk: Buffer) => {
+            if (pending.push(chunk) === 1) process.nextTick(flush)
           })
           response.on('end', () => {
+            flush()
             if (finished) return
             finished = true
             done()
