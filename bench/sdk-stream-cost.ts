@@ -8,7 +8,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { experimental_streamLanguageModelCall, experimental_streamTextLowMemory, streamText } from 'ai'
 import { request } from 'node:http'
-import { httpFetch } from '../gateway/engines/provider/http-fetch.ts'
 import { loadavg } from 'node:os'
 import { startModelProcess } from './operator-gateway.ts'
 import { pacedScenario, unpacedScenario } from './stream-client.ts'
@@ -22,8 +21,7 @@ const provider = createOpenAICompatible({ name: 'fake', baseURL: model.baseURL, 
 const text = paced ? pacedScenario(deltas) : unpacedScenario(deltas)
 const messages = [{ role: 'user' as const, content: text }]
 
-type Layer = 'streamText' | 'streamTextLowMemory' | 'streamLanguageModelCall' | 'doStream' | 'doStreamHttp' | 'fetch' | 'http'
-const httpProvider = createOpenAICompatible({ name: 'fake', baseURL: model.baseURL, includeUsage: true, fetch: httpFetch })
+type Layer = 'streamText' | 'streamTextLowMemory' | 'streamLanguageModelCall' | 'doStream' | 'fetch' | 'http'
 async function consume(layer: Layer): Promise<number> {
   let seen = 0
   if (layer === 'http') {
@@ -54,8 +52,8 @@ async function consume(layer: Layer): Promise<number> {
     }
     return seen - 1
   }
-  if (layer === 'doStream' || layer === 'doStreamHttp') {
-    const { stream } = await (layer === 'doStream' ? provider : httpProvider).chatModel('fake-small').doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text }] }] })
+  if (layer === 'doStream') {
+    const { stream } = await provider.chatModel('fake-small').doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text }] }] })
     const reader = stream.getReader()
     for (;;) {
       const { done, value } = await reader.read()
@@ -75,7 +73,7 @@ async function consume(layer: Layer): Promise<number> {
   return seen
 }
 
-const only = process.argv.filter((a) => ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream', 'doStreamHttp', 'fetch', 'http'].includes(a)) as Layer[]
+const only = process.argv.filter((a) => ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream', 'fetch', 'http'].includes(a)) as Layer[]
 const layers: Layer[] = only.length ? only : ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream']
 for (const layer of [...layers, ...layers]) {
   await consume(layer) // warm-up of this layer

@@ -8,7 +8,6 @@ import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import type { LanguageModel } from 'ai'
 import type { ProfileConfig } from '../../protocol/index.ts'
-import { httpFetch } from './http-fetch.ts'
 
 /** What a runner needs of an AI SDK provider: a chat model by id. */
 interface Provider {
@@ -18,7 +17,6 @@ const providers = new Map<string, Provider>()
 
 export interface ModelSource {
   baseURL?: string
-  /** The providers' HTTP client; by default `httpFetch` (node:http, cheaper per streamed read than undici: issue 25). */
   fetch?: typeof fetch
 }
 
@@ -34,7 +32,7 @@ export function providerFor(profile: ProfileConfig, source: ModelSource): { prov
   const key = `${profile.name}\0${baseURL}\0${apiKey ?? ''}`
   let provider = source.fetch ? undefined : providers.get(key)
   if (!provider) {
-    provider = build(settings.id, { baseURL, apiKey, fetch: source.fetch ?? (httpFetch as typeof fetch) })
+    provider = build(settings.id, { baseURL, apiKey, fetch: source.fetch })
     if (!source.fetch) providers.set(key, provider)
   }
   return { provider, apiKeySource: apiKey ? 'env' : 'none' }
