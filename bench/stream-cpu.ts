@@ -68,10 +68,8 @@ export async function measureStreamCpu(options: StreamCpuOptions = {}): Promise<
   const figures: Record<string, number[]> = {}
   try {
     for (const path of paths) {
-      // A warm-up turn: the engine's modules load with the first session, the JIT warms up. Paced,
-      // every stream for 100 deltas (2 s): with 2 streams of 50 the first measured round still
-      // ran 15-25 % above the next two.
-      await measureOnce(gw, path, { ...o, deltas: Math.min(o.deltas, 2000), paced: Math.min(o.paced, 100) })
+      // A warm-up turn: the engine's modules load with the first session, the JIT warms up.
+      await measureOnce(gw, path, { ...o, deltas: Math.min(o.deltas, 2000), paced: Math.min(o.paced, 50), streams: Math.min(o.streams, 2) })
       figures[path] = []
       for (let r = 0; r < o.rounds; r++) figures[path].push(await measureOnce(gw, path, o))
     }
