@@ -8,12 +8,12 @@
  * run of `gateway-conformance` on the self target.
  */
 import { spawn } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { median, minMedMax, pairedRow, row, type BenchRow } from './stats.ts'
-import { COMPILED_BIN } from './operator-gateway.ts'
+import { COMPILED_BIN, processCpuNs } from './operator-gateway.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const BARE = "require('node:http').createServer((q, s) => s.end()).listen(0, '127.0.0.1', () => console.log('listening'))"
@@ -26,8 +26,12 @@ function buildGatewayPackage(): Promise<void> {
   })
 }
 
-/** Milliseconds from spawn to the first stdout line matching `ready`; the process is then killed. */
-function timeToReady(args: string[], ready: RegExp): Promise<number> {
+/**
+ * Milliseconds from spawn to the first stdout line matching `ready`, and the process's CPU time by
+ * then (every thread, from /proc: on a loaded machine wall clock is several times the CPU time and
+ * varies with the load, CPU time much less); the process is then killed.
+ */
+function timeToReady(args: string[], ready: RegExp): Promise<{ wall: number; cpu: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now()
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
@@ -38,8 +42,10 @@ function timeToReady(args: string[], ready: RegExp): Promise<number> {
       if (!ready.test(out)) return
       const elapsed = performance.now() - started
       clearTimeout(timer)
-      child.once('exit', () => resolve(elapsed))
-      child.kill('SIGKILL')
+      processCpuNs(child.pid!).then((ns) => {
+        child.once('exit', () => resolve({ wall: elapsed, cpu: ns / 1e6 }))
+        child.kill('SIGKILL')
+      }, reject)
     })
     child.once('error', reject)
   })
@@ -64,8 +70,8 @@ export async function benchStartup(samples = 9): Promise<BenchRow[]> {
   await writeFile(config, CONFIG(work))
   await buildGatewayPackage()
   const gateway = [COMPILED_BIN, 'serve', '--config', config]
-  const ours: number[] = []
-  const bare: number[] = []
+  const ours: Array<{ wall: number; cpu: number }> = []
+  const bare: Array<{ wall: number; cpu: number }> = []
   try {
     await timeToReady(gateway, /gateway listening/) // warm the disk cache and tsx's transform cache
     await timeToReady(['-e', BARE], /listening/)
@@ -78,8 +84,14 @@ export async function benchStartup(samples = 9): Promise<BenchRow[]> {
   } finally {
     await rm(work, { recursive: true, force: true })
   }
-  console.log(`start to listening: gateway ${minMedMax(ours, 0)} ms, bare node:http ${minMedMax(bare, 0)} ms (min / median / max, ${samples} interleaved samples each)`)
-  return [pairedRow('start to listening (compiled gateway serve --config, 2 profiles, vs bare node:http, plain node)', 'ms', ours, bare, 'lower', 2)]
+  const wall = (xs: typeof ours) => xs.map((x) => x.wall)
+  const cpu = (xs: typeof ours) => xs.map((x) => x.cpu)
+  console.log(`start to listening: gateway ${minMedMax(wall(ours), 0)} ms, bare node:http ${minMedMax(wall(bare), 0)} ms (min / median / max, ${samples} interleaved samples each)`)
+  console.log(`  CPU time by then (all threads): gateway ${minMedMax(cpu(ours), 0)} ms, bare node:http ${minMedMax(cpu(bare), 0)} ms; load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`)
+  const r = pairedRow('start to listening (compiled gateway serve --config, 2 profiles, vs bare node:http, plain node)', 'ms', wall(ours), wall(bare), 'lower', 2)
+  const cpuRatios = ours.map((x, i) => x.cpu / bare[i].cpu)
+  r.spread += `; CPU-time ratio ${minMedMax(cpuRatios)}`
+  return [r]
 }
 
 /** Three runs of the kit; the row is their median, the spread their min / median / max. */

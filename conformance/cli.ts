@@ -95,18 +95,35 @@ async function readReport(path: string): Promise<Report> {
   return value as Report
 }
 
+/**
+ * `--token -x…` as `--token=-x…`: a generated token may begin with a dash (base64url), which
+ * parseArgs would otherwise refuse as an ambiguous option argument.
+ */
+function withAttachedValues(argv: string[], options: Record<string, { type: string }>): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i].startsWith('--') ? argv[i].slice(2) : undefined
+    const next = argv[i + 1]
+    const isOption = next !== undefined && /^--?[a-z]/.test(next) && (next === '-h' || Object.hasOwn(options, next.replace(/^--?/, '').split('=')[0]))
+    if (name !== undefined && options[name]?.type === 'string' && next?.startsWith('-') && !isOption) out.push(`${argv[i]}=${argv[++i]}`)
+    else out.push(argv[i])
+  }
+  return out
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2)
   if (argv[0] === 'compare') return compare(argv.slice(1))
   let values
   try {
-    ({ values } = parseArgs({ args: argv, options: {
+    const options = {
       target: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, profile: { type: 'string' },
       filter: { type: 'string', multiple: true }, reports: { type: 'string' }, concurrency: { type: 'string' },
       'timeout-ms': { type: 'string' }, seed: { type: 'string' }, repeat: { type: 'string' }, baseline: { type: 'string' },
       'update-baseline': { type: 'string' }, list: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
-    } }))
+    } as const
+    ;({ values } = parseArgs({ args: withAttachedValues(argv, options), options }))
   } catch (err) {
     fail(`${(err as Error).message}\n${USAGE}`, 2)
   }

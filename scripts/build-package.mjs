@@ -31,10 +31,67 @@ for (const file of walk(dist)) {
 }
 for (const data of DATA[name]) cpSync(join(ROOT, data), join(dist, data), { recursive: true, filter: (src) => !src.endsWith('.md') })
 
+// The gateway's command: its own modules bundled into one entry and a few chunks (issue 25).
+if (name === 'gateway') await bundleGatewayBin()
+
 // The kit and the client share the wire types with the gateway by compiling gateway/protocol/, and nothing else of it.
 if (name === 'conformance' || name === 'client') {
   const stray = walk(join(dist, 'gateway')).map((f) => relative(dist, f)).filter((f) => !f.startsWith('gateway/protocol/'))
   if (stray.length) throw new Error(`the ${name} build pulled in gateway modules beyond gateway/protocol/: ${stray.join(', ')}`)
+}
+
+/**
+ * `gateway` (the package's bin, also its `./cli` export) starts by loading ~120 of the gateway's
+ * own modules before it listens, and resolving, reading and linking each costs more than compiling
+ * it (bench row f, issue 25). esbuild bundles them, from the same sources tsc compiled, over tsc's
+ * dist/gateway/bin.js: the entry, plus chunks in dist/gateway/bin-chunks/ for what the command
+ * imports lazily (each command, the engines). Every package stays external, resolved from the
+ * installed node_modules as before: pino keeps its worker-thread transports, the engine SDKs and
+ * zod stay the one copy the library entry points share. The library's modules (dist/gateway/**)
+ * and their declarations are tsc's, unchanged; file-relative reads still find what they need
+ * (package.json is found by walking up from the chunk; the configuration schema file is read
+ * only by tests). The chunks are in dist/, so `files` ships them.
+ */
+/**
+ * Every package is external except zod where the command's start imports it (the configuration and
+ * request schemas, imported as `import * as z` so that esbuild keeps only what they use: zod's
+ * classic API re-exports all 60 of its locales and the JSON Schema tooling, and evaluating that at
+ * start was ≈ 30 ms of CPU where the used part bundled is ≈ 12). The engines keep importing the
+ * installed zod, the copy their SDKs share, so no schema crosses between the two copies; zod keeps
+ * its registry and configuration on globalThis, shared by both anyway.
+ */
+function externalPackagesButStartZod() {
+  return {
+    name: 'external-packages-but-start-zod',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        const zod = args.path === 'zod' || args.path.startsWith('zod/')
+        const fromEngine = /[\\/]gateway[\\/]engines[\\/]/.test(args.importer)
+        return zod && !fromEngine ? undefined : { external: true }
+      })
+    },
+  }
+}
+
+async function bundleGatewayBin() {
+  const { build } = await import('esbuild')
+  rmSync(join(dist, 'gateway/bin-chunks'), { recursive: true, force: true })
+  await build({
+    entryPoints: { bin: join(ROOT, 'gateway/bin.ts') },
+    outdir: join(dist, 'gateway'),
+    chunkNames: 'bin-chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    plugins: [externalPackagesButStartZod()],
+    // Maps point at the repository's sources, as tsc's do, without embedding them.
+    sourcemap: true,
+    sourcesContent: false,
+    allowOverwrite: true,
+    logLevel: 'warning',
+  })
 }
 
 function walk(dir) {

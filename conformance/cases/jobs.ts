@@ -15,7 +15,7 @@ const ORDER = /^(S(P|KR)*K?Y)*(S(P|KR)*K?)?C$/
 const LETTER: Record<string, string> = { job_started: 'S', job_progress: 'P', job_parked: 'K', job_resumed: 'R', job_retrying: 'Y', job_completed: 'C', job_submitted: 'U' }
 /** job-status: `queued`, `running`, `parked` are named; terminal value names are not (beyond `canceled`/`failed` in the table). */
 const NON_TERMINAL = ['queued', 'running', 'parked']
-const terminal = (j: any) => typeof j?.status === 'string' && !NON_TERMINAL.includes(j.status)
+export const terminal = (j: any) => typeof j?.status === 'string' && !NON_TERMINAL.includes(j.status)
 
 /**
  * A spent daily token budget holds every queued job (queue-options.3): that is conforming, and
@@ -27,7 +27,7 @@ export async function requireRunningQueue(ctx: CaseContext): Promise<void> {
   if (stats?.paused === true) throw new Unsupported('the target\'s queue is paused (its daily token budget is spent until the UTC day rolls over)')
 }
 
-async function submit(ctx: CaseContext, body: Record<string, unknown>, as: 'operator' | 'tenantA' | 'restricted' = 'operator', evenIfPaused = false): Promise<any> {
+export async function submit(ctx: CaseContext, body: Record<string, unknown>, as: 'operator' | 'tenantA' | 'restricted' = 'operator', evenIfPaused = false): Promise<any> {
   if (!evenIfPaused) await requireRunningQueue(ctx)
   const session = { profile: ctx.profile('provider'), ...(body.session as object) }
   const res = await ctx.http('POST', '/jobs', { as, body: { ...body, session } })
@@ -39,7 +39,7 @@ async function submit(ctx: CaseContext, body: Record<string, unknown>, as: 'oper
   return job
 }
 
-async function waitForJob(ctx: CaseContext, id: string, done: (job: any) => boolean, what: string): Promise<any> {
+export async function waitForJob(ctx: CaseContext, id: string, done: (job: any) => boolean, what: string): Promise<any> {
   const deadline = Date.now() + ctx.deadlineMs
   for (;;) {
     const job = (await ctx.http('GET', `/jobs/${id}`)).json?.job

@@ -8,6 +8,8 @@ import type { CaseContext } from '../harness/context.ts'
 import { Unsupported, type Case } from '../types.ts'
 import { EVAL_SIX_BY_SEVEN, SCRATCH_WRITTEN, mcpLookup, writeDeliverThenWait } from './kit-scenarios.ts'
 import { checkReplayComplete } from './replay-check.ts'
+import { longTurnAcrossRestart } from './edges-killB.ts'
+import { jobAcrossRestart } from './job-across-restart.ts'
 
 async function statusOf(ctx: CaseContext, id: string): Promise<string | undefined> {
   return (await ctx.http('GET', `/sessions/${id}`)).json?.session?.status
@@ -29,10 +31,10 @@ function parkDeadline(ctx: CaseContext): number {
 }
 
 /** A session resting on `deferred_task`: created attached, its execution id read, then left to park. */
-async function parked(ctx: CaseContext, prompt = 'scenario:deferred', as: 'operator' | 'tenantA' = 'operator') {
+async function parked(ctx: CaseContext, prompt = 'scenario:deferred', as: 'operator' | 'tenantA' = 'operator', existing?: { id: string; ws: Awaited<ReturnType<CaseContext['ws']>> }) {
   // The prompt goes over the socket, so the dispatch surely happens while a client is attached.
-  const session = await ctx.createSession({}, as)
-  const ws = await ctx.ws(session.id, { as })
+  const session = existing ?? await ctx.createSession({}, as)
+  const ws = existing?.ws ?? await ctx.ws(session.id, { as })
   ws.send({ type: 'user_message', text: prompt })
   const dispatched = await ws.waitForEvent('execution_dispatched', ctx.deadlineMs)
   ws.close()
@@ -68,6 +70,32 @@ async function transcript(ctx: CaseContext, id: string, until = (events: any[]) 
   const events = ws.events()
   ws.close()
   return events
+}
+
+/** Rests on `deferred_task`, then, once its result came, hangs: the woken turn is running at the restart. */
+const DEFERRED_THEN_HANG = `scenario:${JSON.stringify({ name: 'kit-deferred-then-hang', steps: [{ type: 'deferred', name: 'deferred_task', input: {} }, { type: 'hang' }] })}`
+
+/**
+ * Part of parking-survives-restart (which owns the slow restart): a persisted session with a
+ * completed turn parks, its result wakes it, and the restart comes while the woken turn runs.
+ * embedding-rules.14: persistLive writes the snapshot through after every turn, and a park is
+ * stored (session-status-values.7); nothing lets a wake drop both, so after the restart the
+ * session is there and its completed turn replays.
+ */
+async function wokenTurnAcrossRestart(ctx: CaseContext): Promise<() => Promise<void>> {
+  const { session, ws } = await ctx.idleSession({ prompt: 'woken session, first turn' })
+  await ws.waitForEvent('turn_result', ctx.deadlineMs)
+  const { dispatched } = await parked(ctx, DEFERRED_THEN_HANG, 'operator', { id: session.id, ws })
+  const res = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'woken' } } })
+  ctx.equal('session-status-values.7', appliedOf(res.json), { applied: true, sessionId: session.id }, 'the result wakes the parked session')
+  return async () => {
+    const read = await ctx.http('GET', `/sessions/${session.id}`)
+    ctx.check('embedding-rules.14', read.status === 200, 'a persisted session restarted while the turn its result woke was running is still there (its completed turn was written through)', `HTTP ${read.status} ${read.text.slice(0, 120)}`)
+    const again = await ctx.ws(session.id, { afterSeq: 0 })
+    const first = await again.waitForEvent('turn_result', ctx.deadlineMs)
+    ctx.check('embedding-rules.14', String(first.result ?? '').includes('woken session, first turn'), 'its completed turn replays after the restart', first)
+    again.close()
+  }
 }
 
 export const parkingCases: Case[] = [
@@ -259,7 +287,7 @@ export const parkingCases: Case[] = [
   },
   {
     id: 'parking-survives-restart', title: 'after a restart, a parked session is adopted and wakes on its result; a persisted live session rebuilds on attach', section: 'session-status-values',
-    clauses: ['session-status-values.7', 'session-status-values.8', 'session-status-values.5', 'embedding-rules.14', 'limits.9', 'embedding-rules.9', 'websocket-framing.1'],
+    clauses: ['session-status-values.7', 'session-status-values.8', 'session-status-values.5', 'embedding-rules.14', 'limits.9', 'embedding-rules.9', 'websocket-framing.1', 'event-and-command-envelope.1', 'job-status.6'],
     requires: ['provider', 'parking', 'persistence', 'restart'], isolation: 'global',
     async run(ctx) {
       const { id: parkedId, dispatched } = await parked(ctx)
@@ -273,6 +301,8 @@ export const parkingCases: Case[] = [
       ctx.check('session-status-values.5', deleted.status >= 200 && deleted.status < 300, 'a 2xx for the DELETE of a parked session', `HTTP ${deleted.status} ${deleted.text.slice(0, 120)}`)
       const before = new Map<string, number>()
       for (const id of [parkedId, live.id]) before.set(id, (await ctx.http('GET', `/sessions/${id}`)).json?.session?.lastSeq)
+      // Three independent sessions set up at once: the case owns the kit's one slow restart.
+      const [numberingAfterRestart, wokenAfterRestart, jobAfterRestart] = await Promise.all([longTurnAcrossRestart(ctx), wokenTurnAcrossRestart(ctx), jobAcrossRestart(ctx)])
       await ctx.restartTarget!()
 
       const listed = (await ctx.http('GET', '/sessions')).json?.sessions ?? []
@@ -304,6 +334,9 @@ export const parkingCases: Case[] = [
       const lapsed = await transcript(ctx, lapsing.id)
       const outcome = lapsed.find((e) => e.type === 'turn_result')
       ctx.check('limits.9', outcome?.isError === false && !lapsed.some((e) => e.type === 'session_error'), 'a deadline that lapsed across the restart ends as tool output', outcome)
+      await wokenAfterRestart()
+      await numberingAfterRestart()
+      await jobAfterRestart()
     },
   },
   {

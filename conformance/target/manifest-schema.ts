@@ -13,6 +13,8 @@ export const FEATURES = [
   'autodetect', 'attachments', 'hostFiles', 'hostFilesWrite', 'peers', 'mcp', 'profileStore',
   /** The target's queue may have its daily token budget spent by the kit (a scratch gateway, not a shared one). */
   'spendDailyBudget',
+  /** The target's job queue keeps its jobs across a restart (a shared adapter such as PostgreSQL; the bundled one does not). */
+  'durableQueue',
 ] as const
 export type Feature = (typeof FEATURES)[number]
 

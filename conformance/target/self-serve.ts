@@ -164,7 +164,7 @@ function serveManifest(m: ManifestInputs): z.input<typeof manifestSchema> {
     features: [
       'provider', 'cors', 'fallback', 'bypassDisabled', 'queue', 'parking', 'bridge', 'scratchFiles', 'requireAvailableProfile', 'retention', 'cli_primary', 'requireApiKey',
       'project', 'buildRunnerConfigStamp', 'autodetect', 'mcp', 'attachments', 'hostFiles', 'hostFilesWrite', 'peers', 'profileStore', 'cli_secondary', 'persistence',
-      'notifications', 'spendDailyBudget',
+      'notifications', 'spendDailyBudget', 'durableQueue',
     ],
   }
 }

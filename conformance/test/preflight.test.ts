@@ -46,6 +46,13 @@ describe('the preflight', () => {
     expect(res.output).not.toContain('running ')
   }, 60_000)
 
+  it('takes a token that begins with a dash as the value of --token (a generated base64url token may)', async () => {
+    const res = await runCli(['--url', target.manifest.baseUrl, '--token', '-dash-first-token', '--filter', 'sessions-create'])
+    expect(res.output).not.toContain('ambiguous')
+    expect(res.output).toContain('preflight: operator token was refused: 401')
+    expect(res.code).toBe(2)
+  }, 60_000)
+
   it('runs with the operator token alone, and a manifest written for --target is refused on a typo', async () => {
     const ok = await runCli(['--url', target.manifest.baseUrl, '--token', target.manifest.tokens.operator!, '--profile', target.manifest.profiles.provider!, '--filter', 'sessions-create-201', '--reports', await mkdtemp(join(tmpdir(), 'pf-'))])
     expect(ok.output).toContain('running 1 cases')

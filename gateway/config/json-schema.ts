@@ -3,7 +3,7 @@
  * (`$schema: ./gateway-config.schema.json` in JSON, `# yaml-language-server: $schema=…` in YAML).
  * The committed file is checked against this generator by a test, so it cannot drift.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { configSchema } from './schema.ts'
 
 export const JSON_SCHEMA_FILE = new URL('./gateway-config.schema.json', import.meta.url)

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { readFile, rename, writeFile } from 'node:fs/promises'
 import type { IncomingMessage } from 'node:http'
-import { z } from 'zod'
+import * as z from 'zod'
 import { bearerToken } from '../server/bearer.ts'
 import type { Principal } from '../server/principal.ts'
 

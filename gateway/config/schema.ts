@@ -4,7 +4,7 @@
  * credential is the *name* of an environment variable (`…Env`), read at startup.
  * One schema, built once; `gateway-config.schema.json` is generated from it for editors.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
 const positiveInt = z.number().int().positive()

@@ -53,7 +53,7 @@ export async function validateCreate(body: unknown, principal: Principal, policy
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return refuse('invalid_request', 'request body must be a JSON object')
   }
-  const parsed = createSessionSchema.safeParse(body)
+  const parsed = createSessionSchema().safeParse(body)
   if (!parsed.success) return refuse('invalid_request', describeIssue(parsed.error))
   const request = parsed.data
 

@@ -83,6 +83,33 @@ export class LiveWriteThrough {
     this.#ledger.durable(record.id, record.snapshot.seq, record.seqReserved ?? record.snapshot.seq)
   }
 
+  /**
+   * A park consumed on wake: with persistLive the record that replaces it in the store, else
+   * undefined (the park is deleted). Until the woken turn ends no live snapshot can be taken, so
+   * deleting the park left nothing durable: a crash or restart in that window lost the session and
+   * its whole transcript (embedding-rules.14, session-status-values.8). The park's snapshot is kept
+   * as the live record instead; a restart rebuilds the session waiting on its executions again
+   * (the result delivered to the lost process is lost, nothing before it). Events of the woken
+   * turn wait for this write like any seq past a reservation.
+   */
+  woken(record: StoredSession): StoredSession | undefined {
+    if (record.kind !== 'park' || !this.#deps.persistLive) return undefined
+    const seq = record.snapshot.seq
+    const live: StoredSession = { ...record, kind: 'live', savedAt: Date.now(), seqReserved: Math.max(record.seqReserved ?? 0, seq + SEQ_RESERVATION) }
+    this.#lastLive.set(record.id, live)
+    this.#ledger.writing(record.id, seq, live.seqReserved!)
+    return live
+  }
+
+  /** The record `woken` returned is durable (or could not be written: `failed`). */
+  wokenSaved(live: StoredSession, failed?: unknown): void {
+    if (failed !== undefined) {
+      this.#deps.report(failed, 'persist')
+      return this.#ledger.release(live.id)
+    }
+    if (this.#deps.configOf(live.id)) this.#ledger.durable(live.id, live.snapshot.seq, live.seqReserved ?? live.snapshot.seq)
+  }
+
   /** Shutdown, before the manager closes: writes scheduled but not yet taken are taken now. */
   flush(): void {
     for (const runner of this.#persistPending) void this.persist(runner)

@@ -210,9 +210,13 @@ export class ParkingManager {
     }
     // Clients may have seen seqs up to a live record's reservation: numbering continues after it.
     this.#live.rebuilt(record)
-    // A park record is consumed on wake; a live record is refreshed in place by later writes.
-    // Queued now, ahead of any later save of this id (a re-park), and awaited below.
-    const consumed = record.kind === 'park' ? this.#serial(id, () => this.store.delete(id)).catch((err) => this.#report(err, 'resume')) : undefined
+    // A park record is consumed on wake (kept as the live record under persistLive); a live
+    // record is refreshed in place by later writes. Queued now, ahead of any later save of this
+    // id (a re-park), and awaited below.
+    const kept = this.#live.woken(record)
+    const consumed = record.kind !== 'park' ? undefined : kept
+      ? this.#serial(id, () => this.store.save(kept)).then(() => this.#live.wokenSaved(kept), (err) => this.#live.wokenSaved(kept, err))
+      : this.#serial(id, () => this.store.delete(id)).catch((err) => this.#report(err, 'resume'))
     // Handed over in the same step as the rebuild, before any await: from the next tick on the
     // session can move (its own watchdog, re-armed by watch(), fires at once for a lapsed deadline
     // and restarts the turn), and a job that took it over only after that could miss its

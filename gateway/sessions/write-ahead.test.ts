@@ -24,6 +24,21 @@ describe('WriteAheadLedger (issue 14)', () => {
     expect(l.hold('s', event(5, 'turn_result'))).toBeUndefined()
   })
 
+  it('a record being written (a woken park kept as live) holds the seqs past it without asking for another write', async () => {
+    const { ledger: l, reservations } = ledger()
+    l.writing('s', 10, 10 + SEQ_RESERVATION)
+    expect(l.hold('s', event(10))).toBeUndefined()
+    let delivered = false
+    void l.hold('s', event(11))!.then(() => { delivered = true })
+    expect(reservations).toEqual([])
+    await Promise.resolve()
+    expect(delivered).toBe(false)
+    l.durable('s', 10, 10 + SEQ_RESERVATION)
+    await Promise.resolve()
+    expect(delivered).toBe(true)
+    expect(l.hold('s', event(12))).toBeUndefined()
+  })
+
   it('holds a seq past the durable reservation and asks for one larger reservation, once', async () => {
     const { ledger: l, reservations } = ledger()
     l.durable('s', 10, 20)

@@ -58,6 +58,16 @@ export class WriteAheadLedger {
     return this.#wait(id, event.seq, 'seq')
   }
 
+  /**
+   * A record with snapshot `seq` reserving up to `upTo` is being written: events past `seq` wait
+   * for it (and start no write of their own while it covers them).
+   */
+  writing(id: string, seq: number, upTo: number): void {
+    const current = this.#durable.get(id)
+    this.#durable.set(id, { seq: Math.max(seq, current?.seq ?? 0), reserved: Math.max(seq, current?.reserved ?? 0) })
+    this.#reserving.set(id, Math.max(upTo, this.#reserving.get(id) ?? 0))
+  }
+
   /** A record with snapshot `seq` reserving up to `reserved` is on disk. */
   durable(id: string, seq: number, reserved: number): void {
     const current = this.#durable.get(id)

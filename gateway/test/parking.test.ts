@@ -268,6 +268,36 @@ describe('deferred execution and parking (session-status-values.*)', () => {
     expect(stored?.snapshot.events.some((e) => e.type === 'turn_result')).toBe(true)
   })
 
+  it('persistLive: a park woken by its result keeps a durable record while its turn runs, so a restart then loses nothing before it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-woken-'))
+    const a = await start({ store: createFileSessionStore({ dir }), persistLive: true })
+    const hangAfterResult = `scenario:${JSON.stringify({ name: 'deferred-then-hang', steps: [{ type: 'deferred', name: 'deferred_task', input: {} }, { type: 'hang' }] })}`
+    const { id, executionId } = await parkedSession(a, hangAfterResult)
+    const parkedSeq = (await a.request('GET', `/sessions/${id}`)).body.session.lastSeq
+    expect((await a.request('POST', `/executions/${executionId}/result`, { body: { status: 'ok', output: { value: 'first' } } })).body.applied).toBe(true)
+    await until(() => status(a, id), (s) => s === 'running', 'the woken turn running')
+    // The woken turn never ends here: before the fix the park was deleted at wake and nothing replaced it.
+    const stored = await createFileSessionStore({ dir }).load(id)
+    expect(stored?.kind).toBe('live')
+    expect(stored?.seqReserved).toBeGreaterThan(parkedSeq)
+    const shown = (await a.request('GET', `/sessions/${id}`)).body.session.lastSeq
+    await a.close()
+    gateways.splice(gateways.indexOf(a), 1)
+
+    const b = await start({ store: createFileSessionStore({ dir }), persistLive: true })
+    expect((await b.request('GET', `/sessions/${id}`)).status).toBe(200)
+    // Rebuilt waiting on its execution again: the result the first process took is redelivered.
+    expect((await b.request('POST', `/executions/${executionId}/result`, { body: { status: 'ok', output: { value: 'again' } } })).body).toEqual({ applied: true, sessionId: id })
+    const ws = await b.attach(id)
+    const user = await ws.waitForEvent('user_message')
+    await until(async () => ws.events().at(-1)?.seq ?? 0, (seq) => seq > shown, 'an event of the turn after the restart')
+    const after = ws.events().filter((e) => e.seq > parkedSeq)
+    ws.close()
+    expect(JSON.stringify(user)).toContain('deferred-then-hang')
+    // No seq shown before the restart is given to another event after it (event-and-command-envelope.1).
+    expect(after.every((e) => e.seq > shown)).toBe(true)
+  })
+
   it('with a file store, a second process adopts the park and a result completes it with seq continuing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gw-parks-'))
     const a = await start({ store: createFileSessionStore({ dir }) })

@@ -2,14 +2,15 @@
  * Parses one client frame into a SessionCommand (commands.*). Bad input of any
  * kind becomes a `protocol_error` message, never a thrown error or a closed socket.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { isToolExecutionOutput, typedOutput, type SessionCommand } from '../../protocol/index.ts'
 import { jsonComplexity } from '../json-limits.ts'
 
 /** A frame larger than this is refused without parsing. */
 export const MAX_FRAME_BYTES = 1024 * 1024
 
-const schemas = {
+/** Built at the first command rather than at start (issue 25: building zod schemas is a visible part of the start). */
+const buildSchemas = () => ({
   user_message: z.object({ type: z.literal('user_message'), text: z.string(), attachmentIds: z.array(z.string()).optional() }),
   permission_decision: z.discriminatedUnion('behavior', [
     z.object({ type: z.literal('permission_decision'), requestId: z.string().min(1), behavior: z.literal('allow'), updatedInput: z.unknown().optional() }),
@@ -30,7 +31,8 @@ const schemas = {
       return { ...rest, output: isToolExecutionOutput(answer) ? answer : typedOutput(answer) }
     }),
   tool_call_error: z.object({ type: z.literal('tool_call_error'), executionId: z.string().min(1), reason: z.string().optional(), error: z.string(), logs: z.array(z.string()).optional() }),
-} as const
+}) as const
+let built: ReturnType<typeof buildSchemas> | undefined
 
 export type ParsedFrame = { ok: true; command: SessionCommand } | { ok: false; message: string }
 
@@ -49,6 +51,7 @@ export function parseCommand(data: string): ParsedFrame {
   }
   const type = (value as { type?: unknown }).type
   if (typeof type !== 'string') return { ok: false, message: 'a command needs a string type' }
+  const schemas = (built ??= buildSchemas())
   if (!Object.hasOwn(schemas, type)) return { ok: false, message: `unknown command: ${type.slice(0, 64)}` }
   const parsed = schemas[type as keyof typeof schemas].safeParse(value)
   if (!parsed.success) {
