@@ -2,7 +2,8 @@
  * The AI SDK's own CPU per streamed delta, without the gateway (issue 25): the fake model server in
  * its own process, this process consuming one call's stream through each layer the provider runner
  * could use, and reporting this process's CPU per delta. It tells what floor the SDK leaves to the
- * gateway's share. `npx tsx bench/sdk-stream-cost.ts [deltas] [--paced] [layer…]`
+ * gateway's share. `npx tsx bench/sdk-stream-cost.ts [deltas] [--paced] [--streams N] [layer…]`
+ * (`--streams N`: N calls at once, as a loaded gateway runs them, so wake-ups are shared).
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { experimental_streamLanguageModelCall, experimental_streamTextLowMemory, streamText } from 'ai'
@@ -11,14 +12,16 @@ import { loadavg } from 'node:os'
 import { startModelProcess } from './operator-gateway.ts'
 import { pacedScenario, unpacedScenario } from './stream-client.ts'
 
-const deltas = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 5000)
+const deltas = Number(process.argv.find((a, i) => /^\d+$/.test(a) && process.argv[i - 1] !== '--streams') ?? 5000)
 const paced = process.argv.includes('--paced')
+const streamsAt = process.argv.indexOf('--streams')
+const streams = streamsAt >= 0 ? Number(process.argv[streamsAt + 1]) : 1
 const model = await startModelProcess()
 const provider = createOpenAICompatible({ name: 'fake', baseURL: model.baseURL, includeUsage: true })
 const text = paced ? pacedScenario(deltas) : unpacedScenario(deltas)
 const messages = [{ role: 'user' as const, content: text }]
 
-type Layer = 'streamText' | 'streamTextLowMemory' | 'streamLanguageModelCall' | 'doStream' | 'http'
+type Layer = 'streamText' | 'streamTextLowMemory' | 'streamLanguageModelCall' | 'doStream' | 'fetch' | 'http'
 async function consume(layer: Layer): Promise<number> {
   let seen = 0
   if (layer === 'http') {
@@ -33,6 +36,21 @@ async function consume(layer: Layer): Promise<number> {
       req.on('error', reject)
       req.end(body)
     })
+  }
+  if (layer === 'fetch') {
+    // undici's fetch alone, its body read as a web stream, no SDK.
+    const res = await fetch(`${model.baseURL}/chat/completions`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake-small', stream: true, messages: [{ role: 'user', content: text }] }),
+    })
+    const reader = res.body!.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      const chunk = Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+      for (let at = chunk.indexOf('"content":'); at >= 0; at = chunk.indexOf('"content":', at + 1)) seen++
+    }
+    return seen - 1
   }
   if (layer === 'doStream') {
     const { stream } = await provider.chatModel('fake-small').doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text }] }] })
@@ -55,13 +73,13 @@ async function consume(layer: Layer): Promise<number> {
   return seen
 }
 
-const only = process.argv.filter((a) => ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream', 'http'].includes(a)) as Layer[]
+const only = process.argv.filter((a) => ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream', 'fetch', 'http'].includes(a)) as Layer[]
 const layers: Layer[] = only.length ? only : ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream']
 for (const layer of [...layers, ...layers]) {
   await consume(layer) // warm-up of this layer
   const before = process.cpuUsage()
-  const seen = await consume(layer)
+  const seen = (await Promise.all(Array.from({ length: streams }, () => consume(layer)))).reduce((a, b) => a + b, 0)
   const used = process.cpuUsage(before)
-  console.log(`${layer.padEnd(20)} ${((used.user + used.system) / seen).toFixed(1)} µs/delta (${seen} deltas${paced ? ', paced' : ''}; load ${loadavg()[0].toFixed(1)})`)
+  console.log(`${layer.padEnd(20)} ${((used.user + used.system) / seen).toFixed(1)} µs/delta (${seen} deltas${paced ? ', paced' : ''}, ${streams} at once; load ${loadavg()[0].toFixed(1)})`)
 }
 await model.close()

@@ -11,7 +11,7 @@
  *   SSE event, its own read and its own WebSocket write, as from a model at reading pace);
  * - cli_primary and cli_secondary: one turn of `deltas` deltas from the fake CLIs (stdio JSON lines).
  *
- * `npx tsx bench/stream-cpu.ts [--source | --bin <bin.js>] [--prof <dir>] [--deltas N] [--paced N] [--streams N] [path…]`
+ * `npx tsx bench/stream-cpu.ts [--source | --bin <bin.js>] [--prof <dir>] [--node-args '<flags>'] [--deltas N] [--paced N] [--streams N] [path…]`
  * (paths: provider paced primary secondary) prints the figures; `npm run bench -- i` gives rows.
  */
 import { loadavg } from 'node:os'
@@ -36,10 +36,12 @@ export interface StreamCpuOptions {
   bin?: string
   /** Directory for the gateway's `--cpu-prof` profile. */
   prof?: string
+  /** More node flags for the gateway process (V8 flags to try). */
+  nodeArgs?: string[]
 }
 
 /** µs of gateway CPU per delta for one measured unit of work on `path`. */
-async function measureOnce(gw: OperatorGateway, path: StreamPath, o: Required<Omit<StreamCpuOptions, 'prof' | 'source' | 'paths' | 'bin'>>): Promise<number> {
+async function measureOnce(gw: OperatorGateway, path: StreamPath, o: Required<Omit<StreamCpuOptions, 'prof' | 'source' | 'paths' | 'bin' | 'nodeArgs'>>): Promise<number> {
   const count = path === 'paced' ? o.streams : 1
   const ids = await Promise.all(Array.from({ length: count }, () => createSession(gw, PROFILE[path])))
   const sockets = await Promise.all(ids.map((id) => attach(gw, id)))
@@ -56,12 +58,14 @@ async function measureOnce(gw: OperatorGateway, path: StreamPath, o: Required<Om
 }
 
 export async function measureStreamCpu(options: StreamCpuOptions = {}): Promise<Record<string, number[]>> {
-  const o = { deltas: 20_000, paced: 500, streams: 10, rounds: 3, ...options }
+  // Options passed as undefined (flags not given) keep the defaults.
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as StreamCpuOptions
+  const o = { deltas: 20_000, paced: 500, streams: 10, rounds: 3, ...given }
   const paths = o.paths ?? ['provider', 'paced', 'primary', 'secondary']
   const model = await startModelProcess()
   const gw = await startOperatorGateway({
     modelBaseURL: model.baseURL, source: o.source, bin: o.bin,
-    nodeArgs: o.prof ? ['--cpu-prof', `--cpu-prof-dir=${o.prof}`] : [],
+    nodeArgs: [...(o.nodeArgs ?? []), ...(o.prof ? ['--cpu-prof', `--cpu-prof-dir=${o.prof}`] : [])],
   })
   const figures: Record<string, number[]> = {}
   try {
@@ -164,12 +168,13 @@ function countOf(buf: Buffer, needle: Buffer): number {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: {
     source: { type: 'boolean' }, bin: { type: 'string' }, prof: { type: 'string' }, deltas: { type: 'string' }, paced: { type: 'string' },
-    streams: { type: 'string' }, rounds: { type: 'string' },
+    streams: { type: 'string' }, rounds: { type: 'string' }, 'node-args': { type: 'string' },
   } })
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v))
   const figures = await measureStreamCpu({
     paths: positionals.length ? (positionals as StreamPath[]) : undefined, source: values.source, bin: values.bin, prof: values.prof,
     deltas: num(values.deltas), paced: num(values.paced), streams: num(values.streams), rounds: num(values.rounds),
+    nodeArgs: values['node-args']?.split(' ').filter(Boolean),
   })
   for (const [path, list] of Object.entries(figures)) {
     console.log(`${path}: ${list.map((v) => v.toFixed(1)).join(', ')} µs/delta (median ${median(list).toFixed(1)}); load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)

@@ -32,7 +32,7 @@ export const STAMP = { key: 'builtBy', value: 'self-serve-hooks' }
 // webhookRetryDelayMs stands above local delivery latency, so the kit can see it double.
 /** The file leaves queue.webhookRetryDelayMs out: the gateway's default must be the spec's 500 ms base (limits.13, queue-options.10), which the manifest declares. */
 export const JOB_WEBHOOK_RETRY_DELAY_MS = 500
-export const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 6000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 150, webhookAttempts: 3, dailyTokenLimit: 40_000 }
+export const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 6000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 300, webhookAttempts: 3, dailyTokenLimit: 40_000 }
 /** The host route the hooks module's fallback answers (serve's own health routes keep /healthz and /readyz). */
 export const FALLBACK_PATH = '/host/healthz'
 /** The environment variable naming the database, as an operator's file would (the URL never sits in the file). */

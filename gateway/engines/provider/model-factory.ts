@@ -48,11 +48,30 @@ export function catalogOf(profile: ProfileConfig): string[] {
 function build(id: string, settings: { baseURL?: string; apiKey?: string; fetch?: typeof fetch }): Provider {
   if (id === 'openai') {
     const openai = createOpenAI(settings)
-    return { chatModel: (model) => openai.chat(model) }
+    return onePerModel((model) => openai.chat(model))
   }
   if (id === 'anthropic') {
     const anthropic = createAnthropic(settings)
-    return { chatModel: (model) => anthropic.messages(model) }
+    return onePerModel((model) => anthropic.messages(model))
   }
-  return createOpenAICompatible({ name: id || 'provider', baseURL: settings.baseURL as string, apiKey: settings.apiKey, fetch: settings.fetch, includeUsage: true })
+  const compatible = createOpenAICompatible({ name: id || 'provider', baseURL: settings.baseURL as string, apiKey: settings.apiKey, fetch: settings.fetch, includeUsage: true })
+  return onePerModel((model) => compatible.chatModel(model))
+}
+
+/**
+ * One model object per model id, shared by every call on the provider (issue 25). A provider's
+ * model object is its settings and nothing per call, but building one builds its zod schemas (the
+ * openai-compatible model: a chunk schema of some forty zod objects), and zod sets each schema up
+ * again on its first parses: built per leg, that was a share of every turn's start and of its
+ * first deltas. The ids are the profile's catalog (the runner refuses others), so the map stays small.
+ */
+function onePerModel(make: (model: string) => Exclude<LanguageModel, string>): Provider {
+  const models = new Map<string, Exclude<LanguageModel, string>>()
+  return {
+    chatModel(model) {
+      let built = models.get(model)
+      if (!built) models.set(model, (built = make(model)))
+      return built
+    },
+  }
 }

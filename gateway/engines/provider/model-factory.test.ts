@@ -1,0 +1,24 @@
+/**
+ * The model factory shares one AI SDK model object per (provider, model id) (issue 25): building
+ * one builds its zod schemas, which cost every turn's start when done per leg.
+ */
+import { describe, expect, it } from 'vitest'
+import type { ProfileConfig } from '../../protocol/index.ts'
+import { providerFor } from './model-factory.ts'
+
+const profile = (id: string): ProfileConfig => ({ name: `shared-${id}`, engine: 'provider', provider: { id, model: 'm-1' } })
+
+describe('providerFor: model objects', () => {
+  for (const id of ['fake', 'openai', 'anthropic']) {
+    it(`${id}: the same object for the same model id, another for another id`, () => {
+      const { provider } = providerFor(profile(id), { baseURL: 'http://127.0.0.1:9/v1' })
+      const first = provider.chatModel('m-1')
+      expect(provider.chatModel('m-1')).toBe(first)
+      const other = provider.chatModel('m-2')
+      expect(other).not.toBe(first)
+      expect((other as { modelId: string }).modelId).toBe('m-2')
+      // A second session on the same profile gets the same provider and so the same model.
+      expect(providerFor(profile(id), { baseURL: 'http://127.0.0.1:9/v1' }).provider.chatModel('m-1')).toBe(first)
+    })
+  }
+})
