@@ -236,13 +236,14 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     const killAts = Array.from({ length: kills }, (_, k) => Math.floor((firstKill + (kills > 1 ? k * (0.8 - firstKill) / (kills - 1) : 0)) * options.jobs))
     const stallAt = options.stallAt === undefined ? undefined : Math.floor(options.stallAt * options.jobs)
     const killedWorkers: string[] = []
+    let missedKill = false
     const timersParkerKilled = new Set<string>()
     let stalled: Member | undefined
     const deadline = Date.now() + (options.timeoutMs ?? 300_000)
     for (;;) {
       const { rows } = await fleetDb.query<{ terminal: string }>(`SELECT count(*) FILTER (WHERE status IN ('succeeded','failed','canceled')) AS terminal FROM gateway_jobs`)
       const terminal = Number(rows[0].terminal)
-      if (killedWorkers.length < kills && terminal >= killAts[killedWorkers.length]) {
+      if (killedWorkers.length < kills + (missedKill ? 1 : 0) && terminal >= killAts[killedWorkers.length]) {
         // The victim is a process holding at least one claim right now; with timers, preferably
         // one that also parked an unanswered job (its deadline or cap must fire elsewhere).
         const holders = await fleetDb.query<{ lease_owner: string; parks: string }>(`SELECT lease_owner, count(*) FILTER (WHERE status = 'parked' AND id = ANY($1)) AS parks
@@ -263,6 +264,15 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
           killedWorkers.push(victim.workerId)
           for (const r of parkedThere.rows) timersParkerKilled.add(r.id)
           log(`SIGKILL ${victim.workerId} at ${terminal} terminal jobs (${parkedThere.rows.length} unanswered parks its own)`)
+          // The holder query and the kill are not one step: a job that ends at once may have ended
+          // in between, so the victim died holding nothing and nothing can be reclaimed. Without
+          // restarts (the lean run, which must see a reclaim) one more holder is killed, once.
+          const held = await fleetDb.query<{ n: string }>(`SELECT count(*) AS n FROM gateway_jobs WHERE status = 'running' AND lease_owner = $1`, [victim.workerId])
+          if (Number(held.rows[0].n) === 0 && !options.restart && !missedKill && members.filter((m) => m.alive).length > 1) {
+            missedKill = true
+            killAts.splice(killedWorkers.length, 0, terminal)
+            log(`${victim.workerId} held no running claim when it died: one more kill`)
+          }
           if (options.restart) {
             const replacement = await startMember(dbUrl, memberOptions(`${victim.workerId}-r`))
             watchExit(replacement)
