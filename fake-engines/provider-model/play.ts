@@ -84,9 +84,11 @@ export async function* playLeg(steps: Step[], promptChars: number, signal: Abort
   return usage ?? { input: estimateTokens('x'.repeat(promptChars)), output: produced ? estimateTokens('x'.repeat(produced)) : 0, cacheRead: 0 }
 }
 
+/** Resolves after `ms` or at the abort, whichever is first; the listener goes with the timer, so a paced stream's thousands of delays leave none behind on the request's signal. */
 function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => { clearTimeout(timer); resolve() }, { once: true })
+    const onAbort = () => { clearTimeout(timer); resolve() }
+    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve() }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
   })
 }
