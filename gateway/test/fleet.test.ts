@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startPostgresServer, type PostgresServer } from './postgres-server.ts'
-import { runFleet, startMember, type Member } from './fleet/run-fleet.ts'
+import { startMember, type Member } from './fleet/fleet-member.ts'
+import { runFleet } from './fleet/run-fleet.ts'
 import { until } from './harness.ts'
 
 describe('a fleet of gateway processes on one PostgreSQL', () => {

@@ -12,7 +12,7 @@ import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { until } from '../harness.ts'
 import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
-import { startMember, type Member } from './run-fleet.ts'
+import { startMember, type Member } from './fleet-member.ts'
 
 const SUCCEED = `scenario:${JSON.stringify({ name: 'work', steps: [{ type: 'sleep', ms: 30 }, { type: 'text', text: 'done' }] })}`
 const PROMPTS = [SUCCEED, 'scenario:deferred', 'scenario:model-error']

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { until } from '../harness.ts'
 import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
 import type { FleetGatewayOptions } from './fleet-gateway.ts'
-import { startMember, type Member } from './run-fleet.ts'
+import { startMember, type Member } from './fleet-member.ts'
 
 const TERMINAL = ['succeeded', 'failed', 'canceled']
 const LEASE_MS = 1200

@@ -13,7 +13,7 @@ import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { until } from '../harness.ts'
 import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
-import { startMember, type Member } from './run-fleet.ts'
+import { startMember, type Member } from './fleet-member.ts'
 
 describe('a claimant stalled past its lease', () => {
   let server: PostgresServer | undefined

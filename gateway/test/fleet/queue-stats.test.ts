@@ -8,7 +8,7 @@ import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { until } from '../harness.ts'
 import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
-import { startMember, type Member } from './run-fleet.ts'
+import { startMember, type Member } from './fleet-member.ts'
 
 describe('GET /queue on a fleet', () => {
   let server: PostgresServer | undefined

@@ -20,34 +20,25 @@
  * unless the run killed it.
  * Returns the figures and the list of violations (empty when all hold).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { startPostgresServer } from '../postgres-server.ts'
+import { FleetFaults, type FaultPlan } from './fleet-faults.ts'
 import type { FleetGatewayOptions } from './fleet-gateway.ts'
 import { jobBody, TIMER_OPTIONS, unansweredKind, WEBHOOK_TIMEOUT_MS } from './fleet-jobs.ts'
+import { startMember, type Member } from './fleet-member.ts'
 import { startWebhookReceiver, watchQueue, type QueueWatcher, type WebhookReceiver } from './fleet-observers.ts'
 import { checkJobStream } from './webhook-stream.ts'
 
-export interface FleetRunOptions {
-  jobs: number
+/** The kill and stall plan (killAt, kills, restart, stallAt) is FleetFaults'. */
+export interface FleetRunOptions extends Omit<FaultPlan, 'leaseMs'> {
   processes?: number
   maxConcurrency?: number
   leaseMs?: number
-  /** SIGKILL a process holding a claim once this fraction of jobs is terminal (default 0.4). */
-  killAt?: number
-  /** How many processes to SIGKILL, one after another from killAt on, evenly to 0.8 of the jobs (default 1). */
-  kills?: number
   timeoutMs?: number
   log?: (line: string) => void
   /** Issue 21: post each result to two live processes at once (other than the parker when possible). */
   duplicates?: boolean
-  /** Issue 21: start a replacement for the killed process (a new worker id). */
-  restart?: boolean
-  /** Issue 21: SIGSTOP one process holding claims for twice the lease once this fraction of jobs is terminal, then SIGCONT. */
-  stallAt?: number
   /**
    * Issue 21: one job in 6 parks on deferred_short (deadline 2.5 s) and one in 6 on deferred_task
    * (10 min) and neither is answered: the first must end succeeded through its deadline, the
@@ -89,27 +80,7 @@ export interface FleetReport {
   violations: string[]
 }
 
-const CHILD = fileURLToPath(new URL('./fleet-gateway.ts', import.meta.url))
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled'])
-export interface Member { workerId: string; url: string; child: ChildProcess; alive: boolean; stalled?: boolean }
-
-export async function startMember(dbUrl: string, options: FleetGatewayOptions): Promise<Member> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
-    env: { ...process.env, DATABASE_URL: dbUrl, FLEET_OPTIONS: JSON.stringify(options) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr!.on('data', (b) => {
-    stderr = (stderr + b).slice(-4000)
-    if (process.env.FLEET_DEBUG) process.stderr.write(b)
-  })
-  const line = await new Promise<string>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! })
-    rl.once('line', resolve)
-    child.once('exit', (code) => reject(new Error(`fleet gateway ${options.workerId} exited ${code}: ${stderr}`)))
-  })
-  return { workerId: options.workerId, url: JSON.parse(line).url, child, alive: true }
-}
 
 export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
   const processes = options.processes ?? 4
@@ -231,72 +202,21 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     }))
     log(`submitted ${ids.length} jobs in ${Date.now() - started} ms`)
 
-    const kills = options.kills ?? 1
-    const firstKill = options.killAt ?? 0.4
-    const killAts = Array.from({ length: kills }, (_, k) => Math.floor((firstKill + (kills > 1 ? k * (0.8 - firstKill) / (kills - 1) : 0)) * options.jobs))
-    const stallAt = options.stallAt === undefined ? undefined : Math.floor(options.stallAt * options.jobs)
-    const killedWorkers: string[] = []
-    let missedKill = false
-    const timersParkerKilled = new Set<string>()
-    let stalled: Member | undefined
+    const faults = new FleetFaults({ ...options, leaseMs }, {
+      db: fleetDb, members, unanswered: () => [...unanswered.keys()], log,
+      restart: async (victim) => {
+        const replacement = await startMember(dbUrl, memberOptions(`${victim.workerId}-r`))
+        watchExit(replacement)
+        watch(replacement)
+        members.push(replacement)
+        log(`restarted as ${replacement.workerId}`)
+      },
+    })
     const deadline = Date.now() + (options.timeoutMs ?? 300_000)
     for (;;) {
       const { rows } = await fleetDb.query<{ terminal: string }>(`SELECT count(*) FILTER (WHERE status IN ('succeeded','failed','canceled')) AS terminal FROM gateway_jobs`)
       const terminal = Number(rows[0].terminal)
-      if (killedWorkers.length < kills + (missedKill ? 1 : 0) && terminal >= killAts[killedWorkers.length]) {
-        // The victim is a process holding at least one claim right now; with timers, preferably
-        // one that also parked an unanswered job (its deadline or cap must fire elsewhere).
-        const holders = await fleetDb.query<{ lease_owner: string; parks: string }>(`SELECT lease_owner, count(*) FILTER (WHERE status = 'parked' AND id = ANY($1)) AS parks
-          FROM gateway_jobs WHERE status IN ('running', 'parked') GROUP BY lease_owner HAVING count(*) FILTER (WHERE status = 'running') > 0
-          ORDER BY 2 DESC, count(*) FILTER (WHERE status = 'running') DESC`, [[...unanswered.keys()]])
-        // When no process holds a running claim (all parked or queued), the kill waits for one; only
-        // near the end of the run is any live one killed: the run must still see its kills, and a
-        // restart must still adopt what it held. (A 5 % window made the lean run kill a process
-        // holding nothing, so nothing was reclaimed: fleet.test.ts failed once in CI.)
-        const lastChance = Math.min(killAts[killedWorkers.length] + Math.ceil(options.jobs * 0.25), options.jobs - 3)
-        const victim = holders.rows.map((h) => members.find((m) => m.workerId === h.lease_owner && m.alive && m !== stalled)).find((m) => m !== undefined)
-          ?? (terminal >= lastChance ? members.find((m) => m.alive && m !== stalled) : undefined)
-        if (victim) {
-          const parkedThere = await fleetDb.query<{ id: string }>(`SELECT id FROM gateway_jobs WHERE status = 'parked' AND lease_owner = $1 AND id = ANY($2)`, [victim.workerId, [...unanswered.keys()]])
-          victim.child.kill('SIGKILL')
-          if (process.env.FLEET_DEBUG) console.error(`KILLED ${victim.workerId}`)
-          victim.alive = false
-          killedWorkers.push(victim.workerId)
-          for (const r of parkedThere.rows) timersParkerKilled.add(r.id)
-          log(`SIGKILL ${victim.workerId} at ${terminal} terminal jobs (${parkedThere.rows.length} unanswered parks its own)`)
-          // The holder query and the kill are not one step: a job that ends at once may have ended
-          // in between, so the victim died holding nothing and nothing can be reclaimed. Without
-          // restarts (the lean run, which must see a reclaim) one more holder is killed, once.
-          const held = await fleetDb.query<{ n: string }>(`SELECT count(*) AS n FROM gateway_jobs WHERE status = 'running' AND lease_owner = $1`, [victim.workerId])
-          if (Number(held.rows[0].n) === 0 && !options.restart && !missedKill && members.filter((m) => m.alive).length > 1) {
-            missedKill = true
-            killAts.splice(killedWorkers.length, 0, terminal)
-            log(`${victim.workerId} held no running claim when it died: one more kill`)
-          }
-          if (options.restart) {
-            const replacement = await startMember(dbUrl, memberOptions(`${victim.workerId}-r`))
-            watchExit(replacement)
-            watch(replacement)
-            members.push(replacement)
-            log(`restarted as ${replacement.workerId}`)
-          }
-        }
-      }
-      if (stallAt !== undefined && !stalled && terminal >= stallAt) {
-        const holders = await fleetDb.query<{ lease_owner: string }>(`SELECT lease_owner FROM gateway_jobs WHERE status = 'running' GROUP BY lease_owner ORDER BY count(*) DESC`)
-        const victim = members.find((m) => holders.rows.some((h) => h.lease_owner === m.workerId) && m.alive)
-        if (victim) {
-          stalled = victim
-          victim.stalled = true
-          victim.child.kill('SIGSTOP')
-          log(`SIGSTOP ${victim.workerId} at ${terminal} terminal jobs for ${2 * leaseMs} ms`)
-          setTimeout(() => {
-            victim.child.kill('SIGCONT')
-            victim.stalled = false
-            log(`SIGCONT ${victim.workerId}`)
-          }, 2 * leaseMs)
-        }
-      }
+      await faults.step(terminal)
       // Results are posted only on job_parked webhooks: no poll makes up for a lost one.
       if (terminal >= ids.length) break
       if (Date.now() > deadline) {
@@ -354,7 +274,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         if (r.from_status !== 'running' || r.to_status !== 'running') return
         reclaimed++
         const previous = rows[i - 1]?.worker
-        if (!killedWorkers.includes(previous ?? '') && previous !== stalled?.workerId) violations.push(`job ${id}: taken from live worker ${previous} by ${r.worker}`)
+        if (!faults.killedWorkers.includes(previous ?? '') && previous !== faults.stalled?.workerId) violations.push(`job ${id}: taken from live worker ${previous} by ${r.worker}`)
       })
       // Webhooks (Deliver 6): whole and in order, whoever sent them and whoever died.
       const stream = checkJobStream(id, receiver.events.get(id) ?? [])
@@ -378,7 +298,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         if (kind === 'deadline' && r.status === 'succeeded' && /After the deadline/.test(r.result ?? '')) deadlineJobs++
         else if (kind === 'cap' && r.status === 'failed' && /max parked duration/.test(r.error ?? '')) cappedJobs++
         // Its last attempt ran in a process the run killed or stalled before it parked: reclaimed, not retried.
-        else if (r.status === 'failed' && /^worker lost/.test(r.error ?? '') && (killedWorkers.length > 0 || stalled)) lostTimerJobs++
+        else if (r.status === 'failed' && /^worker lost/.test(r.error ?? '') && (faults.killedWorkers.length > 0 || faults.stalled)) lostTimerJobs++
         else violations.push(`job ${r.id} (${kind}): ended ${r.status}, error ${r.error}, result ${r.result}`)
       }
     }
@@ -391,8 +311,8 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     const appliedTrue = [...applied.values()].reduce((a, b) => a + b, 0)
     return {
       jobs: ids.length, processes, durationMs, maxConcurrency, peakRunning, byStatus, reclaimed, parked, resumedElsewhere,
-      killedWorker: killedWorkers[0], killedWorkers, stalledWorker: stalled?.workerId, deadlineJobs, cappedJobs, lostTimerJobs, resultPosts, appliedTrue,
-      duplicateWebhooks, lateResults, queueWsEvents: watchers.reduce((n, w) => n + w.events, 0), timersParkerKilled: timersParkerKilled.size, violations,
+      killedWorker: faults.killedWorkers[0], killedWorkers: faults.killedWorkers, stalledWorker: faults.stalled?.workerId, deadlineJobs, cappedJobs, lostTimerJobs, resultPosts, appliedTrue,
+      duplicateWebhooks, lateResults, queueWsEvents: watchers.reduce((n, w) => n + w.events, 0), timersParkerKilled: faults.timersParkerKilled.size, violations,
     }
   } finally {
     stopping = true

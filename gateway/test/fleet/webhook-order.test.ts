@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { until } from '../harness.ts'
 import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
 import type { FleetGatewayOptions } from './fleet-gateway.ts'
-import { startMember, type Member } from './run-fleet.ts'
+import { startMember, type Member } from './fleet-member.ts'
 import { checkJobStream, type ReceivedEvent } from './webhook-stream.ts'
 
 const work = (name: string) => `scenario:${JSON.stringify({ name, steps: [{ type: 'text', text: 'done' }, { type: 'usage', input: 3, output: 2 }] })}`
