@@ -13,10 +13,23 @@ export interface PostgresConnectionOptions {
   poolSize?: number
   /** Idle-connection errors (the server restarted, the network dropped); default: ignored, the pool reconnects. */
   onError?: (err: Error) => void
+  /**
+   * A transaction left open this long between statements is ended by the server, which rolls it
+   * back and frees its locks (default 10 000 ms). Only a stalled process leaves one open (a long
+   * GC pause, SIGSTOP, a frozen VM): without a bound it would hold its row locks, and the fleet's
+   * claim lock, until it continued. The stalled transaction runs again from the start when its
+   * process continues (retry.ts, 25P03).
+   */
+  idleInTransactionMs?: number
 }
 
+export const POOL_DEFAULTS = { idleInTransactionMs: 10_000 } as const
+
 export async function openPool(options: PostgresConnectionOptions): Promise<pg.Pool> {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 })
+  const pool = new pg.Pool({
+    connectionString: options.url, max: options.poolSize ?? 10,
+    idle_in_transaction_session_timeout: options.idleInTransactionMs ?? POOL_DEFAULTS.idleInTransactionMs,
+  })
   // An idle client's error would otherwise be an unhandled 'error' event and crash the process.
   pool.on('error', (err) => options.onError?.(err))
   try {

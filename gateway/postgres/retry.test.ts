@@ -6,6 +6,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startPostgresServer, type PostgresServer } from '../test/postgres-server.ts'
+import { openPool } from './pool.ts'
 import { isDatabaseUnavailable, query, read, transaction, withRetry } from './retry.ts'
 
 const sqlError = (code: string) => Object.assign(new Error(`sqlstate ${code}`), { code })
@@ -121,6 +122,44 @@ describe('transaction on a real PostgreSQL', () => {
     expect(new Set(retried)).toEqual(new Set(['40P01']))
     // Both committed exactly once: each row counted by both transactions, the aborted try undone.
     expect((await pool.query('SELECT id, n FROM t ORDER BY id')).rows).toEqual([{ id: 1, n: 2 }, { id: 2, n: 2 }])
+  })
+
+  it('a transaction left idle past idleInTransactionMs (its process stalled) is ended by the server: its locks free for others at once, and it runs again from the start', async () => {
+    const stallingPool = await openPool({ url: await server.createDatabase(), idleInTransactionMs: 150 })
+    try {
+      await stallingPool.query('CREATE TABLE c (n int NOT NULL)')
+      const order: string[] = []
+      let tries = 0
+      let stalled!: () => void
+      const stalling = new Promise<void>((resolve) => { stalled = resolve })
+      const retried: string[] = []
+      const done = transaction(stallingPool, async (client) => {
+        tries++
+        await client.query('SELECT pg_advisory_xact_lock(4242)')
+        await client.query('INSERT INTO c VALUES (1)')
+        if (tries === 1) {
+          stalled()
+          // No statement for far longer than the bound: from the server's side, a stalled process.
+          await new Promise((r) => setTimeout(r, 1500))
+          order.push('stalled try continues')
+        }
+      }, { baseDelayMs: 1, onRetry: (err) => retried.push((err as { code?: string }).code ?? '') })
+      await stalling
+      // Another session takes the same lock while the stalled one still sleeps.
+      const other = await stallingPool.connect()
+      await other.query('SELECT pg_advisory_lock(4242)')
+      order.push('lock taken elsewhere')
+      await other.query('SELECT pg_advisory_unlock(4242)')
+      other.release()
+      await done
+      expect(order).toEqual(['lock taken elsewhere', 'stalled try continues'])
+      expect(tries).toBe(2)
+      expect(retried).toEqual(['25P03'])
+      // The stalled try's insert was rolled back by the server; only the second one committed.
+      expect((await stallingPool.query('SELECT count(*)::int AS n FROM c')).rows).toEqual([{ n: 1 }])
+    } finally {
+      await stallingPool.end()
+    }
   })
 
   it('a connection killed mid-transaction fails that call (no unhandled error event) and the pool goes on', async () => {

@@ -13,8 +13,13 @@
  */
 import type pg from 'pg'
 
-/** SQLSTATEs whose transaction PostgreSQL rolled back and which may simply run again. */
-export const RETRYABLE_SQLSTATES: ReadonlySet<string> = new Set(['40001', '40P01'])
+/**
+ * SQLSTATEs whose transaction PostgreSQL rolled back and which may simply run again: 40001, 40P01,
+ * and 25P03, a transaction the server ended because it sat idle past
+ * idle_in_transaction_session_timeout (its process stalled holding it: openPool's
+ * `idleInTransactionMs`), which a single statement outside a transaction never gets.
+ */
+export const RETRYABLE_SQLSTATES: ReadonlySet<string> = new Set(['40001', '40P01', '25P03'])
 
 export const RETRY_DEFAULTS = { attempts: 5, baseDelayMs: 10 } as const
 
@@ -89,7 +94,13 @@ export function transaction<T>(pool: pg.Pool, op: (client: pg.PoolClient) => Pro
   return marked(() => withRetry(async () => {
     const client = await pool.connect()
     let broken: Error | undefined
-    const onBroken = (err: Error) => { broken = err }
+    // The server's own reason, when it ended the session (its FATAL arrives as an error event,
+    // while the failed query may only say the connection terminated).
+    let ended: Error | undefined
+    const onBroken = (err: Error) => {
+      broken = err
+      if (isRetryable(err)) ended ??= err
+    }
     client.on('error', onBroken)
     try {
       await client.query('BEGIN')
@@ -98,7 +109,8 @@ export function transaction<T>(pool: pg.Pool, op: (client: pg.PoolClient) => Pro
       return result
     } catch (err) {
       await client.query('ROLLBACK').catch((rollbackErr: Error) => { broken ??= rollbackErr })
-      throw err
+      // Rolled back by the server (25P03): retried as a whole, like a deadlock victim.
+      throw ended && !isRetryable(err) ? ended : err
     } finally {
       // A broken client is destroyed by the pool, and its error event may still come after this
       // (the server's FATAL message trails the failed query): it keeps the listener for good.

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { TERMINAL_JOB_STATUSES, type CreateJobRequest, type JobEvent, type JobInfo } from '../protocol/index.ts'
 import { LOCKS, WORK_CHANNEL } from '../postgres/migrations.ts'
-import { databaseIdOf, openPool, type PostgresConnectionOptions } from '../postgres/pool.ts'
+import { databaseIdOf, openPool, POOL_DEFAULTS, type PostgresConnectionOptions } from '../postgres/pool.ts'
 import { query, read, transaction } from '../postgres/retry.ts'
 import type { ClaimLimits, QueueAdapter, ResumeAndAdoptOutcome, WrittenRecord } from './adapter.ts'
 import { claimOutbox, draftJson, finishOutbox, recordedUpdateSql, resumeRecordedSql } from './postgres-outbox.ts'
@@ -49,9 +49,13 @@ function merge(patch: Partial<JobInfo>): [string, string[]] {
 }
 
 export async function createPostgresQueueAdapter(options: PostgresQueueOptions): Promise<PostgresQueueAdapter> {
-  const pool = await openPool(options)
-  const workerId = options.workerId ?? `gw-${randomUUID()}`
   const leaseMs = options.leaseMs ?? POSTGRES_QUEUE_DEFAULTS.leaseMs
+  // A process stalled inside a claim or resume transaction holds the fleet's claim lock and the
+  // job's row: the server ends that transaction well before the process's lease would lapse, so
+  // the rest of the fleet claims and resumes on (a result posted meanwhile is applied elsewhere).
+  const idleInTransactionMs = options.idleInTransactionMs ?? Math.min(POOL_DEFAULTS.idleInTransactionMs, Math.max(1_000, leaseMs / 2))
+  const pool = await openPool({ ...options, idleInTransactionMs })
+  const workerId = options.workerId ?? `gw-${randomUUID()}`
   const leaseSql = `clock_timestamp() + make_interval(secs => ${Number(leaseMs) / 1000})`
   const listeners = new Set<() => void>()
   const beats = new Set<() => void>()
