@@ -4,6 +4,7 @@
  * the applied version, and applies only the missing steps.
  */
 import type pg from 'pg'
+import { claimBatchMigration } from './claim-batch-migration.ts'
 import { fencingMigration } from './fencing-migration.ts'
 import { outboxMigration } from './outbox-migration.ts'
 
@@ -355,6 +356,9 @@ const MIGRATIONS: string[] = [
   ALTER TABLE gateway_jobs ADD COLUMN idempotency_key text;
   CREATE UNIQUE INDEX gateway_jobs_idempotency ON gateway_jobs (idempotency_key) WHERE idempotency_key IS NOT NULL;
   `,
+
+  // 10: several claims in one round trip (issue 25), in its own module.
+  claimBatchMigration,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -48,6 +48,12 @@ export interface QueueAdapter {
    * A shared adapter also refuses while `limits.maxRunning` jobs run anywhere in the fleet.
    */
   claimNext(now: number, limits?: ClaimLimits): Promise<JobRecord | undefined>
+  /**
+   * Up to `count` claims at once, as `count` calls of `claimNext(now, limits)` in a row would make
+   * them (oldest first, never past `limits.maxRunning` fleet-wide), in one step (one round trip for
+   * a database; issue 25). The queue uses it when present to fill several free slots.
+   */
+  claimBatch?(now: number, limits: ClaimLimits, count: number): Promise<JobRecord[]>
   get(id: string): Promise<JobRecord | undefined>
   /** Oldest first. */
   list(): Promise<JobRecord[]>

@@ -73,21 +73,28 @@ export class JobConclusion {
   async #complete(id: string, patch: Partial<JobInfo>, event: EventDraft | undefined, done: (updated: Pick<WrittenRecord, 'info' | 'event'> | undefined) => void, fence: Fence): Promise<void> {
     const q = this.#q
     const adapter = q.adapter
-    if (!adapter.completeAndClaim || q.pumping || q.closed || q.resumeWaiters.length > 0 || q.running.size + q.reserved.size >= q.maxConcurrency) {
+    // The slot this attempt held is the one its final write frees (it is still counted, as `ending`).
+    const freed = q.ending.has(id) ? 1 : 0
+    if (!adapter.completeAndClaim || q.pumping || q.closed || q.resumeWaiters.length > 0 || q.slotsTaken() - freed >= q.maxConcurrency) {
       done(await adapter.update(id, patch, fence, event))
       return
     }
+    let claimed: JobRecord | undefined
     q.pumping = true // a claim, so single-flight with the pump's
     try {
       if (await q.budgetExhausted()) {
         done(await adapter.update(id, patch, fence, event))
         return
       }
-      const { completed, completedEvent, claimed } = await adapter.completeAndClaim(id, patch, q.now(), { maxRunning: q.maxConcurrency }, fence, event)
-      done(completed && { info: completed, ...(completedEvent ? { event: completedEvent } : {}) })
-      if (claimed) await this.#start(claimed)
+      const outcome = await adapter.completeAndClaim(id, patch, q.now(), { maxRunning: q.maxConcurrency }, fence, event)
+      done(outcome.completed && { info: outcome.completed, ...(outcome.completedEvent ? { event: outcome.completedEvent } : {}) })
+      claimed = outcome.claimed
     } finally {
       q.pumping = false
     }
+    // Started after the claim is done (issue 25): its slot is held from start()'s first step
+    // (q.starting), and a job that ends at once must find no claim in flight, so that its own
+    // final write can claim the next job rather than leave it to one more round trip.
+    if (claimed) await this.#start(claimed)
   }
 }

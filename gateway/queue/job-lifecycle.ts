@@ -57,7 +57,9 @@ export class JobLifecycle {
     try {
       // Each attempt starts clean (issue 21, item 8): the previous attempt's error went out with its job_retrying.
       // Recorded with this write (issue 21, Deliver 6), which names the session as protocol 7's job_started does.
-      const info = await q.adapter.update(run.id, { startedAt: q.now(), sessionId: runner.id, error: undefined }, this.#fencing.fenceOf(run), q.draft({ type: 'job_started' }, record.request))
+      // The SDK session id too when the session already has it (issue 25: one write, not two; system_init then writes nothing).
+      const sdkSessionId = runner.info().sdkSessionId
+      const info = await q.adapter.update(run.id, { startedAt: q.now(), sessionId: runner.id, error: undefined, ...(sdkSessionId ? { sdkSessionId } : {}) }, this.#fencing.fenceOf(run), q.draft({ type: 'job_started' }, record.request))
       if (!info) {
         started()
         return this.#fencing.abandon(run)
@@ -87,7 +89,7 @@ export class JobLifecycle {
     run.lastSeq = event.seq
     switch (event.type) {
       case 'system_init':
-        if (event.sdkSessionId) q.adapter.update(run.id, { sdkSessionId: event.sdkSessionId }, this.#fencing.fenceOf(run)).catch((err) => q.report(err, 'job update'))
+        if (event.sdkSessionId && event.sdkSessionId !== run.record.info.sdkSessionId) q.adapter.update(run.id, { sdkSessionId: event.sdkSessionId }, this.#fencing.fenceOf(run)).catch((err) => q.report(err, 'job update'))
         break
       case 'assistant_message': {
         if (event.replay) break

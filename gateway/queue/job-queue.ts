@@ -26,6 +26,9 @@ export type { QueueDeps, ResumeGrant } from './queue-state.ts'
 
 export class QueueRefusal extends Error {}
 
+/** Claims per batch (claimBatch): enough for a pool's worth of slots, few enough that one call stays short. */
+const CLAIM_BATCH_MAX = 32
+
 /** JSON with object keys sorted: a request compares equal to itself read back from a store that reorders keys. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
@@ -62,6 +65,10 @@ export class JobQueue {
     // Leases are renewed for the runs this process has, not for every job it once claimed (issue 21).
     this.adapter.renewOnly?.(() => q.heldClaims())
     this.adapter.onHeartbeat?.(() => {
+      // A claim lapses only with time, by a lease far longer than a heartbeat: the pump asks for
+      // lapsed claims once per heartbeat, not once per job (issue 25: a round trip per job).
+      q.reclaimDue = true
+      void this.pump()
       void this.#fencing.checkClaims()
       void this.#parking.sweepParkedCaps()
       outbox?.kick() // retries come due, and claims of dead processes lapse
@@ -191,7 +198,7 @@ export class JobQueue {
         q.pumpAgain = false
         await this.#reclaimLapsed()
         const limits = { maxRunning: this.maxConcurrency }
-        while (!q.closed && q.running.size + q.reserved.size < this.maxConcurrency) {
+        while (!q.closed && q.slotsTaken() < this.maxConcurrency) {
           const waiter = q.resumeWaiters.shift()
           if (waiter) {
             // A shared adapter counts the whole fleet: wait for a slot freed anywhere (job-status.6).
@@ -214,9 +221,23 @@ export class JobQueue {
             continue
           }
           if (await q.budgetExhausted()) break
+          // Every free slot's claim in one step when the adapter can (issue 25), else one by one.
+          const free = this.maxConcurrency - q.slotsTaken()
+          const batch = this.adapter.claimBatch && free > 1
+            ? await this.adapter.claimBatch(q.now(), limits, Math.min(free, CLAIM_BATCH_MAX))
+            : undefined
+          if (batch) {
+            for (const claimed of batch) void this.#lifecycle.start(claimed).catch((err) => q.report(err, 'job start'))
+            if (batch.length < Math.min(free, CLAIM_BATCH_MAX)) break // no more runnable jobs, or no fleet-wide slot
+            continue
+          }
           const claimed = await this.adapter.claimNext(q.now(), limits)
           if (!claimed) break
-          await this.#lifecycle.start(claimed)
+          // Not awaited (issue 25): the start holds its slot from here (q.starting, counted by
+          // slotsTaken), and a job that ends while the pump goes on claiming for other slots
+          // would otherwise find the pump busy and could not claim the next job with its final
+          // write. start() reports its own failures.
+          void this.#lifecycle.start(claimed).catch((err) => q.report(err, 'job start'))
         }
       } while (q.pumpAgain && !q.closed)
     } catch (err) {
@@ -233,6 +254,9 @@ export class JobQueue {
   async #reclaimLapsed(): Promise<void> {
     const q = this.#q
     if (!this.adapter.reclaimExpired || q.closed) return
+    // With a heartbeat, only after one (and at the first pump); without, at every pump as before.
+    if (this.adapter.onHeartbeat && !q.reclaimDue) return
+    q.reclaimDue = false
     let lapsed: JobRecord[]
     try {
       lapsed = await this.adapter.reclaimExpired(q.now())

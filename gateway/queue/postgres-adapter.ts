@@ -29,6 +29,7 @@ export interface PostgresQueueAdapter extends QueueAdapter {
   readonly databaseId: string
   resumeAndAdopt: NonNullable<QueueAdapter['resumeAndAdopt']>
   completeAndClaim: NonNullable<QueueAdapter['completeAndClaim']>
+  claimBatch: NonNullable<QueueAdapter['claimBatch']>
   renewOnly: NonNullable<QueueAdapter['renewOnly']>
   leaseHeld: NonNullable<QueueAdapter['leaseHeld']>
   /** Stops heartbeats and listening and ends the pool. Claims held lapse after leaseMs. */
@@ -199,6 +200,15 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
           : await q<Row>({ name: 'gw_claim_unlimited', text: claimSql, values: [now, workerId] })
         for (const r of rows) heldUntil.set(r.info.id, sentAt + leaseMs)
         return record(rows[0])
+      })
+    },
+
+    claimBatch(now, limits, count) {
+      return serial(async () => {
+        const sentAt = Date.now()
+        const { rows } = await q<Row>({ name: 'gw_claim_batch', text: 'SELECT info, request FROM gateway_claim_batch($1, $2, $3, $4, $5, $6)', values: [now, workerId, leaseMs, limits.maxRunning, LOCKS.claim, count] })
+        for (const r of rows) heldUntil.set(r.info.id, sentAt + leaseMs)
+        return rows.map((r) => record(r)!)
       })
     },
 

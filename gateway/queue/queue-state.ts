@@ -55,6 +55,8 @@ export class QueueState {
   readonly announcing = new Map<string, Promise<void>>()
   pumping = false
   pumpAgain = false
+  /** The next pump asks the adapter for lapsed claims (set by each heartbeat; true for the first pump). */
+  reclaimDue = true
   closed = false
   /** The queue's pump (JobQueue.pump), set by JobQueue: a job's end or a timer wakes it. */
   pump: () => Promise<void> = async () => {}
@@ -68,6 +70,15 @@ export class QueueState {
 
   get maxConcurrency(): number {
     return this.options.maxConcurrency ?? QUEUE_DEFAULTS.maxConcurrency
+  }
+
+  /**
+   * Slots this process holds: runs, resumes promised a slot, claimed attempts whose session is
+   * being started, and ended ones whose final write is in flight (the store counts them running
+   * until it lands; that write may claim the slot's next job itself, JobConclusion).
+   */
+  slotsTaken(): number {
+    return this.running.size + this.reserved.size + this.starting.size + this.ending.size
   }
 
   report(err: unknown, where: string): void {
