@@ -60,7 +60,14 @@ if (options.dieAfterClaim) {
   }
   const claimNext = adapter.claimNext
   const completeAndClaim = adapter.completeAndClaim
+  const claimBatch = adapter.claimBatch
   adapter.claimNext = async (...args) => dieFor(await claimNext(...args))
+  // Every way the queue claims (issue 25: several free slots are claimed in one step).
+  adapter.claimBatch = async (...args) => {
+    const claimed = await claimBatch(...args)
+    for (const record of claimed) dieFor(record)
+    return claimed
+  }
   adapter.completeAndClaim = async (...args) => {
     const done = await completeAndClaim(...args)
     dieFor(done.claimed)
