@@ -92,6 +92,9 @@ export class JobConclusion {
     } finally {
       q.pumping = false
     }
+    // The end is written: its slot is no longer this job's (the claimed job's own end, if it
+    // comes while this one's start runs, must find it free to claim in turn).
+    if (q.ending.get(id) === fence.attempt) q.ending.delete(id)
     // Started after the claim is done (issue 25): its slot is held from start()'s first step
     // (q.starting), and a job that ends at once must find no claim in flight, so that its own
     // final write can claim the next job rather than leave it to one more round trip.

@@ -65,6 +65,7 @@ export class JobLifecycle {
         return this.#fencing.abandon(run)
       }
       run.record.info = info.info
+      run.infoCurrent = !run.parked
       q.announce({ type: 'job_started' }, info, run)
     } catch (err) {
       q.report(err, 'job start')
@@ -159,7 +160,9 @@ export class JobLifecycle {
     // renewed lease with nothing left to end it: a failed write is reported and tried again.
     const record = async (tries: number): Promise<void> => {
       try {
-        const current = (await q.adapter.get(run.id))?.info ?? run.record.info
+        // The store's copy is read unless this run's own start write answered it and nothing
+        // since wrote the job (only this claim's holder writes it, and only through this run).
+        const current = (tries === 0 && run.infoCurrent ? run.record.info : (await q.adapter.get(run.id))?.info) ?? run.record.info
         const total = {
           tokens: current.usage.tokens + tokens,
           totalCostUsd: current.usage.totalCostUsd + (usage?.totalCostUsd ?? 0),

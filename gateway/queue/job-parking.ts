@@ -61,6 +61,7 @@ export class JobParking {
     clearTimeout(run.durationTimer)
     run.unsubscribe()
     run.parked = true
+    run.infoCurrent = false
     run.parkedAt = now
     q.running.delete(run.id)
     q.parked.set(run.id, run)
