@@ -227,4 +227,27 @@ describe('PostgresQueueAdapter completeAndClaim', () => {
     expect(handed.claimed?.info.id).toBe('c') // the freed slot went to the next job
     await woke // and the refused process was told a slot freed
   })
+
+  it('claimBatch claims the oldest runnable jobs in one step, never past the fleet\'s free slots, each job once', async () => {
+    const url = await postgres.database()
+    const [mine, other] = await Promise.all([adapter({}, url), adapter({}, url)])
+    for (let i = 0; i < 10; i++) await mine.add(job(`j${i}`))
+    await mine.add({ ...job('later'), info: { ...job('later').info, nextRunAt: Date.now() + 60_000 } })
+    await other.claimNext(Date.now(), { maxRunning: 6 }) // j0, elsewhere in the fleet
+    // Asked for 4 with 5 slots free: the 4 oldest runnable, in order.
+    expect((await mine.claimBatch(Date.now(), { maxRunning: 6 }, 4)).map((r) => r.info.id)).toEqual(['j1', 'j2', 'j3', 'j4'])
+    // Two processes at once, each asking for 4, with 1 slot left fleet-wide: one job claimed in all.
+    const [a, b] = await Promise.all([mine.claimBatch(Date.now(), { maxRunning: 6 }, 4), other.claimBatch(Date.now(), { maxRunning: 6 }, 4)])
+    expect([...a, ...b].map((r) => r.info.id)).toEqual(['j5'])
+    for (const r of [...a, ...b]) expect(r.info.status).toBe('running')
+    // Full: nothing, and the next release wakes the refused process.
+    expect(await mine.claimBatch(Date.now(), { maxRunning: 6 }, 4)).toEqual([])
+    const woke = new Promise<void>((resolve) => mine.onWork!(resolve))
+    await other.update('j0', { status: 'succeeded', finishedAt: 1 })
+    await woke
+    // The job not yet due stays queued however many are asked for.
+    const rest = await mine.claimBatch(Date.now(), { maxRunning: 100 }, 32)
+    expect(rest.map((r) => r.info.id)).toEqual(['j6', 'j7', 'j8', 'j9'])
+    expect((await mine.get('later'))?.info.status).toBe('queued')
+  })
 })
