@@ -35,7 +35,7 @@ export const CURATED: Mutant[] = [
   one('retry-constant-delay', 'job-status.7 retryDelayMs doubled each retry', 'gateway/queue/job-conclusion.ts',
     '* 2 ** (current.attempt - 1)', '* 1', ['jobs-retry-doubling']),
   one('concurrency-plus-one', 'queue-options.1 running never exceeds maxConcurrency', 'gateway/queue/job-queue.ts',
-    'q.running.size + q.reserved.size < this.maxConcurrency', 'q.running.size + q.reserved.size <= this.maxConcurrency', ['queue-options.1']),
+    'while (!q.closed && q.slotsTaken() < this.maxConcurrency) {', 'while (!q.closed && q.slotsTaken() <= this.maxConcurrency) {', ['queue-options.1']),
   one('bypass-allowed', 'server-configuration.16 bypassPermissions refused (403) when disabled', 'gateway/server/create-request.ts',
     "if (request.permissionMode === 'bypassPermissions' && policy.disableBypassPermissions) {", 'if (false) {', ['server-configuration.16']),
   one('grants-widen', 'profiles.6 a create request\'s capabilities may only narrow the grant', 'gateway/server/create-request.ts',
