@@ -2,9 +2,10 @@
  * One worker process of the queue claim-rate bench (issue 25: both sides as they really run, at
  * their fastest documented settings):
  * - `ours`: the gateway's own JobQueue on PostgresQueueAdapter, running each job as it runs any
- *   (the session started through `startSession`, its start and session id written with the attempt
- *   as fence, `sdkSessionId` on system_init, the turn result's final write together with the next
- *   claim, each pump's lapsed-claim check), with a no-op session that answers its prompt at once;
+ *   (the session started through `startSession`, its start, session id and `sdkSessionId` written
+ *   with the attempt as fence, the turn result's final write together with the next claim, free
+ *   slots claimed together, the lapsed-claim check once per heartbeat), with a no-op session
+ *   (queue-noop-session.ts) that answers its prompt at once;
  *   `maxConcurrency` = concurrency × processes, the fleet-wide limit graphile-worker's side has,
  *   and a pool of concurrency + 1 connections, as graphile-worker's.
  * - `graphile`: graphile-worker at the settings of its performance page
