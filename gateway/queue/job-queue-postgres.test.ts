@@ -87,14 +87,7 @@ describe('JobQueue on PostgreSQL', () => {
       expect((await queue.get(job.id))?.info).toMatchObject({ status: 'succeeded', result: { subtype: 'success', isError: false } })
     }
     // maxConcurrency from the database's own history: never two running at once.
-    let running = 0
-    let peak = 0
-    for (const h of await history()) {
-      if (h.to_status === 'running' && h.from_status !== 'running') running++
-      if (h.from_status === 'running' && h.to_status !== 'running') running--
-      peak = Math.max(peak, running)
-    }
-    expect(peak).toBe(1)
+    expect(peakRunning(await history())).toBe(1)
   })
 
   it('retries a failed attempt through the same step, and completes it on the next attempt', async () => {
@@ -138,13 +131,18 @@ describe('JobQueue on PostgreSQL', () => {
     expect(calls.filter((c) => c === 'completeAndClaim')).toHaveLength(6)
     // The first job's claim, and the pump after the last end, which finds none.
     expect(calls.filter((c) => c === 'claimNext' || c === 'claimBatch')).toHaveLength(2)
-    let running = 0
-    let peak = 0
-    for (const h of await history()) {
-      if (h.to_status === 'running' && h.from_status !== 'running') running++
-      if (h.from_status === 'running' && h.to_status !== 'running') running--
-      peak = Math.max(peak, running)
-    }
-    expect(peak).toBe(1)
+    expect(peakRunning(await history())).toBe(1)
   })
 })
+
+/** Jobs running at once at the busiest moment, read from the database's own transition history. */
+function peakRunning(history: Array<{ from_status: string | null; to_status: string }>): number {
+  let running = 0
+  let peak = 0
+  for (const h of history) {
+    if (h.to_status === 'running' && h.from_status !== 'running') running++
+    if (h.from_status === 'running' && h.to_status !== 'running') running--
+    peak = Math.max(peak, running)
+  }
+  return peak
+}
