@@ -222,22 +222,16 @@ export class JobQueue {
           }
           if (await q.budgetExhausted()) break
           // Every free slot's claim in one step when the adapter can (issue 25), else one by one.
-          const free = this.maxConcurrency - q.slotsTaken()
-          const batch = this.adapter.claimBatch && free > 1
-            ? await this.adapter.claimBatch(q.now(), limits, Math.min(free, CLAIM_BATCH_MAX))
-            : undefined
-          if (batch) {
-            for (const claimed of batch) void this.#lifecycle.start(claimed).catch((err) => q.report(err, 'job start'))
-            if (batch.length < Math.min(free, CLAIM_BATCH_MAX)) break // no more runnable jobs, or no fleet-wide slot
-            continue
-          }
-          const claimed = await this.adapter.claimNext(q.now(), limits)
-          if (!claimed) break
-          // Not awaited (issue 25): the start holds its slot from here (q.starting, counted by
+          const asked = this.adapter.claimBatch ? Math.min(this.maxConcurrency - q.slotsTaken(), CLAIM_BATCH_MAX) : 1
+          const claims = asked > 1
+            ? await this.adapter.claimBatch!(q.now(), limits, asked)
+            : [await this.adapter.claimNext(q.now(), limits)].filter((r) => r !== undefined)
+          // Not awaited (issue 25): each start holds its slot from here (q.starting, counted by
           // slotsTaken), and a job that ends while the pump goes on claiming for other slots
           // would otherwise find the pump busy and could not claim the next job with its final
           // write. start() reports its own failures.
-          void this.#lifecycle.start(claimed).catch((err) => q.report(err, 'job start'))
+          for (const claimed of claims) void this.#lifecycle.start(claimed).catch((err) => q.report(err, 'job start'))
+          if (claims.length < asked) break // no more runnable jobs, or no fleet-wide slot
         }
       } while (q.pumpAgain && !q.closed)
     } catch (err) {
