@@ -100,7 +100,13 @@ export interface ProducedFile {
 
 export interface ScratchFiles {
   list(): Array<{ path: string; size: number }>
+  /** Throws `ScratchPathError` for a path no file can have (the caller's input is wrong, not absent). */
   read(path: string): Uint8Array | undefined
+}
+
+/** A path the scratch store refuses outright: part of the `ScratchFiles` contract, so the route can answer 400. */
+export class ScratchPathError extends Error {
+  override name = 'ScratchPathError'
 }
 
 /** A deferred execution's result, whoever produced it (a POST, the watchdog, an interrupt). */

@@ -1,5 +1,5 @@
 /**
- * `npm run mutation -- --curated`: the hand-written mutants (scripts/mutation/mutants.ts) plus a
+ * `npm run mutation -- --curated`: the hand-written mutants (conformance/variants/curated-mutants.ts) plus a
  * few refusal-status swaps, kept as regression cases next to the generated run (run.ts). For
  * each mutant the kit starts the mutated scratch copy as its self target and runs the cases the
  * mutant names; a mutant is killed when any case fails or errors. Writes
@@ -13,7 +13,7 @@ import { ERROR_CODES } from '../../gateway/protocol/errors.ts'
 import { seededRandom } from '../../conformance/harness/random.ts'
 import { runSuite } from '../../conformance/run-suite.ts'
 import { startSelfTarget } from '../../conformance/target/self.ts'
-import { CURATED, type Mutant } from './mutants.ts'
+import { CURATED, type Mutant } from '../../conformance/variants/curated-mutants.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const COPIED = ['gateway', 'fake-engines', 'scenarios', 'conformance', 'package.json', 'tsconfig.json']

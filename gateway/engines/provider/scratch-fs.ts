@@ -4,9 +4,9 @@
  * in and out so no caller (or sandboxed script) can alias stored data.
  */
 
-export class ScratchPathError extends Error {
-  override name = 'ScratchPathError'
-}
+import { ScratchPathError } from '../../sessions/runner.ts'
+
+export { ScratchPathError }
 
 export class ScratchLimitError extends Error {
   override name = 'ScratchLimitError'

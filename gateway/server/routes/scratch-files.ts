@@ -6,8 +6,7 @@
 import type { ServerResponse } from 'node:http'
 import { posix } from 'node:path'
 import type { ListSessionFilesResponse } from '../../protocol/index.ts'
-import type { ScratchFiles } from '../../sessions/runner.ts'
-import { ScratchPathError } from '../../engines/provider/scratch-fs.ts'
+import { ScratchPathError, type ScratchFiles } from '../../sessions/runner.ts'
 import { sendJson, sendRefusal, writeDownloadHead } from '../http.ts'
 import { refuse } from '../refusal.ts'
 
@@ -26,7 +25,7 @@ export function serveScratchFile(res: ServerResponse, files: ScratchFiles | unde
     bytes = files.read(path)
   } catch (err) {
     // The store refuses a path no file can have (a NUL, over its length limit): the caller's input
-    // is wrong, so a 400 naming why, never the 500 an uncaught throw became (issue 22).
+    // is wrong: a 400 naming why, never a server error.
     if (err instanceof ScratchPathError) return sendRefusal(res, refuse('invalid_request', `invalid file path: ${err.message}`))
     throw err
   }
