@@ -1,5 +1,5 @@
 /**
- * The raw baselines of rows a-d, each in a forked process of its own (baseline-child.ts; issue 25:
+ * The raw baselines of rows a-d, each in a forked process of its own (baseline-child.ts:
  * a baseline sharing the client's process, or the gateway's, pulls the ratio toward 1). The same
  * servers as before, unchanged: a raw `ws` server (ws-client.ts `startBaselineServer`) sending
  * the captured replay frames or building the live burst, and a raw `node:http` server answering

@@ -1,5 +1,5 @@
 /**
- * (j) Capacity (issue 25): N sessions each streaming `deltas` text deltas at 50/s to one attached
+ * (j) Capacity: N sessions each streaming `deltas` text deltas at 50/s to one attached
  * client, through the real provider path (operator-gateway.ts: `gateway serve` in its own
  * process, bearer authentication on), the fake model servers and the clients in other processes.
  * N climbs a ladder; a level holds when the pooled p99 gap between a stream's consecutive deltas

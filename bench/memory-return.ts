@@ -1,5 +1,5 @@
 /**
- * (e) memory returned (issue 14): 1,000 real provider-engine sessions, each with one turn on the
+ * (e) memory returned: 1,000 real provider-engine sessions, each with one turn on the
  * fake model server, are created and deleted against a gateway in its own process; its resident
  * memory after, as a ratio of before (target ≤ 1.10). Heap is reported alongside.
  */

@@ -1,5 +1,5 @@
 /**
- * The gateway as an operator runs it (issue 25): `gateway serve --config <file>` in its own
+ * The gateway as an operator runs it: `gateway serve --config <file>` in its own
  * process, bearer authentication from a principals file, the provider engine on the fake model
  * server in a third process, and the two CLI engines on the kit's fake CLIs (which the gateway
  * spawns, as it spawns real ones). The compiled package (packages/gateway/dist, `npm run build`)

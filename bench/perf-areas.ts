@@ -1,5 +1,5 @@
 /**
- * CPU-time profile of a process by area (issue 25): reads `perf script` of a `perf record -e
+ * CPU-time profile of a process by area: reads `perf script` of a `perf record -e
  * cpu-clock -g -p <pid>` of a node started with `--perf-basic-prof`, and charges each sample to
  * the package of its innermost JavaScript frame, a kernel sample to the syscall that entered the
  * kernel, a GC sample to GC. Unlike `--cpu-prof` (wall-clock samples of the main thread), a

@@ -1,5 +1,5 @@
 /**
- * A profiling harness for the live fan-out path (issue 14): `runs` bursts of 50,000 deltas to one
+ * A profiling harness for the live fan-out path: `runs` bursts of 50,000 deltas to one
  * client, through the gateway with the firehose runner, or with `--raw` through the row's raw
  * baseline. Prints wall and CPU time of the bursts. Run under `node --cpu-prof --import tsx`.
  */

@@ -1,7 +1,7 @@
 /**
  * Summarises a V8 `.cpuprofile` (from `node --cpu-prof`): self time by function and by where the
  * code lives (the AI SDK, ws, the gateway, Node's internals, GC), idle excluded. Used for the
- * profiles in bench/README.md (issue 25).
+ * profiles in bench/README.md.
  *
  * `npx tsx bench/profile-summary.ts <file.cpuprofile> [--skip-ms N] [--top N]`
  */

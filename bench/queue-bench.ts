@@ -2,7 +2,7 @@
  * (h) Jobs claimed and completed per second on one PostgreSQL, with 1 and 4 worker processes: the
  * gateway's JobQueue on PostgresQueueAdapter, running each job as it runs any (fenced writes, a
  * no-op session), against graphile-worker at its documented fastest settings doing the same no-op
- * jobs on the same server in the same run (issues 15, 25; queue-child.ts). Every worker connects and waits idle (listening, as each queue does);
+ * jobs on the same server in the same run (queue-child.ts). Every worker connects and waits idle (listening, as each queue does);
  * then the jobs are inserted in one transaction and the clock starts at its COMMIT, whose NOTIFY
  * wakes both kinds of worker alike, and runs until the database shows the last job done. So
  * neither side's startup is timed, and both start from the same notification.

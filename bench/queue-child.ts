@@ -1,5 +1,5 @@
 /**
- * One worker process of the queue claim-rate bench (issue 25: both sides as they really run, at
+ * One worker process of the queue claim-rate bench (both sides as they really run, at
  * their fastest documented settings):
  * - `ours`: the gateway's own JobQueue on PostgresQueueAdapter, running each job as it runs any
  *   (the session started through `startSession`, its start, session id and `sdkSessionId` written

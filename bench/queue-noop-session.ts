@@ -1,4 +1,4 @@
-/** The queue bench's no-op job session (issue 25, row h): shared by queue-child.ts and queue-trace.ts. */
+/** The queue bench's no-op job session: shared by queue-child.ts and queue-trace.ts. */
 import { randomUUID } from 'node:crypto'
 import { SessionCore } from '../gateway/sessions/session-core.ts'
 import type { Runner } from '../gateway/sessions/runner.ts'

@@ -1,5 +1,5 @@
 /**
- * Where one JobQueue job's wall time goes (issue 25, row h): one process, the bench's no-op
+ * Where one JobQueue job's wall time goes: one process, the bench's no-op
  * session (queue-child.ts), `N` jobs at `maxConcurrency` `MAX`; every statement the pool sends is
  * counted by its name (or first words) with its round-trip time, so the round trips per job and
  * the time between them show. `npx tsx bench/queue-trace.ts [jobs] [maxConcurrency]`

@@ -1,6 +1,6 @@
 /**
  * Starts the gateway for a benchmark, on loopback, with the firehose runner as its engine. The
- * rows run it in its own process (`startBenchGateway`, rig-child.ts; issue 25: a client or a
+ * rows run it in its own process (`startBenchGateway`, rig-child.ts; a client or a
  * baseline in the gateway's process pulls every ratio toward 1); `startInProcessBenchGateway` keeps
  * it in the caller's process, for profiling the gateway and its client together (profile-live.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * The AI SDK's own CPU per streamed delta, without the gateway (issue 25): the fake model server in
+ * The AI SDK's own CPU per streamed delta, without the gateway: the fake model server in
  * its own process, this process consuming one call's stream through each layer the provider runner
  * could use, and reporting this process's CPU per delta. It tells what floor the SDK leaves to the
  * gateway's share. `npx tsx bench/sdk-stream-cost.ts [deltas] [--paced] [--streams N] [layer…]`

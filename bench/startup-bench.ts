@@ -1,10 +1,10 @@
 /**
- * (f) start to listening and (g) the full kit run (issues 14, 25). Start: what operators run, the
+ * (f) start to listening and (g) the full kit run. Start: what operators run, the
  * compiled package (`packages/gateway`, built by this step with `npm run build`'s script) under
  * plain `node` (`node dist/gateway/bin.js serve --config …`, a configuration of two profiles),
  * until it logs that it listens, against a spawned bare `node:http` server under plain `node`;
- * samples of the two are interleaved, and the spread is reported. (Until issue 25 both ran under
- * tsx, whose loader cost both sides the same and pulled the ratio toward 1.) Kit: one wall-clock
+ * samples of the two are interleaved, and the spread is reported. (Running both under
+ * tsx would cost both sides the same loader time and pull the ratio toward 1.) Kit: one wall-clock
  * run of `gateway-conformance` on the self target.
  */
 import { spawn } from 'node:child_process'

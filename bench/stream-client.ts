@@ -1,5 +1,5 @@
 /**
- * The client side of the streaming rows (issue 25): sessions created over HTTP with a bearer token,
+ * The client side of the streaming rows: sessions created over HTTP with a bearer token,
  * attached over WebSocket with the same token, a turn started by a `user_message` whose inline
  * scenario makes the fake engine stream a given number of text deltas, unpaced or paced. Frames are
  * classified by substring, not parsed: with a thousand streams the client must stay cheaper than

@@ -1,5 +1,5 @@
 /**
- * (i) Gateway CPU per streamed delta on the paths users run (issue 25): the gateway as operators
+ * (i) Gateway CPU per streamed delta on the paths users run: the gateway as operators
  * run it (operator-gateway.ts: `gateway serve`, bearer auth, its own process), the fake model
  * server in another, this process the client. Per delta = the gateway process's CPU time (all its
  * threads) over a turn / the turn's text deltas. CPU time, not wall clock: on a shared machine it

@@ -3,7 +3,7 @@
  * stream_delta events to 1 and 10 clients. Each is measured against a raw `ws` server doing the
  * same wire work at its limit (ws-client.ts), so the ratio is the gateway's own overhead. The
  * gateway (rig.ts), the baseline (baselines.ts) and the clients (this process) each run in a
- * process of their own (issue 25).
+ * process of their own.
  */
 import type WebSocket from 'ws'
 import type { BenchGateway } from './rig.ts'

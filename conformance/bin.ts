@@ -16,7 +16,7 @@ if (Number(process.versions.node.split('.')[0]) < 22) {
 }
 // V8's compiled code for the kit's modules and its dependencies (undici, zod, ws) is kept on disk
 // (Node's module compile cache, as the gateway's bin does): a run after the first skips compiling
-// them (issue 25, the kit run). An unwritable cache only means no cache: the call never throws.
+// them (the kit run). An unwritable cache only means no cache: the call never throws.
 module.enableCompileCache?.()
 if (process.argv[2] === '--version' || process.argv[2] === '-v') console.log(KIT_VERSION)
 else await import('./cli.ts')

@@ -131,13 +131,13 @@ async function main(): Promise<void> {
   if (values.target && values.url) fail(`--target and --url are exclusive\n${USAGE}`, 2)
   const seed = int(values.seed, 'seed', Math.floor(Math.random() * 2 ** 31))
   // Six cases at once: most of a case is waiting (on the target's timers, its engines' processes),
-  // and with four the self target left a core idle on a 2-core machine (issue 25, the kit run).
+  // and with four the self target left a core idle on a 2-core machine (the kit run).
   const concurrency = int(values.concurrency, 'concurrency', 6, 1)
   const timeoutMs = int(values['timeout-ms'], 'timeout-ms', 15_000, 100)
   const repeat = int(values.repeat, 'repeat', 1, 1)
   const baseline = values.baseline ? await loadBaseline(values.baseline).catch((err) => fail(err.message, 2)) : undefined
   // The self target starts first and the kit loads its cases, client and reports while the
-  // gateway starts: two processes' start-up overlap instead of adding up (issue 14, the kit run).
+  // gateway starts: two processes' start-up overlap instead of adding up (the kit run).
   let selfStarting: Promise<SelfTarget> | undefined
   const named = values.target !== undefined && Object.hasOwn(SELF_TARGETS, values.target) ? SELF_TARGETS[values.target] : undefined
   const namedTarget = named !== undefined

@@ -49,7 +49,7 @@ function knownKeys(path: PropertyKey[]): string[] {
 }
 
 /**
- * An engine feature names the profile role its cases run on (issue 12: `cli_secondary`, the codex
+ * An engine feature names the profile role its cases run on (`cli_secondary`, the codex
  * engine on the target's fake `codex app-server`): offering the feature without the role is a
  * usage error, not a run of cases that cannot pick a profile.
  */

@@ -46,7 +46,7 @@ export async function runCases(options: RunOptions): Promise<CaseResult[]> {
 
 /**
  * The order per-session cases start in: the longest first, so that no long case starts near the
- * end and keeps the run waiting on it alone (issue 25: the kit run). A case's length is estimated
+ * end and keeps the run waiting on it alone (the kit run). A case's length is estimated
  * from what it requires: the manifest timers it sits out, and a CLI engine (a process started per
  * session, a second for a resume). The sort is stable and depends only on the cases and the
  * manifest, so every run is scheduled alike; each case's inputs come from its own seed either way.

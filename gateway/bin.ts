@@ -15,7 +15,7 @@ if (Number(process.versions.node.split('.')[0]) < 22) {
 }
 // V8's compiled code for the command's ~200 modules is kept on disk (Node's module compile cache,
 // in the OS temporary directory unless NODE_COMPILE_CACHE names one; NODE_DISABLE_COMPILE_CACHE=1
-// turns it off), so a start after the first skips compiling them (issue 25). A cache that cannot
+// turns it off), so a start after the first skips compiling them. A cache that cannot
 // be written (a read-only file system) only means no cache: the call reports, never throws.
 module.enableCompileCache?.()
 if (process.argv[2] === '--version' || process.argv[2] === '-v') console.log(packageVersion(import.meta.url))

@@ -62,7 +62,7 @@ const EXPIRED_GRACE_MS = 500
 /** A header the notification webhook sends with every delivery (server-configuration.23), so the kit can see configured headers arrive. */
 const NOTIFICATION_HEADERS = { 'x-notification-source': 'gateway-dev' }
 // webhookRetryDelayMs is long enough to stand above local delivery latency, so the kit can see it
-// double: at 150 ms a constant delay once passed for exponential on a machine at load 10 (issue 20).
+// double: at 150 ms a constant delay once passed for exponential on a machine at load 10.
 const QUEUE = { maxConcurrency: 2, maxParkedDurationMs: 2000, retentionMaxAgeMs: 3000, killGraceMs: 50, webhookRetryDelayMs: 300, webhookAttempts: 3, dailyTokenLimit: 40_000 }
 
 export const DEV_PROFILES: ProfileConfig[] = [

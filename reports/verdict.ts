@@ -1,5 +1,5 @@
 /**
- * The one-line verdict of a run (issue 20, Deliver 6), shared by the console, the HTML page and
+ * The one-line verdict of a run, shared by the console, the HTML page and
  * report.json. The rule, in order:
  *
  * 1. a harness error → `error`: "HARNESS ERROR: …", no verdict on the target (exit 3);

@@ -31,7 +31,7 @@ for (const file of walk(dist)) {
 }
 for (const data of DATA[name]) cpSync(join(ROOT, data), join(dist, data), { recursive: true, filter: (src) => !src.endsWith('.md') })
 
-// The gateway's command: its own modules bundled into one entry and a few chunks (issue 25).
+// The gateway's command: its own modules bundled into one entry and a few chunks.
 if (name === 'gateway') await bundleGatewayBin()
 
 // The kit and the client share the wire types with the gateway by compiling gateway/protocol/, and nothing else of it.
@@ -43,7 +43,7 @@ if (name === 'conformance' || name === 'client') {
 /**
  * `gateway` (the package's bin, also its `./cli` export) starts by loading ~120 of the gateway's
  * own modules before it listens, and resolving, reading and linking each costs more than compiling
- * it (bench row f, issue 25). esbuild bundles them, from the same sources tsc compiled, over tsc's
+ * it (bench row f). esbuild bundles them, from the same sources tsc compiled, over tsc's
  * dist/gateway/bin.js: the entry, plus chunks in dist/gateway/bin-chunks/ for what the command
  * imports lazily (each command, the engines). Every package stays external, resolved from the
  * installed node_modules as before: pino keeps its worker-thread transports, the engine SDKs and

@@ -1,5 +1,5 @@
 /**
- * The soak of issue 21 (item 7): `npm run fleet -- [jobs] [runs] [timeoutMs] [flags]`. By default
+ * The fleet soak: `npm run fleet -- [jobs] [runs] [timeoutMs] [flags]`. By default
  * the full scenario, 330 jobs, 1 run: 3 gateway processes on one PostgreSQL (lease 6 s, fleet
  * maxConcurrency 4), jobs that succeed, fail and retry, or park with their results posted to two
  * processes at once other than the parker; 2 processes SIGKILLed holding claims (preferably

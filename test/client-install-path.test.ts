@@ -1,5 +1,5 @@
 /**
- * The client's install path (issue 23, Deliver 4): `agent-session-client` packed (its prepack
+ * The client's install path: `agent-session-client` packed (its prepack
  * builds it), installed alone from the tarball into an empty project outside the repository
  * (offline: it has no dependency to fetch), the Node example of docs/client.md
  * (examples/client-node/main.ts) type-checked under the user's strict nodenext with the

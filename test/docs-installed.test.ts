@@ -1,5 +1,5 @@
 /**
- * Issue 22 item 5: the pages an npm user reads are true for the installed package. What a page
+ * The pages an npm user reads are true for the installed package. What a page
  * can get wrong without running anything is checked here (the install-path test runs the rest:
  * docs/operating.md walked through from the packed tarballs, the README's sizes and example).
  */
@@ -31,7 +31,7 @@ const PAGES: Record<string, () => string> = {
   'packages/conformance/README.md': () => read('packages/conformance/README.md'),
 }
 
-/** Statements issue 22 found wrong for an installed package: each is a repository path or a stale figure. */
+/** Statements once found wrong for an installed package: each is a repository path or a stale figure. */
 const WRONG_FOR_AN_INSTALL: Array<[RegExp, string]> = [
   [/node --import tsx/, 'runs the TypeScript sources with tsx, a dev dependency'],
   [/npx tsx /, 'runs a repository file with tsx'],
@@ -43,7 +43,7 @@ const WRONG_FOR_AN_INSTALL: Array<[RegExp, string]> = [
   [/\$schema=\.\.\//, 'a $schema that points into the repository'],
 ]
 
-describe('the pages an installed user reads (issue 22)', () => {
+describe('the pages an installed user reads', () => {
   for (const [page, text] of Object.entries(PAGES)) {
     it(`${page} tells nothing only a repository checkout can do`, () => {
       const found = WRONG_FOR_AN_INSTALL.filter(([pattern]) => pattern.test(text())).map(([pattern, why]) => `${pattern}: ${why}`)

@@ -1,8 +1,8 @@
 /**
- * The install path (issue 10): both packages packed (their prepack builds them), installed into
+ * The install path: both packages packed (their prepack builds them), installed into
  * an empty project outside the repository with this Node 22 and none of the repository's
  * node_modules, and used there as the README tells each kind of user to; and docs/operating.md
- * followed literally from the same tarballs (issue 22, item 5).
+ * followed literally from the same tarballs.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
@@ -20,7 +20,7 @@ const KIT_SIZE_LIMIT = 15 * 1024 * 1024
 const ENGINE_SDKS = ['@anthropic-ai/claude-agent-sdk', 'ai', '@ai-sdk/openai-compatible', '@ai-sdk/provider', 'quickjs-emscripten']
 const TOKEN = 'install-path-operator-token'
 const SETUP_MS = 10 * 60_000
-/** The TypeScript a user gets today (`npm i -D typescript`: 7) and the 5.x line before it (issue 22). */
+/** The TypeScript a user gets today (`npm i -D typescript`: 7) and the 5.x line before it. */
 const USER_TYPESCRIPTS = ['7.0.2', '5.9.3']
 /** The fake engine commands the kit installs; each must print usage for --help and exit 0. */
 const FAKE_BINS = Object.keys(JSON.parse(readFileSync(join(ROOT, 'packages/conformance/package.json'), 'utf8')).bin as Record<string, string>).filter((bin) => bin.startsWith('fake-'))
@@ -126,7 +126,7 @@ describe('installed from the packed tarballs into an empty project', () => {
   it("compiles the README's library example with the user's own TypeScript 7 and 5.9 (strict, nodenext, no skipLibCheck): 0 errors", async () => {
     await writeFile(join(project, 'server.ts'), await readFile(EXAMPLE, 'utf8'))
     // What `tsc --init` leaves when a user removes skipLibCheck: every declaration is checked,
-    // ours and those of the packages ours import (issue 22: @ai-sdk/provider's need json-schema's).
+    // ours and those of the packages ours import (@ai-sdk/provider's need json-schema's).
     const options = { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', types: ['node'], skipLibCheck: false, outDir: 'out' }
     await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['server.ts'] }))
     for (const version of USER_TYPESCRIPTS) {
@@ -163,13 +163,13 @@ describe('installed from the packed tarballs into an empty project', () => {
     const version = await run('npx', ['--yes=false', 'gateway', '--version'], { cwd: project })
     expect(version.stdout.trim()).toBe(JSON.parse(await readFile(join(ROOT, 'packages/gateway/package.json'), 'utf8')).version)
 
-    // Until the kit's --url runs widen (issue 13), a bare URL runs the cases that need no manifest:
+    // Until the kit's --url runs widen, a bare URL runs the cases that need no manifest:
     // what is asserted is that the installed command connects, runs them and writes a report.
     const reports = join(work, 'reports')
     const suite = await run('npx', ['--yes=false', 'gateway-conformance', '--url', url, '--token', TOKEN, '--reports', reports], { cwd: project })
     expect(suite.stdout).toContain(`against ${url}`)
     expect([0, 1]).toContain(suite.code)
-    // A --url run is a smoke test (issue 20): its verdict line, the last, never says CONFORMANT.
+    // A --url run is a smoke test: its verdict line, the last, never says CONFORMANT.
     expect(suite.stdout.trimEnd().split('\n').at(-1)).toMatch(suite.code === 0 ? /^SMOKE TEST: \d+ of \d+ cases ran, none failed: not a conformance verdict/ : /^NOT CONFORMANT: /)
     const report = JSON.parse(await readFile(join(reports, 'report.json'), 'utf8'))
     expect(report.manifest.baseUrl).toBe(url)
@@ -198,7 +198,7 @@ describe('installed from the packed tarballs into an empty project', () => {
     expect(installed.has('agent-session-gateway')).toBe(false)
   })
 
-  it('ships manifest.schema.json in the packed kit, where the target README\'s $schema points and as the export gateway-conformance/manifest.schema.json (issue 20)', async () => {
+  it('ships manifest.schema.json in the packed kit, where the target README\'s $schema points and as the export gateway-conformance/manifest.schema.json', async () => {
     const readme = await readFile(join(ROOT, 'conformance/target/README.md'), 'utf8')
     const pointer = /\{ "\$schema": "([^"]+)" \}/.exec(readme)?.[1]
     expect(pointer).toMatch(/^\.\/node_modules\/gateway-conformance\//)
@@ -258,7 +258,7 @@ function processesNaming(dir: string): string[] {
   })
 }
 
-describe('docs/operating.md, followed literally from the packed tarballs (issue 22)', () => {
+describe('docs/operating.md, followed literally from the packed tarballs', () => {
   it('§1 install, §2 schema and check, §3 a token, §4 the systemd unit\'s ExecStart as systemd runs it: serves a Claude session, and SIGTERM exits 0 with no process left', async () => {
     const doc = await readFile(join(ROOT, 'docs/operating.md'), 'utf8')
     const srv = join(work, 'srv/gateway')

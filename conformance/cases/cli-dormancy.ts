@@ -1,5 +1,5 @@
 /**
- * Dormant CLI sessions across a restart of the target (embedding-rules.14, issue 24): with a
+ * Dormant CLI sessions across a restart of the target (embedding-rules.14): with a
  * durable store and `persistLive`, a cli_primary or cli_secondary session that finished a turn is
  * still listed after the restart, its first attach resumes the engine's own conversation with the
  * earlier history as `replay` messages (events.10), numbered after every seq shown before, and

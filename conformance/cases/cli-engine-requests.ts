@@ -1,5 +1,5 @@
 /**
- * Both CLI engines past their plain turns (issue 24, Deliver 6): an engine that dies after the
+ * Both CLI engines past their plain turns: an engine that dies after the
  * conversation has a completed turn, a question codex asks its user, and a sub-agent's events.
  * The spec says nothing of an engine's death, of how an engine's own questions reach the client,
  * or of sub-agents beyond naming `parentToolUseId` (events.10); so these cases fail only on what

@@ -1,5 +1,5 @@
 /**
- * Four more compatibility shapes (issue 23, docs/compatibility.md): how execution events name the
+ * Four more compatibility shapes (docs/compatibility.md): how execution events name the
  * tool call they run, what `execution_failed.error` holds, whether a deny without a message still
  * says why, and protocol 7's opt-in attach views (`truncateResults=1`, `imageRefs=1`) with the
  * result route behind them. The spec leaves every one of these open (events.13-14,

@@ -1,10 +1,10 @@
 /**
- * Compatibility with protocol 7 where the spec names a shape without fixing it (issue 16,
- * docs/compatibility.md): one case per shape, driven by agent-session-client (client/), the typed
+ * Compatibility with protocol 7 where the spec names a shape without fixing it
+ * (docs/compatibility.md): one case per shape, driven by agent-session-client (client/), the typed
  * client of protocol 7 an app builds on, whose wire types are the protocol's (gateway/protocol).
  * A note states a fact about what protocol 7's *server* sends only where
  * ../shared/reference/protocol-v7-reference-behaviour.md states it; otherwise it names the shape
- * the client expects and what the spec leaves open (issue 20, Deliver 4).
+ * the client expects and what the spec leaves open.
  * A target that departs from those shapes where the spec is open is `non-strict`, never `fail`:
  * implementers see their compatibility beside their conformance. Each case cites the clause that
  * names the shape (or leaves it open). The target's provider profile must offer the bridged tool
@@ -148,8 +148,8 @@ export const compatibilityCases: Case[] = [
       const dispatched: any = conn.events.find((e) => e.type === 'execution_dispatched')
       ctx.nonStrict(BACKENDS.has(dispatched?.backend), `execution_dispatched.backend ${JSON.stringify(dispatched?.backend)} is none of the protocol-7 client's (server, browser, managed, remote); the spec names no backend values`)
       // execution_result's output is not checked against the typed output the client sent: the
-      // spec does not show it, and protocol 7 itself records a bridged output in its own wrapping
-      // (issue 20), so no layout of it is a departure.
+      // spec does not show it, and protocol 7 itself records a bridged output in its own wrapping,
+      // so no layout of it is a departure.
       ctx.check('events.14', conn.events.some((e: any) => e.type === 'execution_result' && e.executionId === dispatched?.executionId), 'execution_result correlated by the dispatch\'s executionId', conn.events.map((e: any) => e.type))
     },
   },

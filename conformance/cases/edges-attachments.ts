@@ -1,6 +1,6 @@
 /**
- * Edge cases on message attachments found by reviewing generated mutation survivors (issue 20,
- * Deliver 1): the kit checked an attachment's id on the message, never the name it was uploaded as.
+ * Edge cases on message attachments found by reviewing generated mutation survivors:
+ * the kit checked an attachment's id on the message, never the name it was uploaded as.
  */
 import { Unsupported, type Case } from '../types.ts'
 

@@ -1,6 +1,6 @@
 /**
- * Edge cases on the cli_secondary engine found by reviewing generated mutation survivors (issue
- * 20, Deliver 1): the kit saw cli_primary announce the files it wrote, never cli_secondary.
+ * Edge cases on the cli_secondary engine found by reviewing generated mutation survivors:
+ * the kit saw cli_primary announce the files it wrote, never cli_secondary.
  */
 import { permissionRequestIdOf } from '../harness/permission-request.ts'
 import { Unsupported, type Case } from '../types.ts'

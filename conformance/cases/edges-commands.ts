@@ -1,6 +1,6 @@
 /**
- * Edge cases on session commands found by reviewing generated mutation survivors (issue 20,
- * Deliver 1): a command's effect on the engine, not only the event that reports it, and a
+ * Edge cases on session commands found by reviewing generated mutation survivors:
+ * a command's effect on the engine, not only the event that reports it, and a
  * command sent to a session that has already closed.
  */
 import { permissionRequestIdOf } from '../harness/permission-request.ts'

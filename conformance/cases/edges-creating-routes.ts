@@ -1,6 +1,6 @@
 /**
  * Refusals on every route that creates a session, and containment at the root's own boundary
- * (issue 20: classes of plausible bugs the kit missed). A session is created by POST /sessions and
+ * (classes of plausible bugs the kit missed). A session is created by POST /sessions and
  * by POST /jobs (its `session` follows the session-creation rules, other-shapes.4); a rule checked
  * on one of them only lets a gateway that forgot it on the other pass. And a root checked with
  * `../` and symlinks but not with a sibling that shares its name as a prefix (`/srv/root-x` next to

@@ -1,6 +1,6 @@
 /**
- * Edge cases on engine behaviour found by reviewing generated mutation survivors (issue 20,
- * Deliver 1): a grant whose tool is never offered, and engine paths the kit did not reach.
+ * Edge cases on engine behaviour found by reviewing generated mutation survivors:
+ * a grant whose tool is never offered, and engine paths the kit did not reach.
  */
 import type { CaseContext } from '../harness/context.ts'
 import { scripted } from '../harness/scripted-engine.ts'

@@ -1,5 +1,5 @@
 /**
- * Edge cases on event payloads found by generated mutation testing (issue 20): values whose
+ * Edge cases on event payloads found by generated mutation testing: values whose
  * meaning bounds them, checked against what the client itself observed.
  */
 import type { Case } from '../types.ts'

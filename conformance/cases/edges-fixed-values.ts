@@ -1,5 +1,5 @@
 /**
- * Values the spec fixes at creation, read again after later events (issue 20: "a rule checked
+ * Values the spec fixes at creation, read again after later events ("a rule checked
  * only on its first occurrence"). A case that reads `scope` or `canBypassPermissions` right after
  * the create cannot tell a gateway that overwrites them later (from an engine's report, a mode
  * change, a rename or a turn) from one that keeps them.

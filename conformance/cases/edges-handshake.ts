@@ -1,5 +1,5 @@
 /**
- * Commands inside an engine's start-up window (issue 20: "protocol races inside an engine's
+ * Commands inside an engine's start-up window ("protocol races inside an engine's
  * handshake window"). Every other case waits for `idle` before its first command, so a gateway that
  * drops a message sent while its engine is still starting (a CLI's initialize, codex's thread/start)
  * passed. An attach allows user_message at once (commands.10); the spec does not say whether one

@@ -1,6 +1,6 @@
 /**
- * Edge cases on the job queue found by reviewing generated mutation survivors (issue 20,
- * Deliver 1): the kit timed a retry's delay with nothing else to claim, never with another job
+ * Edge cases on the job queue found by reviewing generated mutation survivors:
+ * the kit timed a retry's delay with nothing else to claim, never with another job
  * arriving while the retry waits.
  */
 import type { CaseContext } from '../harness/context.ts'

@@ -1,5 +1,5 @@
 /**
- * Edge cases found by generated mutation testing (issue 20): what a profile's config snapshot
+ * Edge cases found by generated mutation testing: what a profile's config snapshot
  * must show from the files the engine loads, and a session that outlives an MCP action the engine
  * refuses.
  */

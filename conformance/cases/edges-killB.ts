@@ -1,6 +1,6 @@
 /**
- * Edge cases found by reviewing generated mutation survivors of the server and sessions modules
- * (issue 20): what a hostile or unusual request must not do to the routes every client relies on.
+ * Edge cases found by reviewing generated mutation survivors of the server and sessions modules:
+ * what a hostile or unusual request must not do to the routes every client relies on.
  */
 import type { CaseContext } from '../harness/context.ts'
 import { Unsupported, type Case } from '../types.ts'

@@ -1,6 +1,6 @@
 /**
- * Edge cases on the job queue found by reviewing generated mutation survivors in gateway/queue
- * (issue 20, Deliver 1). The kit's jobs ran on the provider engine, and on cli_primary only to
+ * Edge cases on the job queue found by reviewing generated mutation survivors in gateway/queue.
+ * The kit's jobs ran on the provider engine, and on cli_primary only to
  * see a permission request: no job ran on cli_secondary, whose assistant messages (codex agent
  * text) carry no per-message usage, so nothing showed that such a message is announced at all.
  */

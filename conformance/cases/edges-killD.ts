@@ -1,6 +1,6 @@
 /**
  * Edge cases found by reviewing generated mutation survivors in `gateway serve`'s configuration
- * layer (issue 20, Deliver 1). The kit checked a job webhook's request-supplied headers
+ * layer. The kit checked a job webhook's request-supplied headers
  * (authentication.11) but never the headers an operator configures on the notification webhook
  * (server-configuration.23): a gateway that dropped them, or never read their values, passed.
  */

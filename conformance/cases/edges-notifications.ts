@@ -1,6 +1,6 @@
 /**
- * Edge cases on session notifications found by reviewing generated mutation survivors (issue 20,
- * Deliver 1): the kit checked turn_completed and session_closed deliveries, never the
+ * Edge cases on session notifications found by reviewing generated mutation survivors:
+ * the kit checked turn_completed and session_closed deliveries, never the
  * permission_requested one that events.24 tells a forwarder to answer an approval from.
  */
 import { isDeepStrictEqual } from 'node:util'

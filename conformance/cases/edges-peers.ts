@@ -1,6 +1,6 @@
 /**
- * Edge cases on peer messaging found by reviewing generated mutation survivors (issue 20,
- * Deliver 1): the kit saw a cli_primary peer message arrive, never what the sending tool answered.
+ * Edge cases on peer messaging found by reviewing generated mutation survivors:
+ * the kit saw a cli_primary peer message arrive, never what the sending tool answered.
  */
 import { Unsupported, type Case } from '../types.ts'
 

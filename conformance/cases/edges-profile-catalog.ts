@@ -1,6 +1,6 @@
 /**
  * Edge cases on what a profile grants, found by reviewing generated mutation survivors in
- * gateway/protocol (issue 20, Deliver 1): an acceptance the kit checked only through its refusal.
+ * gateway/protocol: an acceptance the kit checked only through its refusal.
  * A grant the profile gives must be accepted by name, for each of the four the spec names.
  */
 import type { CaseContext } from '../harness/context.ts'

@@ -1,5 +1,5 @@
 /**
- * Edge cases on managed profiles found by generated mutation testing (issue 20): a field the
+ * Edge cases on managed profiles found by generated mutation testing: a field the
  * spec gives to one engine must be accepted there, not only refused elsewhere.
  */
 import { Unsupported, type Case } from '../types.ts'

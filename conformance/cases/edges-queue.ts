@@ -1,6 +1,6 @@
 /**
- * Edge cases on the job queue found by reviewing generated mutation survivors in gateway/queue
- * (issue 20, Deliver 1). The kit's jobs ran on the provider engine, which never asks for
+ * Edge cases on the job queue found by reviewing generated mutation survivors in gateway/queue.
+ * The kit's jobs ran on the provider engine, which never asks for
  * approval (interactiveApprovals: false), so the one job_progress the spec gives content to, a
  * permission request with the full request, was never produced.
  */

@@ -1,5 +1,5 @@
 /**
- * Edge cases on SessionInfo found by generated mutation testing (issue 20): rules that hold after
+ * Edge cases on SessionInfo found by generated mutation testing: rules that hold after
  * later events, not only on their first occurrence.
  */
 import type { Case } from '../types.ts'

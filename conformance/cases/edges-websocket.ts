@@ -1,5 +1,5 @@
 /**
- * Edge cases on WebSockets found by generated mutation testing (issue 20): a command naming
+ * Edge cases on WebSockets found by generated mutation testing: a command naming
  * something the session does not hold, and a refusal checked on one upgrade route but not another.
  */
 import WebSocket from 'ws'

@@ -2,7 +2,7 @@
  * An engine process that dies mid-turn, for both CLI engines (events.21). The spec says nothing
  * about an engine's death, so two outcomes are correct: the session fails (`session_error`, status
  * `failed`, closed), or only the turn ends as an error and the session goes
- * on, its next message respawning the engine on the same conversation (issue 24). Either way,
+ * on, its next message respawning the engine on the same conversation. Either way,
  * other sessions keep working; a session that got no `session_error` must not be terminal.
  */
 import type { CaseContext } from '../harness/context.ts'

@@ -1,6 +1,6 @@
 /**
  * Inline scenarios the cases send as prompts (`scenario:<json>`, scenarios/README.md), written so
- * that they assume nothing of the target's tools beyond the spec's words (issue 20): the fake model
+ * that they assume nothing of the target's tools beyond the spec's words: the fake model
  * binds each intent to the target's own tool definitions, and no script relies on a global the
  * target's sandbox need not define (scenarios/eval.json reads an `input` variable; these do not).
  */

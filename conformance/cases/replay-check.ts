@@ -2,7 +2,7 @@
  * Replay completeness, checked against what a live client saw (websocket-framing.1: a re-attach
  * replays the events with seq greater than `afterSeq`). Cases that read a transcript by replaying
  * it call this before judging the transcript, so a short replay fails the replay clause and not
- * the clause the case is about (issue 13: blame on the right clause).
+ * the clause the case is about (blame on the right clause).
  */
 import type { CaseContext } from '../harness/context.ts'
 import type { Principal } from '../types.ts'

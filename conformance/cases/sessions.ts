@@ -12,7 +12,7 @@ export const sessionCases: Case[] = [
       // session.1 states `profile` is always the resolved name and `id` differs from sdkSessionId.
       // It lists the other fields without saying which are present at creation (no model yet, no
       // engine id, no turn yet), and the protocol-7 reference states no SessionInfo at creation:
-      // an absent one is neither a fail nor a note (issue 20).
+      // an absent one is neither a fail nor a note.
       for (const field of ['id', 'status', 'profile']) ctx.check('session.1', field in s, `SessionInfo with field ${field}`, Object.keys(s))
       ctx.equal('session.1', s.profile, ctx.profile('provider'), 'profile (the resolved name)')
       if ('engine' in s) ctx.equal('what-the-service-does.5', s.engine, 'provider', 'engine')

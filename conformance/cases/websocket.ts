@@ -259,7 +259,7 @@ export const websocketCases: Case[] = [
       if (init) ctx.check('events.2', typeof init.apiKeySource === 'string', 'system_init.apiKeySource a string', init)
       if (caps) ctx.check('events.4', Array.isArray(caps.models), 'capabilities.models an array', caps)
       // Their absence is no note either: the protocol-7 reference does not say its provider engine
-      // emits them (issue 20), and the spec leaves it open.
+      // emits them, and the spec leaves it open.
     },
   },
 ]

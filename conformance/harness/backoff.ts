@@ -1,6 +1,6 @@
 /**
- * Judges measured retry waits against the spec's words, exactly where the words are exact (issue
- * 20, Deliver 3). A wait is measured between two arrivals at the kit (a webhook delivery, a job
+ * Judges measured retry waits against the spec's words, exactly where the words are exact.
+ * A wait is measured between two arrivals at the kit (a webhook delivery, a job
  * event), so it carries the delivery latency of both ends: every bound below tolerates half the
  * base delay of jitter, and the shape of the growth is read from the *difference* between
  * successive waits, in which a constant per-attempt overhead cancels. Nothing here bounds how fast

@@ -43,7 +43,7 @@ export class CaseContext {
   /**
    * Where the spec leaves a choice explicitly open ("not shown", no status given) and the target
    * takes it otherwise than protocol 7: a fact for the report that never changes the outcome, so
-   * a gateway taking every open choice the other way still passes (issue 20; conformance/variants).
+   * a gateway taking every open choice the other way still passes (conformance/variants).
    */
   readonly observations: string[] = []
 

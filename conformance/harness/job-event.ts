@@ -3,7 +3,7 @@
  * events.23) and the `job_event` frame of `/queue/ws` (jobs-and-queue.6) but shows no layout: the
  * job may be named by a top-level `jobId` (protocol 7), a nested `job.id`, or `job_id`; a frame
  * may wrap the event (`{type: 'job_event', event}`) or carry it under another key or inline.
- * Cases read events only through here, so no case assumes one layout (issue 20).
+ * Cases read events only through here, so no case assumes one layout.
  */
 
 const EVENT_NAME = /^job_(?!event$)[a-z_]+$/

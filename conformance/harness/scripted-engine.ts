@@ -1,5 +1,5 @@
 /**
- * What only the kit's scripted engines can play (issue 20, Deliver 5). A target whose manifest
+ * What only the kit's scripted engines can play. A target whose manifest
  * says an engine runs the REAL CLI (`realEngines`) is driven through the kit's fake model API, and
  * a model API can steer what the model says, not what the CLI process does: it cannot make the
  * CLI die on cue, hand it a rate-limit reading or sign it in with a subscription. A case needing

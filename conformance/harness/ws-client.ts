@@ -111,7 +111,7 @@ export function openWs(log: WireLog, url: string, token: string | undefined, dea
  * Waits until `condition` holds over several sockets, checked again whenever any of them gets a
  * frame: a condition on two sessions' turns must wake on the socket where the deciding frame
  * arrives, not sleep to the deadline waiting on the other (seen: peers-limits idle 14 s of a 15 s
- * deadline when the relay chain's last turn landed on the second session, issue 25). Like
+ * deadline when the relay chain's last turn landed on the second session). Like
  * waitFor, a closed socket ends the wait.
  */
 export async function waitAcross(clients: WsClient[], condition: () => boolean, deadlineMs: number, what: string): Promise<void> {

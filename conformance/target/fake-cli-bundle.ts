@@ -3,7 +3,7 @@
  * self targets in the repository. A kit run spawns the fake CLIs about 70 times (a process per CLI
  * session, plus credential probes), and in the repository each spawn type-strips the TypeScript
  * source again: measured, that is ~0.16 s of CPU per start against ~0.05 s for the same code
- * bundled, about 7 s of a run's ~20 s of CPU on a 2-core machine (issue 25, the kit run ≤ 8 s).
+ * bundled, about 7 s of a run's ~20 s of CPU on a 2-core machine (the kit run ≤ 8 s).
  * The bundle is the same source (esbuild, which tsx already brings), with each module's
  * `import.meta.url` kept as its own file's URL, so files it finds beside itself (the scenarios)
  * are found as from the source. It is built once per content: kept under the OS temporary

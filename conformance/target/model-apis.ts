@@ -1,5 +1,5 @@
 /**
- * The fake model APIs behind a target's real engines (manifest `realEngines`, issue 20 Deliver 5).
+ * The fake model APIs behind a target's real engines (manifest `realEngines`).
  * The target's CLI is configured with the API's address before the gateway starts, so the manifest
  * names it; the kit learns it from there. Before the preflight, each address is asked which fake it
  * is (`GET /fake-model-api`): the right fake answering is fine (the implementer started it, e.g.

@@ -44,7 +44,7 @@ export function gatewayCommand(): string[] {
 /**
  * Node arguments that run the repository's TypeScript rooted at `root`: Node's own type stripping
  * with tsconfig's `paths` and remembered stripping (typescript-hook.ts) where this Node has both, else the tsx loader. A
- * gateway start costs ~30% less CPU that way, and the kit starts it three times a run (issue 25).
+ * gateway start costs ~30% less CPU that way, and the kit starts it three times a run.
  */
 export function typeScriptArgs(root: string): string[] {
   const native = Boolean(process.features.typescript) && typeof module.registerHooks === 'function' && repoPaths(root) !== undefined

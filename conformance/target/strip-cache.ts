@@ -3,7 +3,7 @@
  * OS temporary directory, keyed by a hash of the TypeScript source, so a later process loading the
  * same source does not strip it again. Node strips each `.ts` module at every load (its compile
  * cache does not hold TypeScript in Node 22), which is most of a gateway start's CPU in the
- * repository: the kit starts the gateway three times a run (issue 25). The output is what Node
+ * repository: the kit starts the gateway three times a run. The output is what Node
  * itself would run: `stripTypeScriptTypes` in its `strip` mode, positions kept, so stack traces
  * point at the source lines.
  */

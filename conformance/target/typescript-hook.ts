@@ -3,7 +3,7 @@
  * tsconfig's `paths` resolved (repo-paths.ts, from the working directory's tsconfig.json) and
  * each module's stripped output remembered on disk (strip-cache.ts). The self target starts its
  * gateway this way (self.ts). Node's synchronous in-thread hooks cost nothing per import, where
- * the tsx loader lexes every module: a gateway start takes about half the CPU (issue 25).
+ * the tsx loader lexes every module: a gateway start takes about half the CPU.
  */
 import { registerHooks } from 'node:module'
 import { fileURLToPath } from 'node:url'

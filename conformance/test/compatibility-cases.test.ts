@@ -1,5 +1,5 @@
 /**
- * The compatibility cases against a target speaking the shapes this gateway used before issue 16
+ * The compatibility cases against a target speaking the shapes this gateway used before the compatibility pass
  * (a legacy target: `tool_call_result` needs `result`, PermissionRequest has only `requestId`,
  * REST answers say `resolvedBy: 'rest'` without the deny message, `stream_delta` carries
  * `{type:'text_delta', text}`, SessionInfo has no `cwd`). Every departure is `non-strict`, never

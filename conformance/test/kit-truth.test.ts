@@ -1,5 +1,5 @@
 /**
- * The kit's judgement made true and exact (issue 20): backoff and doubling judged exactly but with
+ * The kit's judgement made true and exact: backoff and doubling judged exactly but with
  * jitter tolerance; JobEvents and permission requests read in any layout the spec allows; a
  * refusal the spec does not rank accepted either way; a missing maxConcurrency never a fail; and
  * the cases that sent what a record forswears or waited for an unobliged event, run against small

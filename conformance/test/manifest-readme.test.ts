@@ -1,5 +1,5 @@
 /**
- * The manifest for a person (issue 20, Deliver 6): every field of the manifest's JSON Schema, nested
+ * The manifest for a person: every field of the manifest's JSON Schema, nested
  * ones too, has a row with a meaning and an example in conformance/target/README.md, and every
  * feature name is documented. The schema is walked generically, so a field added to
  * manifest-schema.ts without its README row fails here.

@@ -1,7 +1,7 @@
 /**
  * Our gateway driven by agent-session-client (client/), the protocol-7 client the kit's
  * compatibility cases use, through every flow where
- * protocol 7 fixes a shape the spec leaves open (issue 16): a bridged tool answered with
+ * protocol 7 fixes a shape the spec leaves open: a bridged tool answered with
  * `output: {type:'json', value:42}` reaching the model as the value, permissions answered over the
  * WebSocket and over REST by the request's `id`, a deny carrying its message, and live text rebuilt
  * from raw `stream_delta` events equal to the turn's final text, on both engines that stream.

@@ -1,5 +1,5 @@
 /**
- * Issue 20, Deliver 5, the kit's side without real binaries: a manifest's `realEngines` makes the
+ * A manifest's `realEngines` makes the
  * cases that need a scripted fault `unsupported` with the reason in words (and only those), and
  * the kit finds, or starts, the fake model API each real engine is pointed at.
  */

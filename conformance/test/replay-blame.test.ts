@@ -1,5 +1,5 @@
 /**
- * Blame on the right clause (issue 13): a target whose replay drops superseded events (every
+ * Blame on the right clause: a target whose replay drops superseded events (every
  * `status_changed` but the latest, and the `stream_delta`s an `assistant_message` sums up) must
  * fail the replay clause, not the cases about sequence numbers, parking or sessions that happen to
  * read a transcript by replaying it. The target is our gateway behind a small proxy that compacts

@@ -17,7 +17,7 @@ let target: SelfTarget
 let report: Report
 let dir: string
 /**
- * A canary in every credential variable the gateway and its engines may read (issue 11): none may
+ * A canary in every credential variable the gateway and its engines may read: none may
  * reach a log line or a report. Not ANTHROPIC_API_KEY: a key in the server's environment wins for
  * every Claude profile (authentication.8), which would sign in the kit's logged-out profile.
  */

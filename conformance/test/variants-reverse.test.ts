@@ -1,5 +1,5 @@
 /**
- * The reverse check (issue 20, Deliver 2): behind the variation proxy with every variation on,
+ * The reverse check: behind the variation proxy with every variation on,
  * the kit still fails each real deviation — the curated mutants of gateway/ not listed as
  * equivalent, each applied to a scratch copy and judged by the cases its `filters` name.
  */

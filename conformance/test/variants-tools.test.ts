@@ -1,7 +1,7 @@
 /**
  * The tool variations' round trip: the fake model, offered the tools as another gateway defines
  * them (tool-shapes.ts), binds each scenario intent through those definitions, and the call maps
- * back to exactly the call our gateway's own tool takes (issue 20, Deliver 2).
+ * back to exactly the call our gateway's own tool takes.
  */
 import { describe, expect, it } from 'vitest'
 import { bindCall, toolsOf } from '../../fake-engines/provider-model/tool-binding.ts'

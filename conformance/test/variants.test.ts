@@ -1,7 +1,7 @@
 /**
  * The kit through the variation proxy (conformance/variants) with every variation on: a gateway
  * taking each open choice the other way must come out as our gateway does without the proxy —
- * no fail, no non-strict, no case unsupported that runs without it (issue 20, Deliver 2).
+ * no fail, no non-strict, no case unsupported that runs without it.
  */
 import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -28,12 +28,12 @@ const TARGET_OPTIONS: Record<string, { parkDelayMs?: number }> = { 'park-delay-i
  * passes them with or without the proxy), with the reason.
  */
 export const NOT_DEVIATIONS: Record<string, string> = {
-  'fs-outside-roots-403': 'a path outside hostFiles.roots answered 403 instead of 404: the spec fixes no status for it (the kit accepts any 4xx and observes protocol 7\'s 404; engine-session-stores-and-host-files, issue 20)',
+  'fs-outside-roots-403': 'a path outside hostFiles.roots answered 403 instead of 404: the spec fixes no status for it (the kit accepts any 4xx and observes protocol 7\'s 404; engine-session-stores-and-host-files)',
 }
 
 /**
- * Real deviations the kit does not catch yet through the proxy: a kit weakness on record (issue
- * 20 stays open for it), shown as skipped with the reason rather than silently dropped.
+ * Real deviations the kit does not catch yet through the proxy: a kit weakness on record, shown
+ * as skipped with the reason rather than silently dropped.
  */
 export const KNOWN_MISSES: Record<string, string> = {
 }

@@ -1,5 +1,5 @@
 /**
- * The browser-panel example in headless Chromium (issue 23, Deliver 3): a real browser on the
+ * The browser-panel example in headless Chromium: a real browser on the
  * embedding rules. Alice logs in with a cookie, the page creates a session through
  * agent-session-client on the same origin (embedding-rules.1, 3; authentication.2), streams a
  * turn, shows a permission request and answers it, and keeps a transcript with no gap and no

@@ -10,7 +10,7 @@ const OWN_EXTENSION = extname(fileURLToPath(import.meta.url))
 /**
  * A compiled copy of the script to run instead, when the environment names one: the conformance
  * kit's self target bundles the source once (conformance/target/fake-cli-bundle.ts), since type
- * stripping the source again costs each of a kit run's ~70 fake CLI starts ~0.1 s of CPU (issue 25).
+ * stripping the source again costs each of a kit run's ~70 fake CLI starts ~0.1 s of CPU.
  */
 const COMPILED = process.env.FAKE_CLAUDE_CLI_SCRIPT || undefined
 
@@ -20,7 +20,7 @@ export const FAKE_CLAUDE_CLI_PATH = COMPILED ?? fileURLToPath(new URL(`./main${O
 /**
  * Node arguments that run it: none for compiled JS; none for the TypeScript source either on a Node
  * that strips types itself (22.18 and later: the fakes use only erasable syntax and relative `.ts`
- * imports), which starts each fake process in about half the CPU time of the tsx loader (issue 14,
- * the kit run spawns dozens); the tsx loader on an older Node.
+ * imports), which starts each fake process in about half the CPU time of the tsx loader (the kit run
+ * spawns dozens); the tsx loader on an older Node.
  */
 export const FAKE_CLAUDE_CLI_NODE_ARGS: string[] = !COMPILED && OWN_EXTENSION === '.ts' && !process.features.typescript ? ['--import', fileURLToPath(import.meta.resolve('tsx'))] : []

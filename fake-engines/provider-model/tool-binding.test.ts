@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModelServer, type FakeModelServer } from './server.ts'
 
 // The fake model reads the tools the gateway sends and fills the scenario's intent into them,
-// so a target with its own tool names and argument shapes still receives the intent (issue 13).
+// so a target with its own tool names and argument shapes still receives the intent.
 let server: FakeModelServer
 let named: FakeModelServer
 beforeAll(async () => {

@@ -2,7 +2,7 @@
  * Binds a scenario's tool intent to the tools the gateway under test actually offers. A scenario
  * says what it means (`eval_script` with `{code, input}`); the target's own tool definitions, sent
  * in the chat request's `tools` array, decide the name and the argument shape the model uses, so
- * the kit never demands our gateway's tool names, MCP prefix or argument layout (issue 13 item 1).
+ * the kit never demands our gateway's tool names, MCP prefix or argument layout.
  */
 import type { ToolCall } from './play.ts'
 import type { WireTool } from './wire.ts'

@@ -1,4 +1,4 @@
-/** The access log's request id (issue 22): a caller's valid `x-request-id` is echoed and logged; anything else is replaced. */
+/** The access log's request id: a caller's valid `x-request-id` is echoed and logged; anything else is replaced. */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { PassThrough } from 'node:stream'

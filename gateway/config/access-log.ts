@@ -4,7 +4,7 @@
  * bytes, principal id (never a token), session id, and a request id returned as `x-request-id`.
  * A caller's (or a proxy's) `x-request-id` is kept when it is a plausible id, so one id follows a
  * request through every hop; anything else (too long, control characters, spaces) is replaced by
- * a fresh UUID rather than written into a header or a log line (issue 22).
+ * a fresh UUID rather than written into a header or a log line.
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, Server } from 'node:http'

@@ -80,7 +80,7 @@ describe('the JSON Schema for editors', () => {
   })
 })
 
-describe('unknown keys (issue 22)', () => {
+describe('unknown keys', () => {
   it('name the closest known key at their place, in any union branch', () => {
     const { problems } = validateConfig({
       ...AUTH, lisen: { port: 1 },

@@ -1,4 +1,4 @@
-/** Engine lifecycle lines (issue 22): the engine's PID is `enginePid`, so the gateway's `pid` is not shadowed in the same object. */
+/** Engine lifecycle lines: the engine's PID is `enginePid`, so the gateway's `pid` is not shadowed in the same object. */
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { EngineProcesses } from './engine-processes.ts'

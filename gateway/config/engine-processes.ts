@@ -3,7 +3,7 @@
  * the process exits: a grace to leave on their own (the SDK closed their input), then SIGTERM,
  * then SIGKILL after the kill grace. Nothing is left behind for the next start to trip over.
  * Lines name the engine's PID `enginePid`: `pid` is the gateway's own (the logger's base binding),
- * and one JSON object with two `pid` keys loses one of them in every parser (issue 22).
+ * and one JSON object with two `pid` keys loses one of them in every parser.
  */
 import type { Logger } from 'pino'
 import type { EngineProcessEvent } from '../engines/cli-primary/index.ts'

@@ -1,5 +1,5 @@
 /**
- * The programs a configuration's CLI engines run (issue 22): the engine block's program when it
+ * The programs a configuration's CLI engines run: the engine block's program when it
  * names one or a profile runs it, each profile's own, and their interpreters, each with the path
  * in the file that names it. `gateway check` and `serve` refuse a program that is missing or not
  * runnable (preflight.ts); readyz asks the same question while the gateway runs (run-time-checks.ts).

@@ -23,7 +23,7 @@ export function envReferences(config: GatewayConfig): EnvReference[] {
   for (const [server, wiring] of Object.entries(config.engines?.provider?.mcpServers ?? {})) {
     if (wiring.bearerTokenEnv) refs.push({ path: `engines.provider.mcpServers.${server}.bearerTokenEnv`, name: wiring.bearerTokenEnv })
   }
-  // A database URL carries its password: it is a credential like any other (issue 15).
+  // A database URL carries its password: it is a credential like any other.
   if (config.parking?.store?.kind === 'postgres') refs.push({ path: 'parking.store.urlEnv', name: config.parking.store.urlEnv, required: true })
   if (config.queue?.adapter?.kind === 'postgres') refs.push({ path: 'queue.adapter.urlEnv', name: config.queue.adapter.urlEnv, required: true })
   for (const [header, name] of Object.entries(config.notifications?.webhook?.headersFromEnv ?? {})) {

@@ -1,5 +1,5 @@
 /**
- * Configuration files the kit's self-serve target never writes (issue 20: the generated mutants
+ * Configuration files the kit's self-serve target never writes (the generated mutants
  * that survive the kit there are the operator's to see, so npm test holds them). Covered here:
  * a principals file with an empty id or edited while serving, a `shutdown` block with only
  * graceMs, a provider profile with no `engines` block, a hooks module that also has a default

@@ -1,5 +1,5 @@
 /**
- * The principals file, kept current without a restart (issue 22): re-read when it changes (its
+ * The principals file, kept current without a restart: re-read when it changes (its
  * path is polled, so the atomic rename `token create` does is seen) and on demand (SIGHUP). A file
  * that does not read as a valid principals file keeps the previous principals in force; the
  * caller logs why. The authenticate function always asks the current set, so a revoked token is

@@ -35,7 +35,7 @@ export async function loadConfigFile(file: string): Promise<LoadedConfig> {
   const json = /\.json$/i.test(file)
   try {
     // A `.json` file is strict JSON: YAML would accept a trailing comma or a comment that every
-    // other JSON tool (and the editor's schema check) rejects (issue 22). Anything else is YAML,
+    // other JSON tool (and the editor's schema check) rejects. Anything else is YAML,
     // with YAML 1.2's core schema: no timestamps turned into Dates, no merge keys.
     raw = json ? JSON.parse(text) : parseYaml(text, { schema: CORE_SCHEMA, filename: file })
   } catch (err) {

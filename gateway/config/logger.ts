@@ -9,7 +9,7 @@ import type { Logger } from 'pino'
 
 // pino is CommonJS: required, not imported, because an ES import of a CommonJS package makes Node
 // parse every one of its ~25 files for named exports first (cjs-module-lexer), which cost about
-// as much as loading them (issue 25, bench row f: 15-22 ms of CPU by import, 8 by require).
+// as much as loading them (15-22 ms of CPU by import, 8 by require).
 const { pino } = createRequire(import.meta.url)('pino') as typeof import('pino')
 
 const REDACT_PATHS = [

@@ -1,7 +1,7 @@
 /**
  * Everything `serve` validates before it listens, as one function both commands run: `serve`
  * refuses to start on any problem, and `gateway check` prints the same lines, so a check that
- * passes predicts a serve that starts (issue 22). Each problem is one line led by the path in the
+ * passes predicts a serve that starts. Each problem is one line led by the path in the
  * file it concerns. `connect: false` (`check --no-connect`) skips only the database round trip.
  */
 import { constants, statSync } from 'node:fs'

@@ -67,7 +67,7 @@ export class DuplicatePrincipalError extends Error {}
  * Adds a principal with a fresh token; returns the token, which exists nowhere else afterwards.
  * An id is one principal: an id already in the file is refused (two entries with one id would be
  * two live tokens an operator believes are one), unless `replace`, which revokes every token of
- * that id and records the new one in their place (issue 22).
+ * that id and records the new one in their place.
  */
 export async function createToken(file: string, entry: PrincipalEntry, { replace = false } = {}): Promise<string> {
   const parsedEntry = principalEntry.parse(entry)

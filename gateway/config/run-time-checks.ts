@@ -1,5 +1,5 @@
 /**
- * What `gateway serve` depends on while it runs (issue 22 item 7, issue 24 Deliver 3), asked by
+ * What `gateway serve` depends on while it runs, asked by
  * readyz on every request and, for the codex logins, by `gateway check`: the PostgreSQL session
  * store's pool, each CLI engine's programs (an upgrade or a clean-up can remove a binary under a
  * running gateway), and whether each codex profile's CODEX_HOME holds a login.

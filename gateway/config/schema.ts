@@ -39,7 +39,7 @@ const cliEnv = z.record(z.string(), envName).optional().describe('CLI variable -
 const interpreter = { interpreter: z.string().min(1).optional(), interpreterArgs: z.array(z.string()).optional() }
 
 /**
- * A profile's own program (issue 22): set, it replaces the engine block's program for this
+ * A profile's own program: set, it replaces the engine block's program for this
  * profile, interpreter included; unset, the profile runs the engine block's.
  */
 function ownProgram(key: 'executable' | 'codexPath') {

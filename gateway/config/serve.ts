@@ -87,7 +87,7 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
         ...(config.parking?.store?.kind === 'file' ? [config.parking.store.dir] : []),
         ...(config.profileStore?.kind === 'file' ? [dirname(config.profileStore.file)] : []),
       ],
-      // The database pool and each engine's programs, asked while serving (issue 22).
+      // The database pool and each engine's programs, asked while serving.
       dependencies: readinessDependencies(config, options, overrides.env),
     }
   }

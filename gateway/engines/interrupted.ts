@@ -1,5 +1,5 @@
 /**
- * How every engine ends an interrupted turn (issue 24): the same `turn_result` fields whatever
+ * How every engine ends an interrupted turn: the same `turn_result` fields whatever
  * the engine said, so a client recognises an interrupt without knowing which engine ran it
  * (the Claude CLI reports its own diagnostics; codex a turn status; the provider engine an abort).
  */

@@ -1,5 +1,5 @@
 /**
- * What a CLI runner does when its engine process dies outside a shutdown (issue 24): the running
+ * What a CLI runner does when its engine process dies outside a shutdown: the running
  * turn ends with an error `turn_result` (session_error is terminal in the spec), and the next
  * message respawns the engine on the same conversation. Deaths with no successful turn in between
  * are a crash loop: each respawn waits longer, and past `maxDeaths` the session fails.

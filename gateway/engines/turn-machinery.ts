@@ -1,5 +1,5 @@
 /**
- * What every engine's runner does the same way around its own protocol (issue 24, Deliver 5):
+ * What every engine's runner does the same way around its own protocol:
  * the "session is closed" guard, events dropped once closed, the end of a turn (`turn_result`,
  * the context reading, back to idle unless an approval still stands), approvals denied when the
  * turn ends or the session closes, the model and mode changes, failing and closing. A runner
@@ -29,7 +29,7 @@ export interface TurnFigures {
   usage?: object
 }
 
-/** The one interrupt shape (issue 24, Deliver 4), a fresh copy each time: events are stored, never shared. */
+/** The one interrupt shape, a fresh copy each time: events are stored, never shared. */
 export function interruptedOutcome(): TurnOutcome {
   return { ...INTERRUPTED_RESULT, errors: [...INTERRUPTED_RESULT.errors] }
 }

@@ -4,7 +4,7 @@
  * filesystem is asked, containment is decided on canonical paths only (realpath of the whole
  * chain, both sides), and a file is opened without following a last-component link and then
  * checked on the handle itself, so a parent directory swapped for a symlink between the check and
- * the open is caught (issue 14).
+ * the open is caught.
  */
 import { constants } from 'node:fs'
 import { open, readlink, realpath, type FileHandle } from 'node:fs/promises'

@@ -167,7 +167,7 @@ export class HostFiles {
     if (bytes.byteLength > this.#maxFileBytes) return new FileRefusal(413, `content is larger than ${this.#maxFileBytes} bytes`)
     // Directories are never created implicitly: the parent must exist inside a root. All that
     // follows goes through the parent's checked handle, so a parent swapped for a link after the
-    // check cannot redirect the write, not even the temp file's creation (issue 14).
+    // check cannot redirect the write, not even the temp file's creation.
     const parent = await this.resolve(dirname(path as string))
     if (parent instanceof FileRefusal) return parent
     const dir = await openVerified(parent, constants.O_RDONLY | constants.O_DIRECTORY)

@@ -63,7 +63,7 @@ async function iconInside(root: string, icon: string): Promise<Buffer | undefine
 /**
  * The bytes of a regular file of at most `max` bytes, opened through the path chokepoint: a FIFO
  * or device named `.gateway.json` or as the icon cannot hang the request, and a parent swapped
- * for a link between the check and the open is refused (issue 14).
+ * for a link between the check and the open is refused.
  */
 async function readRegularFile(path: string, max: number): Promise<Buffer | undefined> {
   const handle = await openVerified(path)

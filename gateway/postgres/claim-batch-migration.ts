@@ -1,5 +1,5 @@
 /**
- * Migration 10 (issue 25, bench row h): several claims in one round trip. The pump of a process
+ * Migration 10: several claims in one round trip. The pump of a process
  * with N free slots claimed one job per call, each call under the exclusive claim lock, so a
  * process's claim rate was one job per round trip. `gateway_claim_batch` takes the same lock,
  * counts the fleet's running jobs as `gateway_claim` does, and claims up to `p_count` of the

@@ -1,5 +1,5 @@
 /**
- * Migration 6 (issue 21, Deliver 3): fencing. An attempt's writes carry its fence, the claim a
+ * Migration 6: fencing. An attempt's writes carry its fence, the claim a
  * process holds for that attempt (lease owner and attempt number), checked in the writing
  * statement. Kept apart from migrations.ts for its size; migration 8 (outbox-migration.ts)
  * defines the recorded variant of the same fenced completion.

@@ -11,7 +11,7 @@ import { outboxMigration } from './outbox-migration.ts'
 /**
  * Advisory lock keys (any fixed bigint: they only need to differ from each other).
  *
- * LOCK ORDER (issue 21; docs/deployment.md, "Lock order"). Every transaction that touches a job
+ * LOCK ORDER (docs/deployment.md, "Lock order"). Every transaction that touches a job
  * row and the claim lock takes them in this order, and only this order:
  *
  *   1. the job's row lock (an UPDATE of the row, or SELECT … FOR UPDATE), then
@@ -25,7 +25,7 @@ import { outboxMigration } from './outbox-migration.ts'
  * lock are taken with `FOR UPDATE SKIP LOCKED` (claims, reclaims) or were locked before it (the
  * resume locks its job row first, then takes the lock). The transition trigger takes the lock
  * shared while its row is locked (order 1 then 2); the completion in gateway_complete_and_claim
- * likewise. So no wait-for cycle between a row and the lock can form: the cycle of issue 21 was
+ * likewise. So no wait-for cycle between a row and the lock can form: the cycle this order rules out was
  * the resume holding the lock while it waited for the job row that a completion held while it
  * waited, in the trigger, for the lock. A heartbeat takes only rows, with SKIP LOCKED.
  */
@@ -115,7 +115,7 @@ const MIGRATIONS: string[] = [
   CREATE INDEX gateway_session_executions_session ON gateway_session_executions (session_id);
   `,
 
-  // 2: a cheaper claim and completion (issue 15 bench), with the same history and the same rules.
+  // 2: a cheaper claim and completion (the queue bench, row h), with the same history and the same rules.
   `
   -- The history trigger runs only for a transition (a WHEN clause, so a heartbeat or a startedAt
   -- write calls no PL/pgSQL at all) and no longer notifies: new work notifies once per INSERT
@@ -198,7 +198,7 @@ const MIGRATIONS: string[] = [
   END $$;
   `,
 
-  // 3: a finished job's final write and the next claim in one round trip (issue 14 bench h).
+  // 3: a finished job's final write and the next claim in one round trip (the queue bench, row h).
   `
   -- Transitions are recorded by a BEFORE UPDATE trigger now: an AFTER trigger's event is queued
   -- and both row versions fetched again at the end of the statement, about 3 % of the
@@ -294,7 +294,7 @@ const MIGRATIONS: string[] = [
   END $$;
   `,
 
-  // 4: the columns read from info, kept by a trigger instead of generated (issue 14 bench h).
+  // 4: the columns read from info, kept by a trigger instead of generated (the queue bench, row h).
   `
   -- PostgreSQL prepares a table's stored generated columns' expressions afresh for every
   -- INSERT or UPDATE statement (the default's node tree read and planned per statement): with
@@ -318,7 +318,7 @@ const MIGRATIONS: string[] = [
     FOR EACH ROW WHEN (OLD.info IS DISTINCT FROM NEW.info) EXECUTE FUNCTION gateway_jobs_columns();
   `,
 
-  // 5: settled execution ids shared by the fleet (issue 21): a duplicate result reaching any
+  // 5: settled execution ids shared by the fleet: a duplicate result reaching any
   // process answers applied: false while the session (or, for a job's session, the job) lives.
   `
   -- Written in the transaction that adopts the park for that result (so a duplicate arriving
@@ -336,10 +336,10 @@ const MIGRATIONS: string[] = [
   CREATE INDEX gateway_settled_executions_job ON gateway_settled_executions (job_id) WHERE job_id IS NOT NULL;
   `,
 
-  // 6: fencing (issue 21, Deliver 3), in its own module.
+  // 6: fencing, in its own module.
   fencingMigration(WORK_CHANNEL),
 
-  // 7: fleet-wide timers (issue 21, Deliver 4): any live process finds a park's lapsed deadline
+  // 7: fleet-wide timers: any live process finds a park's lapsed deadline
   // and a job parked past maxParkedDurationMs, so neither waits for its parker (maybe dead).
   `
   ALTER TABLE gateway_session_executions ADD COLUMN expires_at bigint;
@@ -347,17 +347,17 @@ const MIGRATIONS: string[] = [
   CREATE INDEX gateway_jobs_parked ON gateway_jobs (seq) WHERE status = 'parked';
   `,
 
-  // 8: the job events' outbox (issue 21, Deliver 6), in its own module.
+  // 8: the job events' outbox, in its own module.
   outboxMigration(WORK_CHANNEL),
 
-  // 9: POST /jobs idempotent under an Idempotency-Key (issue 21): a submission retried after a
+  // 9: POST /jobs idempotent under an Idempotency-Key: a submission retried after a
   // 503 whose insert had committed finds its job instead of adding a second one.
   `
   ALTER TABLE gateway_jobs ADD COLUMN idempotency_key text;
   CREATE UNIQUE INDEX gateway_jobs_idempotency ON gateway_jobs (idempotency_key) WHERE idempotency_key IS NOT NULL;
   `,
 
-  // 10: several claims in one round trip (issue 25), in its own module.
+  // 10: several claims in one round trip, in its own module.
   claimBatchMigration,
 ]
 

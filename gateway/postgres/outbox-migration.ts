@@ -1,5 +1,5 @@
 /**
- * Migration 8 (issue 21, Deliver 6): the job events' outbox. Each job event is written in the
+ * Migration 8: the job events' outbox. Each job event is written in the
  * transaction of the transition that causes it, numbered per job, and delivered from the outbox
  * by any live process in that order (gateway/queue/outbox-delivery.ts), so neither a race between
  * processes nor a SIGKILL reorders or drops one. Kept apart from migrations.ts for its size.

@@ -1,5 +1,5 @@
 /**
- * postgres/retry.ts (issue 21, Deliver 1): deadlock victims and serialisation failures run again,
+ * postgres/retry.ts: deadlock victims and serialisation failures run again,
  * a bounded number of times; every other error reaches the caller at once; a real deadlock
  * between two transactions ends with both committed.
  */

@@ -1,5 +1,5 @@
 /**
- * The one place PostgreSQL calls are retried and transactions are run (issue 21, Deliver 1).
+ * The one place PostgreSQL calls are retried and transactions are run.
  *
  * A serialisation failure (40001) or a deadlock victim (40P01) rolled its whole transaction back,
  * so running it again is safe: it is retried here after a jittered, doubling pause, a bounded

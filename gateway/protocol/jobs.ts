@@ -66,7 +66,7 @@ export type JobEventBody =
 
 /**
  * `seq`: the event's number among its job's events, from 1, when the queue records its events in
- * a shared store (PostgreSQL, issue 21): job webhooks are delivered at least once and in `seq`
+ * a shared store (PostgreSQL): job webhooks are delivered at least once and in `seq`
  * order per job, so a receiver drops an event whose (jobId, seq) it has already seen.
  */
 export type JobEvent = JobEventBody & { jobId: string; job: JobInfo; ts: number; seq?: number }

@@ -10,7 +10,7 @@ export interface JobRecord {
   request: CreateJobRequest
 }
 
-/** A job event a write records with itself (issue 21, Deliver 6); the adapter adds `jobId`, `job` and `seq`. */
+/** A job event a write records with itself; the adapter adds `jobId`, `job` and `seq`. */
 export interface EventDraft {
   body: JobEventBody
   ts: number
@@ -51,7 +51,7 @@ export interface QueueAdapter {
   /**
    * Up to `count` claims at once, as `count` calls of `claimNext(now, limits)` in a row would make
    * them (oldest first, never past `limits.maxRunning` fleet-wide), in one step (one round trip for
-   * a database; issue 25). The queue uses it when present to fill several free slots.
+   * a database). The queue uses it when present to fill several free slots.
    */
   claimBatch?(now: number, limits: ClaimLimits, count: number): Promise<JobRecord[]>
   get(id: string): Promise<JobRecord | undefined>
@@ -59,8 +59,8 @@ export interface QueueAdapter {
   list(): Promise<JobRecord[]>
   /**
    * Shallow merge into `info`; a key set to undefined clears the field. With `fence` (a shared
-   * adapter), only while this process still holds the job's claim for `fence.attempt` (issue 21,
-   * Deliver 3); otherwise nothing changes and the answer is undefined. A single-process adapter
+   * adapter), only while this process still holds the job's claim for `fence.attempt` (job-status fencing);
+   * otherwise nothing changes and the answer is undefined. A single-process adapter
    * holds every claim and may ignore it.
    */
   update(id: string, patch: Partial<JobInfo>, fence?: Fence, event?: EventDraft): Promise<WrittenRecord | undefined>
@@ -75,7 +75,7 @@ export interface QueueAdapter {
   // queue uses them when present, so a single-process adapter needs none of them.
 
   /**
-   * A transactional outbox (issue 21, Deliver 6): a write given an EventDraft records the event in
+   * A transactional outbox: a write given an EventDraft records the event in
    * its own transaction, numbered per job (`seq`), and queues it for the job's webhook; a resume
    * records its job_resumed (`resumeAndAdopt` answers it). The queue then delivers webhooks only
    * from `claimOutbox`.
@@ -98,7 +98,7 @@ export interface QueueAdapter {
    */
   resumeParked?(id: string, limits: ClaimLimits): Promise<'resumed' | 'full' | 'taken'>
   /**
-   * `resumeParked` and the adoption of the job's park in ONE transaction (issue 21): the park row
+   * `resumeParked` and the adoption of the job's park in ONE transaction: the park row
    * leaves the session store sharing this adapter's database (`databaseId`), the job moves to
    * `running` for this process, its history row is written and `settledExecutionId` is recorded
    * settled for the fleet, all together or not at all. `taken`: the job is not parked, or is not
@@ -114,7 +114,7 @@ export interface QueueAdapter {
   /**
    * Jobs parked at or before `parkedBefore` (their maxParkedDurationMs passed), wherever they were
    * parked: each one's park is deleted and the job is now held by this process (still `parked`),
-   * which applies the retry rules to it exactly once (issue 21, Deliver 4).
+   * which applies the retry rules to it exactly once.
    */
   takeOverdueParked?(parkedBefore: number): Promise<JobRecord[]>
   /**
@@ -125,7 +125,7 @@ export interface QueueAdapter {
   /** Called after each lease renewal (every leaseMs / 3). */
   onHeartbeat?(listener: () => void): void
   /**
-   * The claims each lease renewal renews, asked at every heartbeat (issue 21): only attempts this
+   * The claims each lease renewal renews, asked at every heartbeat: only attempts this
    * process is running, starting, parking, resuming or ending. A job whose run ended, or was never
    * started here, is not kept alive: its lease lapses and another process reclaims it (job-status.7).
    * Without it the heartbeat renews every running job this process holds a lease on.

@@ -1,5 +1,5 @@
 /**
- * POST /jobs under an Idempotency-Key (issue 21): a submission retried after an answer was lost
+ * POST /jobs under an Idempotency-Key: a submission retried after an answer was lost
  * (a 503 on a broken connection whose insert had committed) finds its job and adds none, on the
  * memory adapter and on PostgreSQL, where two processes may receive the retry at once.
  */

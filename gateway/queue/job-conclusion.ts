@@ -2,7 +2,7 @@
  * An attempt's end (job-status.7-8): retry with a doubling delay while attempts remain, otherwise
  * the job's final status; and the final write itself, which may claim the next job in the same
  * step. Every write is fenced by the attempt it ends: it lands only while this process holds
- * that claim (issue 21, Deliver 3).
+ * that claim.
  */
 import type { JobInfo, JobStatus } from '../protocol/index.ts'
 import type { EventDraft, Fence, JobRecord, WrittenRecord } from './adapter.ts'
@@ -33,7 +33,7 @@ export class JobConclusion {
     const fence = { attempt: record.info.attempt }
     // An attempt claimed but never recorded started (its process died right after the claim, or
     // the start's write failed): its job_started is recorded now, before its end, so the
-    // webhook stream has no hole (issue 21, Deliver 6). startedAt is written with job_started.
+    // webhook stream has no hole. startedAt is written with job_started.
     if (q.adapter.recordsEvents && current.startedAt === undefined && current.status === 'running') {
       const body = { type: 'job_started' as const }
       const started = await q.adapter.update(id, { startedAt: q.now(), error: undefined }, fence, q.draft(body, record.request))
@@ -95,7 +95,7 @@ export class JobConclusion {
     // The end is written: its slot is no longer this job's (the claimed job's own end, if it
     // comes while this one's start runs, must find it free to claim in turn).
     if (q.ending.get(id) === fence.attempt) q.ending.delete(id)
-    // Started after the claim is done (issue 25): its slot is held from start()'s first step
+    // Started after the claim is done: its slot is held from start()'s first step
     // (q.starting), and a job that ends at once must find no claim in flight, so that its own
     // final write can claim the next job rather than leave it to one more round trip.
     if (claimed) await this.#start(claimed)

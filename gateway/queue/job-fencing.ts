@@ -1,5 +1,5 @@
 /**
- * Fencing (issue 21, Deliver 3): a run continues only while this process holds the claim of its
+ * Fencing: a run continues only while this process holds the claim of its
  * attempt. Writes carry the attempt as their fence; progress, written nowhere, is gated on the
  * lease; each heartbeat asks the store which claims still hold; a run whose claim is lost stops
  * here without a write and without an event, since the attempt's outcome is the other process's.
@@ -73,7 +73,7 @@ export class JobFencing {
     // Progress that goes to no webhook is written nowhere (a write per assistant message would
     // cost every job): local observers get it unnumbered, as from an adapter that records nothing.
     if (!draft?.webhook) return q.emit(body, run.record.info, run)
-    // Recorded like every event of an adapter that records them (issue 21, Deliver 6), and so
+    // Recorded like every event of an adapter that records them, and so
     // fenced by its statement: a run that lost its claim records none.
     q.adapter.update(run.id, {}, this.fenceOf(run), draft).then((written) => {
       if (written) q.announce(body, written, run)

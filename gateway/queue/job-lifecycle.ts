@@ -51,13 +51,13 @@ export class JobLifecycle {
     // `parked` must not be overwritten by this write landing after it (updates merge per key).
     // The park waits for this write and for job_started (run.started): the job's session id is
     // in the store before the job can be recorded parked (a process adopting the park finds its
-    // job), and job_started goes out before job_parked (issue 21, items 2 and 3).
+    // job), and job_started goes out before job_parked.
     // Claimed while its submit was still settling in this process (a shared store): job_submitted goes out first.
     await q.announcing.get(run.id)
     try {
-      // Each attempt starts clean (issue 21, item 8): the previous attempt's error went out with its job_retrying.
-      // Recorded with this write (issue 21, Deliver 6), which names the session as protocol 7's job_started does.
-      // The SDK session id too when the session already has it (issue 25: one write, not two; system_init then writes nothing).
+      // Each attempt starts clean: the previous attempt's error went out with its job_retrying.
+      // Recorded with this write, which names the session as protocol 7's job_started does.
+      // The SDK session id too when the session already has it (one write, not two; system_init then writes nothing).
       const sdkSessionId = runner.info().sdkSessionId
       const info = await q.adapter.update(run.id, { startedAt: q.now(), sessionId: runner.id, error: undefined, ...(sdkSessionId ? { sdkSessionId } : {}) }, this.#fencing.fenceOf(run), q.draft({ type: 'job_started' }, record.request))
       if (!info) {

@@ -1,7 +1,7 @@
 /**
  * Park and resume of a job's session (job-status.5-6): a parked job frees its slot, is capped by
  * maxParkedDurationMs, and takes a slot back before new claims when its session is rebuilt. With
- * a shared adapter (issue 21) a park may be adopted and resumed by another process, a resume may
+ * a shared adapter a park may be adopted and resumed by another process, a resume may
  * be taken first elsewhere, and overdue parks are swept fleet-wide.
  */
 import type { Runner } from '../sessions/runner.ts'
@@ -93,7 +93,7 @@ export class JobParking {
 
   /**
    * A shared adapter: jobs parked longer than maxParkedDurationMs anywhere in the fleet, their
-   * parker alive or not, fail their attempt here (retry rules apply), once (issue 21, Deliver 4).
+   * parker alive or not, fail their attempt here (retry rules apply), once.
    */
   async sweepParkedCaps(): Promise<void> {
     const q = this.#q
@@ -154,7 +154,7 @@ export class JobParking {
     const q = this.#q
     if (!q.adapter.findJobBySession || q.closed) return undefined
     // The park names its job (meta.jobId): a job not found, or whose session is not (yet) this
-    // one, is not resumed and its park not adopted as a plain session's (issue 21, item 2).
+    // one, is not resumed and its park not adopted as a plain session's.
     let record: JobRecord | undefined
     try {
       record = jobId !== undefined ? await q.adapter.get(jobId) : await q.adapter.findJobBySession(sessionId)

@@ -103,7 +103,7 @@ describe('JobQueue on PostgreSQL', () => {
     expect((await queue.get(job.id))?.info).toMatchObject({ status: 'succeeded', attempt: 2 })
   })
 
-  it('runs jobs that end as soon as they start in two round trips each: the end with the next claim, and the fenced start (issue 25)', async () => {
+  it('runs jobs that end as soon as they start in two round trips each: the end with the next claim, and the fenced start', async () => {
     const { queue, runners, events, calls, history, idle } = await rig(1)
     // Each job's session ends its turn the moment its job_started is out, as the bench's no-op
     // session does; the first one once every job is submitted (no submit's pump then runs).

@@ -1,6 +1,6 @@
 /**
  * Property: under random sequences of submit, cancel, fail, succeed, park, result and clock
- * advances, the queue keeps its invariants (issue 6, done means): running ≤ maxConcurrency, no job
+ * advances, the queue keeps its invariants (done means): running ≤ maxConcurrency, no job
  * runs twice at once, every job ends in exactly one terminal status, and each job's webhook
  * sequence follows started, progress*, (parked, resumed)*, then retrying or completed.
  */

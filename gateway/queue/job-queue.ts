@@ -3,8 +3,8 @@
  * first turn result, retries failed runs with doubling delays, enforces token and duration limits,
  * frees slots while parked, and reports every transition as a JobEvent, in order, per job.
  *
- * JobQueue is the public face and the claim loop (submit, cancel, stats, pump); the parts issue 21
- * grew live beside it, each handed the shared QueueState: the run of an attempt (job-lifecycle.ts),
+ * JobQueue is the public face and the claim loop (submit, cancel, stats, pump); the parts fencing
+ * and fleet parking grew live beside it, each handed the shared QueueState: the run of an attempt (job-lifecycle.ts),
  * its end and final write (job-conclusion.ts), fencing (job-fencing.ts), park/resume (job-parking.ts).
  */
 import { createHash, randomUUID } from 'node:crypto'
@@ -52,7 +52,7 @@ export class JobQueue {
     this.#lifecycle = new JobLifecycle(q, this.#fencing)
     this.#parking = new JobParking(q, this.#fencing, this.#lifecycle)
     this.adapter.onWork?.(() => void this.pump())
-    // Job webhooks leave from the adapter's outbox when it records events (issue 21, Deliver 6);
+    // Job webhooks leave from the adapter's outbox when it records events;
     // a claim is held past one delivery's timeout, so only a dead claimant's events go out twice.
     const adapter = this.adapter
     const outbox = this.#outbox = adapter.recordsEvents && adapter.claimOutbox && adapter.finishOutbox
@@ -62,11 +62,11 @@ export class JobQueue {
       q.outboxKick = () => outbox.kick()
       outbox.kick() // events a process before this one recorded and did not deliver
     }
-    // Leases are renewed for the runs this process has, not for every job it once claimed (issue 21).
+    // Leases are renewed for the runs this process has, not for every job it once claimed.
     this.adapter.renewOnly?.(() => q.heldClaims())
     this.adapter.onHeartbeat?.(() => {
       // A claim lapses only with time, by a lease far longer than a heartbeat: the pump asks for
-      // lapsed claims once per heartbeat, not once per job (issue 25: a round trip per job).
+      // lapsed claims once per heartbeat, not once per job (a round trip per job).
       q.reclaimDue = true
       void this.pump()
       void this.#fencing.checkClaims()
@@ -164,7 +164,7 @@ export class JobQueue {
     const jobs = await this.adapter.list()
     const used = await this.adapter.dailyTokens(dayKeyOf(q.now()))
     const limit = q.options.dailyTokenLimit
-    // A shared adapter answers for the fleet (issue 21, item 7): every process gives the same
+    // A shared adapter answers for the fleet: every process gives the same
     // counts, read from the store; one process alone counts its slots, resuming ones included.
     const shared = this.adapter.resumeParked !== undefined
     const count = (status: JobStatus) => jobs.filter((j) => j.info.status === status).length
@@ -221,12 +221,12 @@ export class JobQueue {
             continue
           }
           if (await q.budgetExhausted()) break
-          // Every free slot's claim in one step when the adapter can (issue 25), else one by one.
+          // Every free slot's claim in one step when the adapter can, else one by one.
           const asked = this.adapter.claimBatch ? Math.min(this.maxConcurrency - q.slotsTaken(), CLAIM_BATCH_MAX) : 1
           const claims = asked > 1
             ? await this.adapter.claimBatch!(q.now(), limits, asked)
             : [await this.adapter.claimNext(q.now(), limits)].filter((r) => r !== undefined)
-          // Not awaited (issue 25): each start holds its slot from here (q.starting, counted by
+          // Not awaited: each start holds its slot from here (q.starting, counted by
           // slotsTaken), and a job that ends while the pump goes on claiming for other slots
           // would otherwise find the pump busy and could not claim the next job with its final
           // write. start() reports its own failures.

@@ -21,12 +21,12 @@ export class JobRun {
   durationTimer: NodeJS.Timeout | undefined
   forceTimer: NodeJS.Timeout | undefined
   parkTimer: NodeJS.Timeout | undefined
-  /** The job_resumed its resume recorded (issue 21, Deliver 6), announced once the rebuilt session runs. */
+  /** The job_resumed its resume recorded, announced once the rebuilt session runs. */
   resumedEvent: JobEvent | undefined
   /**
    * `record.info` is the job as the store holds it: set once this process's start write landed
    * (its answer is the row), cleared by a park (parking writes outside this run's view). While
-   * set, the attempt's end needs no read of the job before its final write (issue 25).
+   * set, the attempt's end needs no read of the job before its final write.
    */
   infoCurrent = false
   /** Resolves once the attempt's start is recorded and job_started emitted; a park waits for it. */

@@ -1,5 +1,5 @@
 /**
- * Lease renewal follows the runs a process has (issue 21, Deliver 3; job-status.7): with
+ * Lease renewal follows the runs a process has (job-status.7): with
  * `renewOnly`, the heartbeat renews only the attempts the queue names, so a job whose run ended or
  * was never started here lapses and another process reclaims it, instead of staying `running`
  * forever under a live process's renewed lease.

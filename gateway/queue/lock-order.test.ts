@@ -1,5 +1,5 @@
 /**
- * The lock order of issue 21 (stated at LOCKS in postgres/migrations.ts), on a real PostgreSQL.
+ * The lock order (stated at LOCKS in postgres/migrations.ts), on a real PostgreSQL.
  * The cycle the issue found: a resume held the claim lock and waited for the job's row, while a
  * completion held that row and waited, inside the transition trigger, for the claim lock shared.
  * Here the same three steps are taken in that interleaving; PostgreSQL would detect the cycle
@@ -57,7 +57,7 @@ describe('lock order: job row, then the claim lock', () => {
     // 1. The completion's row lock (as an UPDATE takes it before its BEFORE trigger runs).
     await completion.query('BEGIN')
     await completion.query(`SELECT 1 FROM gateway_jobs WHERE id = 'x' FOR UPDATE`)
-    // 2. A resume of the same job (the duplicate result of issue 21) now waits for that row ...
+    // 2. A resume of the same job (a duplicate result) now waits for that row ...
     const resume = adapter.resumeParked!('x', { maxRunning: 4 })
     await someoneWaits(observer, 'the resume for the job row')
     // ... holding no claim lock: any other transaction may take it at once.

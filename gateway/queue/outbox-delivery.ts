@@ -1,5 +1,5 @@
 /**
- * Job webhooks from the outbox (issue 21, Deliver 6), for an adapter that records events: every
+ * Job webhooks from the outbox, for an adapter that records events: every
  * live process claims due events (each the oldest undelivered one of its job), POSTs them, and
  * settles them; a job's next event is claimed only once the previous one was delivered or given
  * up, so per-job order holds whichever processes deliver, and an event whose claimant died is

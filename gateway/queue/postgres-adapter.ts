@@ -41,7 +41,7 @@ export const POSTGRES_QUEUE_DEFAULTS = { leaseMs: 30_000 } as const
 type Row = { info: JobInfo; request: CreateJobRequest; event?: JobEvent | null }
 const RETURNING = 'RETURNING info, request'
 const TERMINAL = [...TERMINAL_JOB_STATUSES]
-/** The fence (issue 21, Deliver 3): this process still holds the claim for that attempt (running, or parked by it). */
+/** The fence: this process still holds the claim for that attempt (running, or parked by it). */
 const FENCED = (owner: string, attempt: string) => `lease_owner = ${owner} AND status IN ('running', 'parked') AND (info->>'attempt')::integer = ${attempt}`
 
 /** An update's patch as SQL values: the defined keys to merge, the keys set to undefined to drop (JSON has no undefined). */
@@ -112,7 +112,7 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
 
   // Heartbeat: renew the claims this process holds a run for (renewOnly; all of them when no
   // queue said which), so a job whose run ended or never started here lapses and is reclaimed
-  // rather than kept running forever (issue 21); the same tick wakes the queue so an idle
+  // rather than kept running forever; the same tick wakes the queue so an idle
   // process notices lapsed claims of a dead one even when no notification comes. SKIP LOCKED: a
   // heartbeat never waits for a row (a row locked now is being completed or reclaimed; the next
   // beat renews it if it is still ours).
@@ -216,7 +216,7 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
       const sentAt = Date.now()
       return serial(() => transaction(pool, async (client) => {
         // The job row first, then the claim lock (LOCKS' order). Taking the lock first and then
-        // waiting here for the row was the deadlock of issue 21.
+        // waiting here for the row was the deadlock the lock order (LOCKS) rules out.
         const { rows } = await client.query<{ status: string; lease_owner: string | null }>('SELECT status, lease_owner FROM gateway_jobs WHERE id = $1 FOR UPDATE', [id])
         // Already resumed by this process (an earlier call whose answer was lost): still ours.
         if (rows[0]?.status === 'running' && rows[0].lease_owner === workerId) return 'resumed' as const

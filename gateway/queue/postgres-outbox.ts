@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL side of the job events' outbox (issue 21, Deliver 6; migration 8): the statements
+ * The PostgreSQL side of the job events' outbox (migration 8): the statements
  * that write a job row and record its event together, and the ones delivery uses to claim and
  * settle recorded events. Delivery statements touch outbox rows only (LOCKS' order, step 4).
  */

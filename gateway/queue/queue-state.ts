@@ -1,7 +1,7 @@
 /**
  * The state one JobQueue shares with its collaborators (run lifecycle, fencing, parking): the
  * runs this process holds, the slots promised to resumes, its timers and event listeners, and the
- * helpers every part uses (emit, report, timers). It was JobQueue's private state until issue 21
+ * helpers every part uses (emit, report, timers). It was JobQueue's private state until fencing and fleet parking
  * grew the class past one concept; the collaborators are handed this object, so none imports another's
  * class and the modules form no cycle.
  */
@@ -23,7 +23,7 @@ export interface QueueDeps {
    * job's resume and its park's adoption are one transaction (`QueueAdapter.resumeAndAdopt`).
    */
   parkStoreDatabaseId?: string
-  /** A store operation failed (issue 21): the one job operation it served fails, the process goes on. */
+  /** A store operation failed: the one job operation it served fails, the process goes on. */
   onError?: (err: unknown, where: string) => void
   now?: () => number
 }
@@ -98,7 +98,7 @@ export class QueueState {
   }
 
   /**
-   * What a write records as its event, when the adapter records events (issue 21, Deliver 6):
+   * What a write records as its event, when the adapter records events:
    * the event then goes out as the write committed it (see `announce`), its webhook from the outbox.
    */
   draft(body: JobEventBody, request: CreateJobRequest | undefined, ts = this.now()): EventDraft | undefined {

@@ -1,6 +1,6 @@
 /**
  * Field types of CreateSessionRequest (createsessionrequest.1), built once per process, at the
- * first create rather than at start (issue 25: building zod schemas is a visible part of the
+ * first create rather than at start (building zod schemas is a visible part of the
  * start). Unknown fields pass through untouched (forward compatibility); known fields must have
  * their types.
  */

@@ -89,7 +89,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     return probe ? probe(profile) : Promise.reject(new Error(`engine ${profile.engine} has no credential probe in this build`))
   }
   const availability = new ProfileAvailability(options.checkCredentials, () => catalog.profiles, (message) => console.warn(`gateway: ${message}`), engineProbe)
-  // Codex logins are probed for readyz only (issue 24): requireAvailableProfile stays the primary engine's (server-configuration.20).
+  // Codex logins are probed for readyz only: requireAvailableProfile stays the primary engine's (server-configuration.20).
   const codexLogins = new ProfileAvailability(options.checkCredentials && { timeoutMs: options.checkCredentials === true ? undefined : options.checkCredentials.timeoutMs },
     () => catalog.profiles, (message) => console.warn(`gateway: ${message}`), engineProbe, ['cli_secondary'])
   const factory = createSessionFactory({
@@ -276,7 +276,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
 
   async function closeOnce(): Promise<void> {
     // HTTP first: the listener stops and every request in flight is answered (its result, or 503)
-    // while the sessions it may be reading still exist; nothing is reset (issue 22).
+    // while the sessions it may be reading still exist; nothing is reset.
     await drain.answerAll()
     // Then the queue, so runs ended by the shutdown fail without scheduling retries.
     context.queue?.close()

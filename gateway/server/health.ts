@@ -16,7 +16,7 @@ export interface HealthOptions {
   /** Directories the gateway writes (a file session store, a file profile store's folder). */
   writableDirs?: string[]
   /**
-   * What the gateway depends on at run time (issue 22), each asked on every readyz: `database`
+   * What the gateway depends on at run time, each asked on every readyz: `database`
    * (the PostgreSQL pool), `engines` by engine name (its program is still there). A rejection,
    * `false` or no answer within `dependencyTimeoutMs` is `failed`, and the gateway is not ready.
    */

@@ -1,5 +1,5 @@
 /**
- * The HTTP side of a stop that drops nothing (issue 22): every request whose headers arrived gets
+ * The HTTP side of a stop that drops nothing: every request whose headers arrived gets
  * an answer, its result or 503 `shutting_down`, never a reset connection.
  *
  * While draining, each response says `Connection: close`, so a client's keep-alive socket is not

@@ -109,7 +109,7 @@ export function writeDownloadHead(res: ServerResponse, name: string, contentType
 
 /**
  * A request Node's parser refused before any route saw it still gets the `{error, code}` body:
- * headers over `maxHeaderSize` are 431 (RFC 6585), a request too slow to arrive 408, anything else malformed is 400 (issue 22: a
+ * headers over `maxHeaderSize` are 431 (RFC 6585), a request too slow to arrive 408, anything else malformed is 400 (a
  * 64 KiB Authorization header got an empty 400). The connection closes: the parser's state is lost.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {

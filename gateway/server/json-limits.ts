@@ -1,5 +1,5 @@
 /**
- * Nesting depth and container breadth are resources like size (issue 14). A 10 KB body nested
+ * Nesting depth and container breadth are resources like size. A 10 KB body nested
  * 5,000 deep parses fine but overflows the stack of every recursive consumer after it (zod,
  * JSON.stringify of a stored `meta`, structured clone), so it is refused where client JSON is
  * parsed, before any handler sees it: `readJsonBody` for REST, `parseCommand` for WS frames.

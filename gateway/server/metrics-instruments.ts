@@ -1,9 +1,8 @@
 /**
- * The prom-client side of GatewayMetrics (issue 22): one Registry per createGatewayServer, never
+ * The prom-client side of GatewayMetrics: one Registry per createGatewayServer, never
  * the global default, so two servers in one process keep separate series. Built on the first
  * observation or scrape (metrics.ts), never at start: prom-client and the OpenTelemetry API its
- * default metrics require are 83 modules, a third of what the gateway loaded before listening
- * (issue 25, bench row f).
+ * default metrics require are 83 modules, a third of what the gateway loaded before listening.
  */
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { QueueStats } from '../protocol/jobs.ts'

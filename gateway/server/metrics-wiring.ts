@@ -1,6 +1,6 @@
 /**
  * Connects GatewayMetrics to the server's services once per createGatewayServer, and the optional
- * separate listener that serves only `/metrics` on a loopback port for a scraper (issue 22).
+ * separate listener that serves only `/metrics` on a loopback port for a scraper.
  */
 import type { ServerResponse } from 'node:http'
 import { createServer } from './node-http.ts'
@@ -31,7 +31,7 @@ export function wireMetrics(
       }
     },
     webSockets,
-    // The adapter's counts: the whole fleet's when the queue is on PostgreSQL (issue 21, item 7).
+    // The adapter's counts: the whole fleet's when the queue is on PostgreSQL.
     ...(queue ? { queueStats: () => queue.stats() } : {}),
   })
   registry.onRegister((runner) => {

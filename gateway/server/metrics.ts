@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (issue 22): one prom-client Registry per createGatewayServer, never the
+ * Prometheus metrics: one prom-client Registry per createGatewayServer, never the
  * global default, so two servers in one process keep separate series. Counters move on events the
  * server already sees (a response finishing, a turn result, a webhook attempt, a job ending);
  * gauges are read at scrape time from the registry, the sockets and the queue's adapter (which
@@ -75,7 +75,7 @@ const loadPromClient = (): PromClient => (promClient ??= createRequire(import.me
  * The server's metrics. The prom-client registry and instruments are built at the first event
  * that moves one of them or at the first scrape, not here: createGatewayServer builds this object
  * at start, and prom-client with its OpenTelemetry dependency would be a third of the modules
- * loaded before listening (issue 25). Until then no series has a value to report; the default
+ * loaded before listening. Until then no series has a value to report; the default
  * process metrics (CPU, memory, handles) are read at scrape time, so only the event-loop-lag and
  * GC observations start later, at the first request rather than at start.
  */

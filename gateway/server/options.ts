@@ -58,7 +58,7 @@ export interface GatewayServerOptions {
   /** `GET /healthz` and `GET /readyz`, unauthenticated, outside basePath; off unless given. */
   health?: import('./health.ts').HealthOptions
   /**
-   * Prometheus metrics (issue 22). Default: `<basePath>/metrics` for operators. `false`: off.
+   * Prometheus metrics. Default: `<basePath>/metrics` for operators. `false`: off.
    * `{ port, host? }`: served instead on a separate loopback listener (no authentication) for a scraper.
    */
   metrics?: boolean | import('./metrics.ts').MetricsOptions

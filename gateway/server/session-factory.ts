@@ -128,7 +128,7 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
         launch(runner, config)
       } catch (err) {
         // The registry serialises a row before adding it, so usually nothing was registered; either
-        // way a failed create leaves no row and no running engine behind (issue 14).
+        // way a failed create leaves no row and no running engine behind.
         if (deps.registry.get(runner.id) === runner) deps.registry.remove(runner.id)
         else try { runner.close('error') } catch { /* already unusable */ }
         deps.onError(err, 'create')

@@ -1,5 +1,5 @@
 /**
- * Fleet-wide deadline sweep, split out of parking.ts (issue 21, Deliver 4): with a shared store,
+ * Fleet-wide deadline sweep, split out of parking.ts: with a shared store,
  * lapsed deadlines of parks stored by any process are fired here, so they never wait for their
  * parker (maybe dead). The timeout goes through the usual result delivery, whose adoption is
  * atomic, so exactly one process applies it and a race with the parker's own watchdog is a

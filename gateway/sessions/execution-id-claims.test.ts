@@ -1,5 +1,5 @@
 /**
- * ParkingManager.claimExecutionId (issue 23): a deferred call's execution id is its tool-call id
+ * ParkingManager.claimExecutionId: a deferred call's execution id is its tool-call id
  * unless that id already names an execution the gateway knows, here or in a shared store; then the
  * first free `<id>-2`, `<id>-3`, …, so `POST /executions/:id/result` never has two owners.
  */

@@ -1,5 +1,5 @@
 /**
- * Which session owns each deferred execution id, split out of parking.ts (issue 23): open ids
+ * Which session owns each deferred execution id, split out of parking.ts: open ids
  * with their deadline watchdogs, ids settled here (their duplicates answer `applied: false`), and
  * the claim of a fresh id for a deferred tool call. No store writes happen here; the watchdog
  * delivers its timeout through the callback the parking manager gives (its usual result path).
@@ -35,7 +35,7 @@ export class ExecutionIndex {
       if (this.#owners.has(id) || this.#settled.has(id)) continue
       this.#owners.set(id, sessionId)
       const stored = this.#store.findByExecution && !this.#isClosed() ? await this.#store.findByExecution(id).catch(() => undefined) : undefined
-      // Settled anywhere in the fleet (issue 21) counts as known too: its duplicates answer for that session.
+      // Settled anywhere in the fleet counts as known too: its duplicates answer for that session.
       const settled = stored === undefined && this.#store.findSettled && !this.#isClosed() ? await this.#store.findSettled(id).catch(() => undefined) : undefined
       if (stored === undefined && settled === undefined) return id
       // Another session's park holds it: give the reservation back and try the next suffix.

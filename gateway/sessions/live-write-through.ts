@@ -1,5 +1,5 @@
 /**
- * `persistLive` write-through, split out of parking.ts (issues 14 and 24): live snapshots saved
+ * `persistLive` write-through, split out of parking.ts: live snapshots saved
  * after each turn and on setting changes, CLI dormant records (idle, nothing pending) that name the
  * engine's resume id, and the write-ahead seq reservation that holds an event back until the seq
  * it carries is covered by a durable record. Store writes go through the parking manager's
@@ -39,7 +39,7 @@ export class LiveWriteThrough {
   /**
    * Every event of a watched runner, first: synchronously at the event after turn_result (its
    * status move), since a microtask later a queued message may already have started the next
-   * turn, and a snapshot then is refused (issue 14).
+   * turn, and a snapshot then is refused.
    */
   beforeEvent(runner: Runner, event: SessionEvent): void {
     if (this.#turnEnded.size && event.type !== 'turn_result' && this.#turnEnded.delete(runner)) void this.persist(runner)
@@ -62,7 +62,7 @@ export class LiveWriteThrough {
   }
 
   /**
-   * Write-ahead (issue 14): undefined when `event` may go to a client now, else a promise to wait
+   * Write-ahead: undefined when `event` may go to a client now, else a promise to wait
    * for first. Only persistLive sessions of an engine that snapshots are ever held.
    */
   hold(runner: Runner, event: SessionEvent): Promise<void> | undefined {

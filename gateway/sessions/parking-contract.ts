@@ -17,7 +17,7 @@ export interface ParkingOptions {
   persistLive?: boolean
   onError?: (err: unknown, where: 'park' | 'resume' | 'persist' | 'discard') => void
   /**
-   * A shared store (issue 21, Deliver 4): every this often, lapsed deadlines of parks stored by
+   * A shared store: every this often, lapsed deadlines of parks stored by
    * any process are fired here, so they never wait for their parker (maybe dead). The first
    * sweep comes `expiredGraceMs` after start, as deadlines re-armed at boot do.
    */
@@ -43,8 +43,8 @@ export interface ParkingDeps {
   onParkFailed?(sessionId: string, error: string): void
   /**
    * Resolves when the session may resume; false: another process took its job first (shared
-   * store). An object: the queue resumed the job and adopted its park in one transaction (issue
-   * 21) and hands over the adopted record (undefined: the park was gone; the attempt fails).
+   * store). An object: the queue resumed the job and adopted its park in one transaction
+   * and hands over the adopted record (undefined: the park was gone; the attempt fails).
    * `jobId` is the park's own `meta.jobId`; `settledExecutionId` the result that woke it.
    */
   beforeResume?(sessionId: string, hint: { jobId?: string; settledExecutionId?: string }): Promise<boolean | void | { park: unknown }>

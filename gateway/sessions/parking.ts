@@ -115,7 +115,7 @@ export class ParkingManager {
   }
 
   /**
-   * Write-ahead (issue 14): undefined when `event` may go to a client now, else a promise to wait
+   * Write-ahead: undefined when `event` may go to a client now, else a promise to wait
    * for first. Only persistLive sessions of an engine that snapshots are ever held.
    */
   hold(runner: Runner, event: SessionEvent): Promise<void> | undefined {
@@ -185,7 +185,7 @@ export class ParkingManager {
     if (!(current instanceof ParkedSession)) return current
     // A job's park: its slot first. On a shared adapter that step is also the one atomic decision
     // of which process resumes the job; with a store on the adapter's database it adopts the park
-    // in the same transaction (issue 21), so the park, the job and its history move together.
+    // in the same transaction, so the park, the job and its history move together.
     let adopted: { park: unknown } | undefined
     if (peek.kind === 'park') {
       const jobId = peek.info.meta?.jobId
@@ -220,7 +220,7 @@ export class ParkingManager {
     // Handed over in the same step as the rebuild, before any await: from the next tick on the
     // session can move (its own watchdog, re-armed by watch(), fires at once for a lapsed deadline
     // and restarts the turn), and a job that took it over only after that could miss its
-    // turn_result and stay running forever (issue 21, the soak's stuck deadline resume; job-status.6, job-status.8).
+    // turn_result and stay running forever (the soak's stuck deadline resume; job-status.6, job-status.8).
     this.#deps.onResumed?.(id, runner)
     await consumed
     return runner
@@ -347,7 +347,7 @@ export class ParkingManager {
       try {
         await this.store.save(record)
       } catch (err) {
-        // Not stored: nothing could wake it (issue 21). The queue fails a job's attempt instead
+        // Not stored: nothing could wake it. The queue fails a job's attempt instead
         // of recording it parked; a session of no job stays an evicted row, as before.
         this.#report(err, 'park')
         return this.#deps.onParkFailed?.(id, `the park could not be stored: ${(err as Error).message}`)

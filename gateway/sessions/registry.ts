@@ -27,7 +27,7 @@ export class SessionRegistry {
   /**
    * Adds a runner. Its SessionInfo is serialised first, so a row that could never be listed (a
    * host hook put a BigInt or a cycle into `meta`) throws here and is never registered: one bad
-   * row must not turn every `GET /sessions` into a 500 (issue 14).
+   * row must not turn every `GET /sessions` into a 500.
    */
   register(runner: Runner): void {
     const info = runner.info()

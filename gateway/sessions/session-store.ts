@@ -48,7 +48,7 @@ export interface StoredSession {
   snapshot: RunnerSnapshot
   savedAt: number
   /**
-   * Live records only (issue 14, write-ahead): every seq up to this may have been shown to a
+   * Live records only (write-ahead): every seq up to this may have been shown to a
    * client, so a rebuild numbers on after it, never reusing one. Absent: `snapshot.seq`. Stores
    * keep it like any other field of the record.
    */
@@ -77,7 +77,7 @@ export interface SessionStore {
   /** The session whose stored park has `executionId` among its open executions. */
   findByExecution?(executionId: string): Promise<string | undefined>
   /**
-   * Shared settled record (issue 21): `executionId`'s result was applied to `info.id`'s session.
+   * Shared settled record: `executionId`'s result was applied to `info.id`'s session.
    * Kept until `forgetSettled` for the session, or, for a job's session, until the job is pruned.
    */
   settle?(executionId: string, info: SessionInfo): Promise<void>

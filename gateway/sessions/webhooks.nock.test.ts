@@ -1,5 +1,5 @@
 /**
- * Outgoing webhook HTTP, unit-tested with nock (issue 14): fast and deterministic faults a real
+ * Outgoing webhook HTTP, unit-tested with nock: fast and deterministic faults a real
  * receiver cannot stage cheaply (connection resets, hanging responses). End-to-end delivery keeps
  * its real loopback receiver in webhooks.test.ts and the queue tests.
  */

@@ -69,7 +69,7 @@ export class WebhookDeliverer {
 
   /**
    * One POST of `body` (attempt number `attempt`, for the attempt observer), without retries: for
-   * a caller that keeps its own schedule (the job events' outbox, issue 21). Never throws.
+   * a caller that keeps its own schedule (the job events' outbox). Never throws.
    */
   sendOnce(target: WebhookTarget, body: unknown, attempt: number): Promise<{ ok: true } | { ok: false; error: string }> {
     return this.#attempt(target, JSON.stringify(body), attempt)

@@ -9,7 +9,7 @@ function ledger() {
   return { reservations, ledger: new WriteAheadLedger((id, upTo) => void reservations.push([id, upTo])) }
 }
 
-describe('WriteAheadLedger (issue 14)', () => {
+describe('WriteAheadLedger', () => {
   it('holds a turn_result until a record containing it is durable, and lets other events through before any record exists', async () => {
     const { ledger: l } = ledger()
     expect(l.hold('s', event(1))).toBeUndefined()

@@ -1,5 +1,5 @@
 /**
- * Write-ahead for `persistLive` (issue 14): what a client has been told is durable before it is
+ * Write-ahead for `persistLive`: what a client has been told is durable before it is
  * told. Two rules, both enforced by holding a client's frames (in order) until a store write lands:
  *
  * - a `turn_result` is delivered only once a record whose snapshot contains it is durable, so a

@@ -1,5 +1,5 @@
 /**
- * Issue 22, authentication defects: the Bearer scheme is case-insensitive (RFC 9110 §11.1), an
+ * Authentication (authentication.1): the Bearer scheme is case-insensitive (RFC 9110 §11.1), an
  * Authorization header too large for Node's parser is a JSON 431 (not an empty 400), and
  * `gateway token create` never records two principals under one id.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11: a broken `authenticate` hook fails closed and loudly (authentication.1). A throw, a
+ * A broken `authenticate` hook fails closed and loudly (authentication.1). A throw, a
  * rejection, or a truthy answer that is not a principal object is a 500 on routes and upgrades,
  * reported through `onError`, with nothing of the hook's error in the response; it never grants
  * access (a truthy non-object used to become an unscoped operator).

@@ -1,5 +1,5 @@
 /**
- * Issue 22, Deliver 2: `gateway check` predicts `gateway serve`. One table of bad configurations,
+ * `gateway check` predicts `gateway serve`. One table of bad configurations,
  * each driven through both commands: serve refuses to start (exit 2) and check fails (exit 2) with
  * the same problem lines, each naming what is wrong. The one documented difference: `check
  * --no-connect` skips the database round trip, so an unreachable database passes it.
@@ -71,7 +71,7 @@ const ROWS: Row[] = [
     env: { GATEWAY_TEST_HIDE_PACKAGE: '@anthropic-ai/claude-agent-sdk' }, nodeArgs: ['--import', HIDE],
     line: 'a cli_primary profile needs the package @anthropic-ai/claude-agent-sdk: npm install @anthropic-ai/claude-agent-sdk',
   },
-  // Issue 22 item 6: a profile's own program is checked by the profile's path, by serve as by check.
+  // A profile's own program is checked by the profile's path, by serve as by check.
   { name: "a cli_primary profile's own executable missing", config: base({ profiles: [{ ...CLAUDE, executable: './no-such-own-claude' }] }), line: /^profiles\[0\]\.executable: .*no-such-own-claude does not exist or is not a file$/ },
   { name: "a cli_secondary profile's own codexPath missing", config: base({ profiles: [{ name: 'codex', engine: 'cli_secondary', codexPath: '/nonexistent/own-codex' }] }), line: 'profiles[0].codexPath: /nonexistent/own-codex does not exist or is not a file' },
   { name: 'cli_secondary codex missing', config: base({ profiles: [{ name: 'codex', engine: 'cli_secondary' }], engines: { cli_secondary: { codexPath: '/nonexistent/codex' } } }), line: 'engines.cli_secondary.codexPath: /nonexistent/codex does not exist or is not a file' },
@@ -104,7 +104,7 @@ function problemLines(result: CommandResult): string[] {
   return result.stderr.trim().split('\n').filter((l) => l && !/: \d+ problems?$/.test(l) && !l.startsWith('gateway: configuration has problems'))
 }
 
-describe('gateway check predicts gateway serve (issue 22)', { timeout: 180_000 }, () => {
+describe('gateway check predicts gateway serve', { timeout: 180_000 }, () => {
   it.each(ROWS.filter((r) => !r.skip).map((r) => [r.name, r] as const))('%s: serve refuses and check fails with the same lines', async (_name, row) => {
     const file = await install(row)
     const env = { ...process.env, ...row.env }

@@ -1,5 +1,5 @@
 /**
- * Issue 24, Deliver 1 on the PostgreSQL session store (embedding-rules.14): the dormant records of
+ * Dormancy on the PostgreSQL session store (embedding-rules.14): the dormant records of
  * a cli_primary and a cli_secondary session go through the same store as parks, name the
  * conversation to resume (renewed by clear_context before any next system_init), and a second
  * gateway on the same database resumes both with their transcripts replayed and seq continuing.

@@ -1,5 +1,5 @@
 /**
- * Issue 24, Deliver 1 (embedding-rules.14): a cli_primary and a cli_secondary session, on the fake
+ * Dormancy (embedding-rules.14): a cli_primary and a cli_secondary session, on the fake
  * Claude CLI and the fake codex app-server, survive a SIGKILL of `gateway` with a file store and
  * `persistLive` (`--store-dir`). The store holds only a dormant record (the engine's resume id,
  * no transcript); after the restart the session is listed and readable, the first attach resumes

@@ -1,5 +1,5 @@
 /**
- * What the CLIs do beyond a plain turn (issue 24, Deliver 3), on both CLI engines, each with the
+ * What the CLIs do beyond a plain turn, on both CLI engines, each with the
  * fake CLI playing its real wire protocol: a question (the Claude CLI's AskUserQuestion, codex's
  * `item/tool/requestUserInput`) and an MCP elicitation reach the client as `permission_requested`
  * and come back through `permission_decision`; a sub-agent's messages reach it nested under the

@@ -1,5 +1,5 @@
 /**
- * Issue 11: several cli_primary profiles with their own config directories serve at once.
+ * Several cli_primary profiles with their own config directories serve at once.
  * `/sdk-sessions` and resume read each profile's transcripts from its own directory, concurrently,
  * without touching this process's CLAUDE_CONFIG_DIR; `listSdkSessions` replaces the lister.
  */

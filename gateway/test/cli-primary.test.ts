@@ -90,7 +90,7 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     expect((await g.request('GET', `/sessions/${session.id}`)).body.session).toMatchObject({ status: 'idle', pendingPermissionCount: 0 })
   })
 
-  it('a CLI dying mid-turn ends the turn, not the session; the next message resumes the same conversation (issue 24)', async () => {
+  it('a CLI dying mid-turn ends the turn, not the session; the next message resumes the same conversation', async () => {
     const g = await start({ respawn: { backoffMs: 10 } })
     const { session, ws } = await primarySession(g, { prompt: 'remember me' })
     const init = await ws.waitForEvent('system_init')
@@ -108,7 +108,7 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     expect((await g.request('GET', `/sessions/${session.id}`)).body.session.status).toBe('idle')
   })
 
-  it('a SIGKILL of the CLI mid-turn is followed by a working next turn in the same conversation (issue 24)', async () => {
+  it('a SIGKILL of the CLI mid-turn is followed by a working next turn in the same conversation', async () => {
     const pids: number[] = []
     const g = await start({ respawn: { backoffMs: 10 }, onProcess: (e) => { if (e.type === 'spawn' && e.pid) pids.push(e.pid) } })
     // A first turn stores the conversation (the real CLI keeps none of one killed in its first turn).
@@ -126,7 +126,7 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     expect(pids.length).toBeGreaterThanOrEqual(2)
   })
 
-  it('a crash loop backs off and then fails the session with session_error; other sessions keep working (issue 24)', async () => {
+  it('a crash loop backs off and then fails the session with session_error; other sessions keep working', async () => {
     const g = await start({ respawn: { backoffMs: 10, maxDeaths: 2 } })
     const { session, ws } = await primarySession(g)
     ws.send({ type: 'user_message', text: 'scenario:crash' })
@@ -235,7 +235,7 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     expect((await g.request('POST', `/sessions/${session.id}/mcp/docs`, { body: { action: 'explode' } })).status).toBe(400)
   })
 
-  it('keeps MCP servers\' headers and env off the CLI\'s command line (issue 22): /proc/<pid>/cmdline has no token, and the servers still arrive', async () => {
+  it('keeps MCP servers\' headers and env off the CLI\'s command line: /proc/<pid>/cmdline has no token, and the servers still arrive', async () => {
     const spawned: number[] = []
     const g = await start({ onProcess: (event) => { if (event.type === 'spawn' && event.pid) spawned.push(event.pid) } })
     const secret = 'per-session-token-4f1c9a'

@@ -171,7 +171,7 @@ describe('engine cli_secondary on the fake codex app-server', () => {
     await unknown.ws.waitForEvent('status_changed', (e) => e.status === 'failed')
   })
 
-  it('a SIGKILL of codex mid-turn ends the turn, not the session; the next turn works on the same thread; another session keeps working (issue 24)', async () => {
+  it('a SIGKILL of codex mid-turn ends the turn, not the session; the next turn works on the same thread; another session keeps working', async () => {
     const { g } = await start({ respawn: { backoffMs: 10 } })
     const before = fakeChildren()
     // A first turn stores the thread (codex writes none of a thread killed in its first turn).
@@ -193,7 +193,7 @@ describe('engine cli_secondary on the fake codex app-server', () => {
     expect(doomed.ws.events().some((e) => e.type === 'session_error')).toBe(false)
   })
 
-  it('codex exiting mid-turn ends the turn with the stderr line; the next message respawns codex on the same thread (issue 24)', async () => {
+  it('codex exiting mid-turn ends the turn with the stderr line; the next message respawns codex on the same thread', async () => {
     const { g } = await start({ respawn: { backoffMs: 10 } })
     const { session, ws } = await codexSession(g, { prompt: 'remember me' })
     const init = await ws.waitForEvent('system_init')
@@ -213,7 +213,7 @@ describe('engine cli_secondary on the fake codex app-server', () => {
     expect(fakeChildren().some((pid) => !before.includes(pid))).toBe(true)
   })
 
-  it('codex killed in the thread\'s first turn: the next message starts a new thread (codex stored none of the first) (issue 24)', async () => {
+  it('codex killed in the thread\'s first turn: the next message starts a new thread (codex stored none of the first)', async () => {
     const { g } = await start({ respawn: { backoffMs: 10 } })
     const { ws } = await codexSession(g)
     const init = await ws.waitForEvent('system_init')
@@ -225,7 +225,7 @@ describe('engine cli_secondary on the fake codex app-server', () => {
     expect((await ws.waitForEvent('turn_result', (e) => e.seq > failed.seq && !e.isError)).result).toBe('echo: fresh')
   })
 
-  it('a crash loop backs off and then fails the session with session_error (issue 24)', async () => {
+  it('a crash loop backs off and then fails the session with session_error', async () => {
     const { g } = await start({ respawn: { backoffMs: 10, maxDeaths: 2 } })
     const { ws } = await codexSession(g)
     await ws.waitForEvent('system_init')

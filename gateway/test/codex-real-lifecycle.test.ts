@@ -1,5 +1,5 @@
 /**
- * Issue 24 on the real `codex app-server` (model faked by the loopback Responses API): a SIGKILL
+ * Engine death and dormancy (embedding-rules.14) on the real `codex app-server` (model faked by the loopback Responses API): a SIGKILL
  * of codex mid-turn ends the turn and the next message respawns codex on the same thread; a
  * dormant session (file store, persistLive) comes back in a new gateway, its thread's turns
  * replayed and seq continuing. Skipped only when the pinned package cannot be installed.
@@ -27,7 +27,7 @@ function codexChildren(): number[] {
   return out.split('\n').filter((l) => l.includes(codexBin!) && l.includes('app-server')).map((l) => Number(l.trim().split(/\s+/)[0]))
 }
 
-describe.skipIf(skipReason !== undefined)('the real codex: death and dormancy (issue 24)', () => {
+describe.skipIf(skipReason !== undefined)('the real codex: death and dormancy', () => {
   let api: FakeResponsesServer
   let dirs: Awaited<ReturnType<typeof isolatedDirs>>
   let codexHome: string

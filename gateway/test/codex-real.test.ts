@@ -45,7 +45,7 @@ async function startEngine(kind: 'real' | 'fake', api: FakeResponsesServer): Pro
 
 const COMMAND = 'scenario:{"name":"cmd","steps":[{"type":"tool","name":"Bash","input":{"command":"echo hello"}},{"type":"text","text":"ran"}]}'
 
-/** The scenarios of issue 12 item 4, one session then a resume; returns every session's events. */
+/** The differential scenarios, one session then a resume; returns every session's events. */
 async function play(e: Engine, reachedModel: (text: string) => Promise<unknown>): Promise<{ first: GatewayEvent[]; resumed: GatewayEvent[]; produced: boolean }> {
   const first = await e.g.createSession({ profile: 'codex', cwd: e.g.cwdRoot, prompt: 'scenario:hello' })
   const ws = await e.g.attach(first.id)

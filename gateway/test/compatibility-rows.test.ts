@@ -1,5 +1,5 @@
 /**
- * docs/compatibility.md, re-checked against our wire (issue 23). Every row whose protocol-7
+ * docs/compatibility.md, re-checked against our wire. Every row whose protocol-7
  * column says "the same" (or whose difference is "—") names a check: one run here against a
  * gateway on the fake engines, an existing test or kit case that observes the shape (the kit runs
  * against this gateway in `npm start`), or the reason the shape cannot be observed. A new row of
@@ -328,7 +328,7 @@ const HERE: Record<string, () => Promise<void>> = {
   },
 }
 
-describe('docs/compatibility.md rows re-checked against our wire (issue 23)', () => {
+describe('docs/compatibility.md rows re-checked against our wire', () => {
   it('gives every "the same" row a check: here, an existing test, a kit case, or why it cannot be observed', () => {
     const unchecked = sameRows.map((r) => r.shape).filter((shape) => !(shape in HERE) && !(shape in ELSEWHERE))
     expect(unchecked).toEqual([])

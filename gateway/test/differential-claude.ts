@@ -1,5 +1,5 @@
 /**
- * The normaliser of the differential test (issue 11): the gateway events of one scenario played by
+ * The normaliser of the differential test: the gateway events of one scenario played by
  * our fake Claude CLI and by the real Claude Code CLI, reduced to what both must agree on. Each
  * normalisation is listed with why it is not hiding a difference a client would see:
  *

@@ -1,6 +1,6 @@
 /**
  * The differential comparison of one scenario run against a real engine binary and against our
- * fake of it (issues 11 and 12): both runs go through the same gateway adapter, and their gateway
+ * fake of it: both runs go through the same gateway adapter, and their gateway
  * events must be equal after these normalisations, each of which removes something that
  * legitimately differs between two runs or two builds, never something the fake could get wrong:
  *

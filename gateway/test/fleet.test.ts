@@ -1,5 +1,5 @@
 /**
- * Several gateway processes on one PostgreSQL (issue 15). The lean run here uses 60 jobs; the
+ * Several gateway processes on one PostgreSQL. The lean run here uses 60 jobs; the
  * full 500-job run is `npm run fleet`.
  */
 import { createServer, type Server } from 'node:http'

@@ -1,5 +1,5 @@
 /**
- * Issue 11: graceful shutdown of `gateway serve` as a real child process. SIGTERM closes every
+ * Graceful shutdown of `gateway serve` as a real child process. SIGTERM closes every
  * WebSocket with 1001, refuses new work, lets the gateway write its parks, ends the engine
  * processes it spawned (checked by PID) and exits 0; the next start adopts the parks.
  */
@@ -132,7 +132,7 @@ describe('gateway serve: graceful shutdown on SIGTERM', { timeout: 90_000 }, () 
     // Lifecycle lines name each engine process by PID, from spawn to exit.
     const spawned = lines.filter((l) => l.msg === 'engine process spawned').map((l) => l.enginePid)
     const ended = lines.filter((l) => l.msg === 'engine process exited').map((l) => l.enginePid)
-    // The gateway's own pid stays on every line: one `pid` key per object (issue 22).
+    // The gateway's own pid stays on every line: one `pid` key per object.
     const engineLines = first.lines.filter((l) => l.includes('"kind":"engine"'))
     expect(engineLines.every((l) => l.match(/"pid":/g)?.length === 1)).toBe(true)
     expect(lines.filter((l) => l.kind === 'engine').every((l) => l.pid === first.child.pid)).toBe(true)

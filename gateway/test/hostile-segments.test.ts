@@ -1,5 +1,5 @@
 /**
- * Issue 22, defect 1: a hostile path segment on any route family is a 4xx with the `{error, code}`
+ * A hostile path segment on any route family is a 4xx with the `{error, code}`
  * body (errors.16's shape as this gateway answers it), never a 500. The issue found
  * `GET /sessions/:id/files/%00` and a 1,100-character `files/` path answering 500; every family is
  * swept with the same segments so the next such route is found here, not by an operator.
@@ -26,7 +26,7 @@ function expectClientError(what: string, status: number, text: string): void {
   }
 }
 
-describe('hostile path segments on every route family (issue 22)', { timeout: 60_000 }, () => {
+describe('hostile path segments on every route family', { timeout: 60_000 }, () => {
   it('GET /sessions/:id/files/%00 is a 400 with a JSON body, not a 500', async () => {
     const res = await gw.request('GET', `/sessions/${sessionId}/files/%00`)
     expect(res.status).toBe(400)

@@ -1,5 +1,5 @@
 /**
- * Issue 24, Deliver 4: an interrupted turn ends with one `turn_result` shape on every engine
+ * An interrupted turn ends with one `turn_result` shape on every engine
  * (subtype `error_during_execution`, `isError: true`, `errors: ["interrupted"]`), whatever the
  * engine itself reported (the Claude CLI says "Request was aborted." or a diagnostic), and the
  * Claude CLI's "[Request interrupted by user]" message is marked `synthetic`, live and replayed.
@@ -28,7 +28,7 @@ afterEach(async () => {
   if (codexHome) await rm(codexHome, { recursive: true, force: true })
 })
 
-describe('one interrupted turn_result on every engine (issue 24)', () => {
+describe('one interrupted turn_result on every engine', () => {
   it.each(['default', 'primary', 'codex'])('profile %s: an interrupt mid-turn ends it with errors ["interrupted"]', async (profile) => {
     codexHome = await mkdtemp(join(tmpdir(), 'codex-home-'))
     g = await startTestGateway({

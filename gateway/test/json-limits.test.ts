@@ -1,5 +1,5 @@
 /**
- * JSON depth and breadth are resources like size (issue 14): a body nested past the limit is a 400
+ * JSON depth and breadth are resources like size: a body nested past the limit is a 400
  * `json_too_complex` where it is parsed, before anything is registered, on every route that stores
  * or re-serialises client JSON; a WS frame past it is a protocol_error. Listing keeps working.
  */
@@ -33,7 +33,7 @@ function expectTooComplex(res: { status: number; body: any }): void {
   expect(typeof res.body.error).toBe('string')
 }
 
-describe('JSON depth and breadth limits (issue 14)', () => {
+describe('JSON depth and breadth limits', () => {
   it('POST /sessions with meta nested 5,000 deep is 400 and registers nothing; listing still works for everyone', async () => {
     const before = gw.gateway.context.registry.size
     for (const who of ['operator', 'tenantA'] as const) {
@@ -86,7 +86,7 @@ describe('JSON depth and breadth limits (issue 14)', () => {
   })
 })
 
-describe('the registry never holds a session whose create failed (issue 14)', () => {
+describe('the registry never holds a session whose create failed', () => {
   it('a create whose SessionInfo cannot be serialised is refused, registers nothing, and listing stays 200', async () => {
     // A host hook can put anything into the config; a BigInt makes JSON.stringify throw.
     const g = await startTestGateway({ buildRunnerConfig: (config) => ({ ...config, meta: { ...config.meta, n: 1n as unknown as number } }) })

@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 3: `/metrics` scraped around a conformance kit run against our gateway (the self
+ * `/metrics` scraped around a conformance kit run against our gateway (the self
  * target: `gateway dev` with the fake engines in its own process), its values checked against what
  * the run and this test did: sessions created and listed per engine, turns completed, and the
  * exact number of 404s and 401s this test then caused.

@@ -1,5 +1,5 @@
 /**
- * Issue 25 (bench row f): prom-client is loaded by the first request a server answers, not by
+ * prom-client is loaded by the first request a server answers, not by
  * createGatewayServer or listen, and the first scrape still reports what the requests before it did.
  * Vitest runs each test file in its own process, so nothing else here has loaded prom-client.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 3: with the queue on PostgreSQL, `gateway_queue_jobs` is the fleet's: two
+ * With the queue on PostgreSQL, `gateway_queue_jobs` is the fleet's: two
  * gateways on one database report the same counts, read from the database at scrape time, whichever
  * of them took the jobs. (A daily token limit of 0 keeps the submitted jobs queued.)
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 3, under `gateway serve`: `metrics: {port}` in the configuration file serves
+ * `metrics: {port}` in the configuration file serves
  * `/metrics` on a separate loopback listener (logged as "metrics listening"), not under basePath,
  * and the Claude Code CLI processes the gateway spawns are counted: spawned, alive, exited.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 3: Prometheus metrics. `<basePath>/metrics` is an operator route (401 without
+ * Prometheus metrics. `<basePath>/metrics` is an operator route (401 without
  * credentials, the unknown-route 404 for a scoped principal), or, with `metrics: {port}`, a
  * separate loopback listener without authentication; each server has its own registry; labels are
  * route templates, never ids or paths.

@@ -1,5 +1,5 @@
 /**
- * One path-resolution chokepoint (gateway/host/containment.ts, issue 14): every route that reads or
+ * One path-resolution chokepoint (gateway/host/containment.ts): every route that reads or
  * writes a file canonicalises the whole chain and checks what it opened, and a malformed path is a
  * 4xx. A canary outside every root must never be served.
  */
@@ -34,7 +34,7 @@ async function outsideDir(name = 'notes.md'): Promise<string> {
   return dir
 }
 
-describe('path chokepoint (issue 14)', () => {
+describe('path chokepoint', () => {
   it('a produced file whose parent directory was swapped for a symlink is 404, never the file behind it', async () => {
     const g = await startTestGateway({ engines: { cli_primary: createCliPrimaryAdapter(FAKE_CLI) }, hostFiles: { write: true } })
     gateways.push(g)

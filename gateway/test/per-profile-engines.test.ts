@@ -1,5 +1,5 @@
 /**
- * Issue 22 item 6: a configuration file gives each cli_primary and cli_secondary profile its own
+ * A configuration file gives each cli_primary and cli_secondary profile its own
  * engine program and environment (one `claude` per profile, one codex per profile), and the
  * provider engine's bridged tools. Built through the file's own path (validateConfig, then
  * buildServerOptions, as `gateway serve` does) and observed where it matters: which program each
@@ -65,7 +65,7 @@ async function logLines(log: string): Promise<string[]> {
   return (await readFile(log, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean)
 }
 
-describe('per-profile engine programs and environment in the configuration file (issue 22)', () => {
+describe('per-profile engine programs and environment in the configuration file', () => {
   it('runs each cli_primary profile on its own executable with its own environment; no engine-wide executable or native package needed', async () => {
     const { dir, log } = await workDir()
     const red = await wrapper(dir, 'claude-red', FAKE.claude, log)
@@ -130,7 +130,7 @@ describe('per-profile engine programs and environment in the configuration file 
   })
 })
 
-describe('gateway check on per-profile programs (issue 22)', () => {
+describe('gateway check on per-profile programs', () => {
   async function check(raw: unknown, dir: string): Promise<string[]> {
     const file = join(dir, 'gateway.json')
     await writeFile(file, JSON.stringify(raw))

@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 7 (revocation without a restart): `gateway serve` re-reads its principals file
+ * Revocation without a restart: `gateway serve` re-reads its principals file
  * when it changes and on SIGHUP. A revoked token is refused without a restart and its live
  * WebSockets are closed (1008); a malformed new file keeps the previous principals and says why.
  */
@@ -31,7 +31,7 @@ async function token(principals: string, id: string, ...more: string[]): Promise
   return result.stdout.trim()
 }
 
-describe('principals reload (issue 22)', { timeout: 120_000 }, () => {
+describe('principals reload', { timeout: 120_000 }, () => {
   it('refuses a revoked token without a restart, closes its WebSockets, keeps the old set on a bad file, and reloads on SIGHUP', async () => {
     const principals = join(dir, 'principals.json')
     const ops = await token(principals, 'ops', '--operator')

@@ -1,5 +1,5 @@
 /**
- * The four protocol-7 shapes of issue 23, on our wire: `executionId` is the tool call's own id
+ * The four protocol-7 shapes docs/compatibility.md lists, on our wire: `executionId` is the tool call's own id
  * (and stays unambiguous across sessions), `execution_failed.error` is the bare error, a deny
  * without a message resolves with 'Denied', and the attach views `truncateResults=1` /
  * `imageRefs=1` with `GET /sessions/:id/events/:seq/result` behind them (docs/compatibility.md).

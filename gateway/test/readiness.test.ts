@@ -1,5 +1,5 @@
 /**
- * Issue 22 item 7 (and issue 24 Deliver 3): `/readyz` asks what `gateway serve` depends on while
+ * `/readyz` asks what `gateway serve` depends on while
  * it runs — each CLI engine's programs, the database — and counts the codex profiles' logins from
  * the codex credential probe, which `gateway check` also runs (a warning: serve starts anyway).
  */
@@ -57,7 +57,7 @@ async function codexLogins(): Promise<string> {
   return file
 }
 
-describe('readyz asks what serve depends on at run time (issue 22)', { timeout: 60_000 }, () => {
+describe('readyz asks what serve depends on at run time', { timeout: 60_000 }, () => {
   it('counts codex profiles by their login probe; a logged-out profile leaves the gateway ready', async () => {
     const gw = await serveGateway(await codexLogins())
     serving.push(gw)

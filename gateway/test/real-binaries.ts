@@ -1,5 +1,5 @@
 /**
- * One mechanism for every test that drives a real engine binary (issues 11 and 12): the package is
+ * One mechanism for every test that drives a real engine binary: the package is
  * installed at a pinned version into a cache directory outside the project's dependencies (so
  * `npm ci` stays fast and the repo's `overrides` stubbing the native Claude binary do not apply),
  * once per machine, and each test gets its own HOME / TMPDIR / engine home so runs never share

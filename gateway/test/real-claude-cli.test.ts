@@ -1,5 +1,5 @@
 /**
- * Issue 11: the gateway's `cli_primary` adapter driving the REAL Claude Code CLI, offline, against
+ * The gateway's `cli_primary` adapter driving the REAL Claude Code CLI, offline, against
  * the fake Messages API (fake-engines/model-apis/anthropic-messages). The binary is the Agent
  * SDK's own native package at the SDK's version, installed once into the real-binary cache;
  * skipped only when it cannot be installed, with the reason printed.

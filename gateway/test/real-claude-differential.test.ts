@@ -1,5 +1,5 @@
 /**
- * Issue 11, the differential test: each scenario played by our fake Claude CLI and by the real
+ * The differential test: each scenario played by our fake Claude CLI and by the real
  * Claude Code CLI (against the fake Messages API) gives the same gateway events, after the
  * normalisations listed and justified in differential-claude.ts. This is what keeps the fake
  * honest when the CLI changes. Skipped only when the real CLI cannot be installed (reason printed).

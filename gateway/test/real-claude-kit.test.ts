@@ -1,5 +1,5 @@
 /**
- * Issue 11: the conformance kit's cli_primary cases on the self target whose cli_primary profiles
+ * The conformance kit's cli_primary cases on the self target whose cli_primary profiles
  * run the REAL Claude Code CLI (against the fake Messages API) instead of our fake CLI. Skipped
  * only when the CLI cannot be installed (reason printed).
  *

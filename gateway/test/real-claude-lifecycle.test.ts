@@ -1,5 +1,5 @@
 /**
- * Issue 24 on the real Claude Code CLI (against the fake Messages API): an interrupt ends the turn
+ * Interrupt, death and dormancy (embedding-rules.14) on the real Claude Code CLI (against the fake Messages API): an interrupt ends the turn
  * with the one interrupted `turn_result` every engine gives (the CLI's own `errors` are its
  * diagnostics) and its "[Request interrupted by user]" message is `synthetic`; a SIGKILL of the
  * CLI mid-turn ends the turn and the next message resumes the same conversation; a dormant record
@@ -20,7 +20,7 @@ if (!real.ok) console.warn(`SKIPPED the real-CLI lifecycle test: ${REAL_CLAUDE_P
 
 const TURN_MS = 60_000
 
-describe.skipIf(!real.ok)('the real Claude CLI: interrupt, death and dormancy (issue 24)', () => {
+describe.skipIf(!real.ok)('the real Claude CLI: interrupt, death and dormancy', () => {
   let world: RealClaudeWorld
   let storeDir: string
   const pids: number[] = []

@@ -1,5 +1,5 @@
 /**
- * The real Claude Code CLI for tests (issue 11): the Agent SDK's own native package at the SDK's
+ * The real Claude Code CLI for tests: the Agent SDK's own native package at the SDK's
  * version, installed into the shared real-binary cache (never the project's dependencies, whose
  * `overrides` stub it), run offline against the fake Messages API with its own HOME and TMPDIR.
  */

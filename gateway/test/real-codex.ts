@@ -1,5 +1,5 @@
 /**
- * The real `codex` for tests (issue 12): the pinned npm package in the shared real-binary cache,
+ * The real `codex` for tests: the pinned npm package in the shared real-binary cache,
  * and the config.toml that points it at the loopback fake Responses API with no outbound traffic.
  */
 import { findNpmCodex } from '../engines/cli-secondary/binary.ts'

@@ -1,5 +1,5 @@
 /**
- * Issue 20, Deliver 5: every case of the kit that needs a cli_primary or cli_secondary profile,
+ * Every case of the kit that needs a cli_primary or cli_secondary profile,
  * run against `gateway serve` (the operator command) whose profiles run the REAL Claude Code CLI
  * and the REAL codex app-server, pointed at the kit's fake model APIs, with a manifest saying so
  * (`realEngines`; the kit starts the fakes at the addresses it names). 0 fail, and each

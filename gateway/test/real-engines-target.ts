@@ -1,5 +1,5 @@
 /**
- * A target as an implementer on real engines would set it up (issue 20, Deliver 5): `gateway serve
+ * A target as an implementer on real engines would set it up: `gateway serve
  * --config` (the operator command) whose cli_primary profile runs the real Claude Code CLI and
  * whose cli_secondary profile runs the real `codex app-server`, each pointed at the kit's fake
  * model API on a loopback port, and a manifest saying so (`realEngines`). The fake APIs are NOT

@@ -1,5 +1,5 @@
 /**
- * Issue 5, item 8: a real gateway process with a file store is killed with SIGKILL (no shutdown
+ * A real gateway process with a file store is killed with SIGKILL (no shutdown
  * hook runs) and started again; parked and persisted-live sessions come back with their
  * transcripts and seq numbering, and the parked ones wake on their results.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11: the operator's `gateway` command. The documented example configuration
+ * The operator's `gateway` command. The documented example configuration
  * (docs/examples/gateway.yaml) starts and answers; `gateway check` lists every problem with its
  * path and exits 2; `gateway token create` prints a token once and stores only its hash.
  */

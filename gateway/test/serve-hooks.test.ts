@@ -1,5 +1,5 @@
 /**
- * Issue 11: `gateway serve` with a hooks module (functions stay out of the file) and notifications
+ * `gateway serve` with a hooks module (functions stay out of the file) and notifications
  * whose webhook header comes from an environment variable: the hook authenticates and serves the
  * host's own routes; on SIGTERM the pending `session_closed` deliveries get the grace; webhook
  * attempts are logged by origin only, never with the header's value.

@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 6: an operator puts the job queue and the session store on PostgreSQL from the
+ * An operator puts the job queue and the session store on PostgreSQL from the
  * configuration file alone. The URL (which carries the password) comes from the environment
  * variable the file names; two `gateway serve` processes on one database share the queue: a job
  * submitted to one is visible to the other and runs to its end once.
@@ -56,7 +56,7 @@ describe('gateway serve with PostgreSQL from the configuration file', { timeout:
     expect(result.stderr + result.stdout).toContain('queue.adapter.urlEnv: environment variable GATEWAY_TEST_DATABASE_URL_UNSET is not set')
   })
 
-  it('gateway check connects to the declared database and passes (issue 22)', async () => {
+  it('gateway check connects to the declared database and passes', async () => {
     const url = await pg.createDatabase('checked')
     const file = await writeConfig('DATABASE_URL')
     const result = await runGateway(['check', '--config', file], { ...process.env, DATABASE_URL: url })
@@ -64,7 +64,7 @@ describe('gateway serve with PostgreSQL from the configuration file', { timeout:
     expect(result.code).toBe(0)
   })
 
-  it('readyz asks the database: ok while it answers, 503 with database and queue failed once it is gone (issue 22)', async () => {
+  it('readyz asks the database: ok while it answers, 503 with database and queue failed once it is gone', async () => {
     const url = await pg.createDatabase('readiness')
     const file = await writeConfig('DATABASE_URL')
     const gw = await serveGateway(file, { ...process.env, DATABASE_URL: url })

@@ -1,5 +1,5 @@
 /**
- * Issue 22, Deliver 4: a shutdown drops nothing. Requests are fired without pause through the end
+ * A shutdown drops nothing. Requests are fired without pause through the end
  * of the grace; every request whose headers reached the gateway gets an answer (its result, or
  * 503 `shutting_down`) and no connection the gateway accepted is reset. Refused connections after
  * the listener stops are fine: no request was received on them.
@@ -37,7 +37,7 @@ function fire(url: URL, method: string, body?: string, { partialBody = false } =
   })
 }
 
-describe('graceful shutdown drops nothing (issue 22)', { timeout: 60_000 }, () => {
+describe('graceful shutdown drops nothing', { timeout: 60_000 }, () => {
   it('answers every request fired through the grace boundary: 0 resets', async () => {
     let holdCreates = true
     gw = await startTestGateway({

@@ -29,6 +29,6 @@ export async function launchHeadlessBrowser(): Promise<Browser> {
     if (savedTmpdir === undefined) delete process.env.TMPDIR
     else process.env.TMPDIR = savedTmpdir
   }
-  // The report tests judge what a person sees at 1280×800 (issue 13); background networking off, as on this closed network.
+  // The report tests judge what a person sees at 1280×800; background networking off, as on this closed network.
   return puppeteer.launch({ executablePath, args: [...args, '--no-first-run', '--disable-background-networking'], headless: 'shell', defaultViewport: { width: 1280, height: 800 } })
 }

@@ -1,5 +1,5 @@
 /**
- * The run's one verdict line (issue 20, Deliver 6): a `--url` run, a filtered run or one where most
+ * The run's one verdict line: a `--url` run, a filtered run or one where most
  * cases are unsupported is a smoke test, never "CONFORMANT"; a fail is a fail in any run; the
  * console ends with the line and the HTML page shows it without the green of a pass.
  */

@@ -140,7 +140,7 @@ export class ClaudeRunner implements Runner {
   }
 
   /**
-   * The CLI process died outside a shutdown (issue 24): a running turn ends with an error result,
+   * The CLI process died outside a shutdown: a running turn ends with an error result,
    * the session stays usable, and the next input respawns the CLI on the same conversation. A
    * crash loop (deaths with no successful turn between them) fails the session.
    */

@@ -1,6 +1,6 @@
 /**
  * What the Claude CLI asks the session while a turn runs: `canUseTool` (approvals, and
- * `AskUserQuestion` settled by `questionBehavior`) and MCP elicitations (issue 24, Deliver 3),
+ * `AskUserQuestion` settled by `questionBehavior`) and MCP elicitations,
  * each a permission request to the client, the session `awaiting_approval` until it is answered.
  */
 import { randomUUID } from 'node:crypto'

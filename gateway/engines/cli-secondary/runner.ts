@@ -132,7 +132,7 @@ export class CodexRunner implements Runner {
   }
 
   /**
-   * The child died outside a shutdown (issue 24): the running turn ends with an error result, the
+   * The child died outside a shutdown: the running turn ends with an error result, the
    * session stays usable, and the next message respawns codex on the same thread. A crash loop
    * (deaths with no completed turn between them) fails the session.
    */
@@ -272,7 +272,7 @@ export class CodexRunner implements Runner {
   #pump(): void {
     if (this.#turn || this.#turns.closed) return
     if (!this.#ready) {
-      // A dead child is replaced only when there is a message for it (issue 24).
+      // A dead child is replaced only when there is a message for it.
       if (!this.#peer && !this.#respawning && this.#threadId !== undefined && this.#queue.length) void this.#respawnPeer()
       return
     }

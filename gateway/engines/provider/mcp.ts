@@ -48,7 +48,7 @@ export async function connectMcpServers(
 async function connectOne(name: string, server: McpServerWiring, session: { sessionId: string; profile: string }): Promise<McpConnection> {
   const token = server.mintToken ? await server.mintToken(session) : randomBytes(24).toString('base64url')
   // Loaded on the first connection, not at start: the SDK (with its zod and ajv) was the largest
-  // single import of `gateway serve` in a start-up profile (issue 14), and most profiles wire no MCP.
+  // single import of `gateway serve` in a start-up profile, and most profiles wire no MCP.
   const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
   ])

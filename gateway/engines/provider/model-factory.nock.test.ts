@@ -1,5 +1,5 @@
 /**
- * The model factory's error handling against nock (issue 14): the provider client built by
+ * The model factory's error handling against nock: the provider client built by
  * providerFor surfaces HTTP failures, resets and malformed bodies as rejections (never a hang),
  * sends the key only as its bearer header, and never puts it in an error. End-to-end turns keep
  * the real fake model server on loopback.

@@ -1,5 +1,5 @@
 /**
- * The model factory shares one AI SDK model object per (provider, model id) (issue 25): building
+ * The model factory shares one AI SDK model object per (provider, model id): building
  * one builds its zod schemas, which cost every turn's start when done per leg.
  */
 import { describe, expect, it } from 'vitest'

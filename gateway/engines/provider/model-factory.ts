@@ -59,7 +59,7 @@ function build(id: string, settings: { baseURL?: string; apiKey?: string; fetch?
 }
 
 /**
- * One model object per model id, shared by every call on the provider (issue 25). A provider's
+ * One model object per model id, shared by every call on the provider. A provider's
  * model object is its settings and nothing per call, but building one builds its zod schemas (the
  * openai-compatible model: a chunk schema of some forty zod objects), and zod sets each schema up
  * again on its first parses: built per leg, that was a share of every turn's start and of its

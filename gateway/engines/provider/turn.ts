@@ -9,7 +9,7 @@
  * SDK's own retry policy (`prepareRetries`, which `streamText` wraps around that same call). A leg
  * is one step with no tool executed here, so `streamText`'s step loop, tool execution and the
  * stream stages it adds per part do nothing for it but cost: 2-3× the CPU per delta of the call
- * alone (issue 25, bench/README.md).
+ * alone (bench/README.md).
  */
 import { experimental_streamLanguageModelCall as streamModelCall, type LanguageModel, type ModelMessage, type ToolSet } from 'ai'
 import { prepareRetries } from 'ai/internal'

@@ -21,7 +21,7 @@ export async function handleExecutions(ctx: GatewayContext, req: IncomingMessage
   const outcome = parseOutcome(body.value)
   if ('code' in outcome) return sendRefusal(res, outcome)
   const executionId = rest[0]
-  // Known here, or parked by another process on a shared store (issue 15).
+  // Known here, or parked by another process on a shared store.
   const info = await ctx.parking.sessionOfExecution(executionId)
   if (!info || !ctx.visibility.canSee(principal, info) || (principal.allowedProfiles && !principal.allowedProfiles.includes(info.profile))) {
     return sendRefusal(res, EXECUTION_NOT_FOUND)

@@ -59,7 +59,7 @@ async function submit(ctx: GatewayContext, queue: JobQueue, req: IncomingMessage
   const valid = await validateCreate(request.session, principal, ctx.createPolicy)
   if (isRefusal(valid)) return sendRefusal(res, valid)
   const session = { ...valid.request, profile: valid.profile.name, cwd: valid.cwd, prompt: request.session.prompt } as CreateJobRequest['session']
-  // An Idempotency-Key makes a retried submission (after a 503, or a lost answer) find its job (issue 21).
+  // An Idempotency-Key makes a retried submission (after a 503, or a lost answer) find its job.
   const idempotencyKey = req.headers['idempotency-key']
   if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || !idempotencyKey || idempotencyKey.length > 255)) {
     return sendRefusal(res, refuse('invalid_request', 'Idempotency-Key must be one non-empty header of at most 255 characters'))

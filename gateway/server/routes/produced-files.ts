@@ -25,7 +25,7 @@ export async function handleProduced(req: IncomingMessage, res: ServerResponse, 
   const file = rest.length === 2 ? files.find((f) => f.fileId === rest[1]) : undefined
   if (!file) return sendRefusal(res, refuse('not_found', 'no such produced file'))
   // Exactly the announced path, no link anywhere in its chain (a file or a parent swapped for a
-  // symlink must not lead elsewhere), served from the checked handle (issue 14).
+  // symlink must not lead elsewhere), served from the checked handle.
   const opened = await openExactFile(file.path)
   if (!opened) return sendRefusal(res, refuse('not_found', 'no such produced file (no longer on disk as announced)'))
   writeDownloadHead(res, basename(file.path), file.mediaType ?? 'application/octet-stream', opened.size)

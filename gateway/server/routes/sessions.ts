@@ -36,7 +36,7 @@ async function createSession(ctx: GatewayContext, req: IncomingMessage, res: Ser
   const runner = await ctx.factory.create(valid)
   if (isRefusal(runner)) return sendRefusal(res, runner)
   // The row's JSON the registry cached on registration. Not its encoded single body: that is
-  // built on the first GET, so a session nobody reads keeps no Buffer (issue 14, idle memory).
+  // built on the first GET, so a session nobody reads keeps no Buffer (idle memory).
   const created = ctx.registry.singleText(runner.id)
   if (created !== undefined) return sendRawJson(res, 201, created)
   sendJson(res, 201, { session: runner.info() })

@@ -1,7 +1,7 @@
 /**
  * Every open WebSocket with the upgrade request that opened it, so the gateway can ask again
  * whether its caller may still be there: after the principals file is reloaded, a socket whose
- * token was revoked (or whose principal no longer sees the session) is closed (issue 22).
+ * token was revoked (or whose principal no longer sees the session) is closed.
  */
 import type { IncomingMessage } from 'node:http'
 import type { WebSocket } from 'ws'

@@ -9,7 +9,7 @@ import { jsonComplexity } from '../json-limits.ts'
 /** A frame larger than this is refused without parsing. */
 export const MAX_FRAME_BYTES = 1024 * 1024
 
-/** Built at the first command rather than at start (issue 25: building zod schemas is a visible part of the start). */
+/** Built at the first command rather than at start (building zod schemas is a visible part of the start). */
 const buildSchemas = () => ({
   user_message: z.object({ type: z.literal('user_message'), text: z.string(), attachmentIds: z.array(z.string()).optional() }),
   permission_decision: z.discriminatedUnion('behavior', [

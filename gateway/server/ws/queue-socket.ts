@@ -17,7 +17,7 @@ export async function attachQueueClient(ws: WebSocket, queue: JobQueue): Promise
     const frames: unknown[] = [{ type: 'job_event', event }]
     if (!ready) return void pending.push(...frames)
     send(frames[0])
-    // A store that cannot answer (issue 21) skips this refresh; the next event sends one.
+    // A store that cannot answer skips this refresh; the next event sends one.
     if (event.type !== 'job_progress') queue.stats().then((stats) => send({ type: 'queue_stats', stats }), () => undefined)
   })
   ws.on('close', unsubscribe)
@@ -26,7 +26,7 @@ export async function attachQueueClient(ws: WebSocket, queue: JobQueue): Promise
   try {
     stats = await queue.stats()
   } catch {
-    // The store cannot answer (issue 21): the socket closes (1011) instead of the process failing.
+    // The store cannot answer: the socket closes (1011) instead of the process failing.
     unsubscribe()
     return ws.close(1011, 'queue unavailable')
   }

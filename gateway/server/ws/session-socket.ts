@@ -17,7 +17,7 @@ export function attachClient(ctx: GatewayContext, ws: WebSocket, socket: Duplex,
   const batch = corkedBatch(socket)
   batch()
   ws.send(JSON.stringify({ type: 'attached', protocolVersion: PROTOCOL_VERSION, session: info, replayingFrom: afterSeq }))
-  // Frames waiting behind a write-ahead hold (issue 14), in order; undefined on the fast path.
+  // Frames waiting behind a write-ahead hold, in order; undefined on the fast path.
   let held: FramedEvent[] | undefined
   // A released hold lets its frame through even if nothing became durable (the write failed and was
   // reported): a client held forever is worse. Each later frame is checked again in turn.

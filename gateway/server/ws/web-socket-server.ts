@@ -1,6 +1,6 @@
 /**
  * The gateway's one WebSocket server, built at the first upgrade: `ws` is loaded only once a
- * client asks for a socket, so start to listening does not pay for it (issue 14, bench row f).
+ * client asks for a socket, so start to listening does not pay for it.
  */
 import type { WebSocket, WebSocketServer } from 'ws'
 

@@ -55,7 +55,7 @@ export function createFileSessionStore(options: { dir: string }): SessionStore {
       await rename(tmp, file)
       // The rename itself lives in the directory: without syncing it, a power loss can bring back
       // the previous record (or none) although the new one was announced. kill -9 alone never
-      // loses page cache, power loss does; this is what makes a save durable (issue 14).
+      // loses page cache, power loss does; this is what makes a save durable.
       await syncDir(dir)
     } catch (err) {
       await unlink(tmp).catch(noop)

@@ -2,7 +2,7 @@
  * The session store on PostgreSQL (session-stores), shared by several gateway processes: parks
  * and persistLive records as JSON rows, each park's open execution ids indexed so a result that
  * reaches any process finds its session, `adopt` deleting a park in the statement that reads
- * it, so exactly one process rebuilds it, and the fleet's settled execution ids (issue 21), so a
+ * it, so exactly one process rebuilds it, and the fleet's settled execution ids, so a
  * duplicate result anywhere answers `applied: false`. Every statement and transaction goes
  * through `postgres/retry.ts` (40001/40P01 retried there).
  */

@@ -65,7 +65,7 @@ export function describeSessionStoreContract(name: string, make: MakeStore): voi
       expect(await store.load('s1')).toEqual(record)
     }))
 
-    it('keeps a live record\'s seq reservation (write-ahead, issue 14)', withStore(async (store) => {
+    it('keeps a live record\'s seq reservation (write-ahead)', withStore(async (store) => {
       const record: StoredSession = { ...storedSessionFixture('s1'), kind: 'live', seqReserved: 1001 }
       await store.save(record)
       expect((await store.load('s1'))?.seqReserved).toBe(1001)

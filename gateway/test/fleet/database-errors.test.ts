@@ -1,5 +1,5 @@
 /**
- * Issue 21, Deliver 1: no database error ends a gateway process. Two gateway processes run
+ * No database error ends a gateway process. Two gateway processes run
  * succeeding, failing-and-retried and parking jobs while every one of their PostgreSQL
  * connections is terminated by the server (pg_terminate_backend, as a failover or an operator
  * does), four times. Each failed call fails its one operation and is reported; the processes

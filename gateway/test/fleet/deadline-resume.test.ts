@@ -1,5 +1,5 @@
 /**
- * A deadline resume in a process other than the dead parker (issue 21, the soak's open defect):
+ * A deadline resume in a process other than the dead parker (the soak's open defect):
  * the job must reach a terminal state (job-status.6 then job-status.8), never stay `running` under
  * the resumer's renewed lease. The resumer's rebuilt session re-arms its own watchdog for the
  * lapsed execution, which fires at once: when the turn it restarts ended before the queue started

@@ -1,7 +1,7 @@
 /**
- * Issue 21, Deliver 1 and 2, against two real gateway processes on one PostgreSQL: the same
+ * The same
  * execution result POSTed to both processes at once (an outside system retrying through a load
- * balancer), while other jobs claim and complete around it. The deadlock of issue 21 (the resume's
+ * balancer), while other jobs claim and complete around it. The deadlock the lock order rules out (the resume's
  * advisory lock held while it waited for the job row, against a completion holding the row and
  * waiting in the transition trigger for the advisory lock) ended processes here; now no process
  * exits, each result is applied exactly once fleet-wide and every other delivery answers

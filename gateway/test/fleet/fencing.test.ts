@@ -1,5 +1,5 @@
 /**
- * Fencing (issue 21, Deliver 3) with real processes: a gateway process holding a claim is
+ * Fencing with real processes: a gateway process holding a claim is
  * stopped (SIGSTOP) until its lease lapses and another process has reclaimed the job, retried it
  * and completed it; continued (SIGCONT), the stalled process finds its claim gone and writes and
  * sends nothing for its attempt (no completion, no progress): one job_completed, one terminal

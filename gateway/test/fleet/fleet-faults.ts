@@ -1,5 +1,5 @@
 /**
- * The faults a fleet run injects (issues 15 and 21), split out of run-fleet.ts: `kills` processes
+ * The faults a fleet run injects, split out of run-fleet.ts: `kills` processes
  * SIGKILLed one after another while they hold running claims (each restarted under a new worker
  * id when asked), and one process holding claims stalled (SIGSTOP) for twice the lease, then
  * continued. `step` is called on every poll of the run with the count of terminal jobs; the run's

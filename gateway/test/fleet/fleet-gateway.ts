@@ -30,14 +30,14 @@ export interface FleetGatewayOptions {
   /** A webhook attempt's timeout (the outbox's delivery claims last this plus 5 s). */
   webhookTimeoutMs?: number
   /**
-   * Test hooks (issue 21, Deliver 6): this process SIGKILLs itself right after it claims the first
+   * Test hooks: this process SIGKILLs itself right after it claims the first
    * attempt of a job whose prompt contains `dieAfterClaim` (the claim committed, nothing after
    * it ran), or right after it claims the delivery of that job's `dieAfterDeliveryClaim` event.
    */
   dieAfterClaim?: string
   dieAfterDeliveryClaim?: { prompt: string; type: string }
   /**
-   * Test hook (issue 21): every delete of a stored session takes this long, so what a resume does
+   * Test hook: every delete of a stored session takes this long, so what a resume does
    * after its rebuild and before it is done (the park record's delete) spans the timers due then.
    */
   slowSessionDeleteMs?: number
@@ -62,7 +62,7 @@ if (options.dieAfterClaim) {
   const completeAndClaim = adapter.completeAndClaim
   const claimBatch = adapter.claimBatch
   adapter.claimNext = async (...args) => dieFor(await claimNext(...args))
-  // Every way the queue claims (issue 25: several free slots are claimed in one step).
+  // Every way the queue claims (several free slots are claimed in one step).
   adapter.claimBatch = async (...args) => {
     const claimed = await claimBatch(...args)
     for (const record of claimed) dieFor(record)

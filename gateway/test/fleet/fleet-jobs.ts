@@ -1,5 +1,5 @@
 /**
- * The soak's job mix (issue 21, item 7): what each submitted job asks for, and its timers.
+ * The soak's job mix: what each submitted job asks for, and its timers.
  * Jobs succeed, fail and retry, or park on a deferred tool whose result the soak posts; with
  * timers, one in 6 parks on deferred_short and one in 6 on deferred_task, neither answered.
  */

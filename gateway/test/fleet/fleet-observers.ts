@@ -1,5 +1,5 @@
 /**
- * The soak's black-box observers (issue 21, item 7): a webhook receiver recording every job
+ * The soak's black-box observers: a webhook receiver recording every job
  * event as it arrives, and a `/queue/ws` watcher per gateway process checking what that process
  * streams: a job's events in their recorded order (seq) and fleet-wide stats within the limit.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 21, item 7 (Deliver 5 for GET /queue): on PostgreSQL every process answers `GET /queue`
+ * On PostgreSQL every process answers `GET /queue`
  * with the fleet's counts, not its own: parked jobs of one process and a job running in the
  * other are counted alike by both.
  */

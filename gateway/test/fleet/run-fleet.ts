@@ -1,5 +1,5 @@
 /**
- * The multi-process run (issue 15): a real PostgreSQL, N gateway child processes on it, a real
+ * The multi-process run: a real PostgreSQL, N gateway child processes on it, a real
  * webhook receiver on 127.0.0.1, jobs submitted round-robin through the processes with mixed
  * outcomes (succeed; fail and retry; park on a deferred tool, resumed by a result posted to a
  * random live process), and one process SIGKILLed while it holds claims. Every rule is checked
@@ -9,11 +9,11 @@
  * - the number of jobs running at once across the fleet never exceeds maxConcurrency;
  * - each job's webhooks, whoever sent them and whoever died, arrive whole and in order: numbered
  *   1..n without a hole once duplicates (same seq) are dropped, in the spec's order per attempt,
- *   job_completed last and once (webhook-stream.ts; issue 21, Deliver 6);
+ *   job_completed last and once (webhook-stream.ts);
  * - each process's /queue/ws streams a job's events in their recorded order, and stats within
  *   maxConcurrency; at the end every live process answers GET /queue alike, and GET /jobs/:id
  *   gives the status the history ended in.
- * With the options of issue 21: each result is posted to two processes at once, other than the
+ * With the fault options: each result is posted to two processes at once, other than the
  * parker when possible (exactly one `applied: true` per execution, fleet-wide); `kills` processes
  * holding claims are SIGKILLed one after another, each restarted (a new worker id); one process
  * holding claims is stalled (SIGSTOP) past its lease and continued; and no process may exit
@@ -37,10 +37,10 @@ export interface FleetRunOptions extends Omit<FaultPlan, 'leaseMs'> {
   leaseMs?: number
   timeoutMs?: number
   log?: (line: string) => void
-  /** Issue 21: post each result to two live processes at once (other than the parker when possible). */
+  /** post each result to two live processes at once (other than the parker when possible). */
   duplicates?: boolean
   /**
-   * Issue 21: one job in 6 parks on deferred_short (deadline 2.5 s) and one in 6 on deferred_task
+   * One job in 6 parks on deferred_short (deadline 2.5 s) and one in 6 on deferred_task
    * (10 min) and neither is answered: the first must end succeeded through its deadline, the
    * second failed by maxParkedDurationMs (6 s), wherever they were parked and whoever died.
    */
@@ -175,7 +175,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
       const late = i >= 0 && next !== undefined && next.from_status === 'parked' && next.to_status !== 'running' && next.at <= postedAt + 500
       return { late, history }
     }
-    // A process may exit only when the run killed it (issue 21: a database error ended processes).
+    // A process may exit only when the run killed it (a database error ended processes).
     const watchExit = (m: Member) => m.child.once('exit', (code, signal) => {
       if (m.alive && !stopping) violations.push(`process ${m.workerId} exited on its own (${signal ?? code})`)
       m.alive = false
@@ -286,7 +286,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
       if (viaRest.job?.status !== last?.to_status) violations.push(`job ${id}: GET /jobs/:id says ${viaRest.job?.status}, its history ${last?.to_status}`)
     }
     for (const w of watchers) violations.push(...w.violations.slice(0, 20))
-    // Timers (issue 21, Deliver 4): each unanswered park ended by its own deadline or by the cap.
+    // Timers: each unanswered park ended by its own deadline or by the cap.
     let deadlineJobs = 0
     let cappedJobs = 0
     let lostTimerJobs = 0
@@ -302,7 +302,7 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
         else violations.push(`job ${r.id} (${kind}): ended ${r.status}, error ${r.error}, result ${r.result}`)
       }
     }
-    // Exactly one applied: true per execution answered, fleet-wide (issue 21, Deliver 2).
+    // Exactly one applied: true per execution answered, fleet-wide.
     for (const executionId of answered) {
       const n = applied.get(executionId) ?? 0
       if (n > 1) violations.push(`execution ${executionId}: ${n} applied: true answers`)

@@ -1,5 +1,5 @@
 /**
- * The lean soak of issue 21 (item 7): the full scenario of `npm run fleet` at a smaller size.
+ * The lean fleet soak: the full scenario of `npm run fleet` at a smaller size.
  * 3 gateway processes on one PostgreSQL, 60 mixed jobs, every answered result posted to two
  * processes at once (other than the parker when possible), two processes SIGKILLed holding claims
  * and each replaced, one stalled (SIGSTOP) for twice the lease, and parks left to their deadline
@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest'
 import { runFleet } from './run-fleet.ts'
 
-describe('lean fleet soak (issue 21)', () => {
+describe('lean fleet soak', () => {
   it('kills, a stall, duplicate results and fleet-wide timers: no violation, every job and its webhooks whole', async () => {
     const report = await runFleet({ jobs: 60, processes: 3, maxConcurrency: 4, leaseMs: 3000, duplicates: true, restart: true, kills: 2, stallAt: 0.2, timers: true, timeoutMs: 120_000 })
     expect(report.violations).toEqual([])

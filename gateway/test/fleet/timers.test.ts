@@ -1,5 +1,5 @@
 /**
- * Fleet-wide timers (issue 21, Deliver 4): a park's deadline and a job's maxParkedDurationMs
+ * Fleet-wide timers: a park's deadline and a job's maxParkedDurationMs
  * fire after the process that parked the job was SIGKILLed, in the process still alive, without
  * any process starting after the park was written. Deadline 1.5 s, cap 1.5 s, lease 900 ms
  * (options); the test waits on the database.

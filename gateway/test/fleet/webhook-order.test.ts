@@ -1,5 +1,5 @@
 /**
- * Per-job webhook order and completeness across processes (issue 21, Deliver 6; events.23): a
+ * Per-job webhook order and completeness across processes (events.23): a
  * process SIGKILLed right after it claimed a job (the claim committed, nothing after it ran), and
  * a process SIGKILLed right after it claimed the delivery of a job's job_completed. Each job's
  * webhooks still arrive whole and in order (checkJobStream), from the processes alive after.

@@ -1,5 +1,5 @@
 /**
- * What a job's webhook stream must look like from a fleet on PostgreSQL (issue 21, Deliver 6;
+ * What a job's webhook stream must look like from a fleet on PostgreSQL (Deliver 6;
  * events.23), checked as a receiver sees it: every event carries its `seq`; a second arrival of a
  * seq is a duplicate (at-least-once delivery) and is dropped, as the documented receiver does; what
  * is left arrives in seq order, numbered 1..n without a hole, and follows the spec's order per
@@ -65,7 +65,7 @@ export function checkJobStream(jobId: string, received: ReceivedEvent[]): Stream
     if (e.type !== 'job_started') continue
     attempt++
     if (e.attempt !== attempt) violations.push(`job ${jobId}: job_started #${e.seq} for attempt ${e.attempt}, expected ${attempt}`)
-    // Each attempt starts clean (issue 21, item 8): no error of the attempt before.
+    // Each attempt starts clean: no error of the attempt before.
     if (e.error !== undefined) violations.push(`job ${jobId}: job_started #${e.seq} carries an error: ${e.error}`)
   }
   return { violations: [...new Set(violations)], duplicates, letters, complete }

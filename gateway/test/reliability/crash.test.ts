@@ -1,5 +1,5 @@
 /**
- * kill -9 at random moments under load, with the file store and persistLive (issue 14): every turn
+ * kill -9 at random moments under load, with the file store and persistLive: every turn
  * a client saw complete (`turn_result` received) is there after the restart, at the same seq; no
  * seq a client saw is ever given to a different event; the restored log is continuous up to its
  * last event, except for the `stream_delta` rows a persisted provider log leaves out (engine-facts
@@ -69,7 +69,7 @@ function check(tracked: Tracked, replayed: Array<{ seq: number; type: string; ts
   return findings
 }
 
-describe('kill -9 under load with the file store and persistLive (issue 14)', () => {
+describe('kill -9 under load with the file store and persistLive', () => {
   it(`loses no turn a client saw complete and never reuses a seq (${KILLS} kills)`, async () => {
     work = await mkdtemp(join(tmpdir(), 'gw-crash-'))
     const random = seededRandom(SEED)

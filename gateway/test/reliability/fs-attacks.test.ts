@@ -1,5 +1,5 @@
 /**
- * Filesystem attack corpus (issue 14): traversal spellings, encodings, control characters,
+ * Filesystem attack corpus: traversal spellings, encodings, control characters,
  * overlong names, symlinked files and parents, a FIFO, and a parent swapped for a symlink while
  * requests race it, over every route that takes a path (/fs/*, /sdk-sessions dir, create cwd, the
  * project icon). A canary outside every root must never be read, listed or written; no answer is a
@@ -106,7 +106,7 @@ async function outsideUntouched(out: Outcome): Promise<void> {
   if ((await readFile(join(outside, CANARY_NAME), 'utf8')) !== CANARY) out.findings.push('the canary was written')
 }
 
-describe('filesystem attack corpus (issue 14)', () => {
+describe('filesystem attack corpus', () => {
   it('no path in the corpus reads, lists or writes the canary, and none is a 5xx', async () => {
     const out: Outcome = { requests: 0, findings: [], statuses: {} }
     for (const path of corpus()) await attack(path, out)

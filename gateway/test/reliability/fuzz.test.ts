@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of every route and every WebSocket command (issue 14): generated requests
+ * Property-based fuzzing of every route and every WebSocket command: generated requests
  * (realistic ones from faker, hostile ones from fast-check) from every principal. Properties: no
  * 5xx (501 for an engine without the feature is spec'd and counted apart), no hang, every error a
  * JSON `{error, code}`, the server healthy afterwards and listing working for every principal.
@@ -119,7 +119,7 @@ async function healthy(): Promise<string[]> {
   return problems
 }
 
-describe('fuzzing every route and WS command (issue 14)', () => {
+describe('fuzzing every route and WS command', () => {
   it(`${REQUESTS} generated requests from every principal: no 5xx, no hang, JSON errors, healthy after`, async () => {
     const tally: Tally = { statuses: {}, findings: [] }
     // Realistic bodies are drawn here, in sample order, so a seed replays the same requests.
