@@ -2,7 +2,7 @@
 import { Unsupported, type Case } from '../types.ts'
 import { WsRefused } from '../harness/ws-client.ts'
 
-const UNKNOWN_ID = '00000000-0000-4000-8000-00000000beef'
+const UNKNOWN_ID = '00000000-0000-4000-8000-00000000dead'
 const SUBROUTES: Array<[string, string, unknown?]> = [
   ['GET', ''], ['PATCH', '', { title: 'x' }], ['DELETE', ''], ['GET', '/files'], ['GET', '/produced'], ['GET', '/mcp'],
   ['POST', '/mcp/x', { action: 'reconnect' }], ['GET', '/project/icon'], ['POST', '/permissions/r1', { behavior: 'allow' }],

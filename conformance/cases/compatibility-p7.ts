@@ -26,7 +26,7 @@ async function attachWith(ctx: CaseContext, id: string, query: string): Promise<
  * A provider session whose one `client_eval` call is answered with `answer` (a tool_call_result
  * or tool_call_error body); resolves once the turn has ended.
  */
-async function bridged(ctx: CaseContext, answer: Record<string, unknown>): Promise<{ id: string; ws: WsClient; request: any }> {
+async function bridgedRequest(ctx: CaseContext, answer: Record<string, unknown>): Promise<{ id: string; ws: WsClient; request: any }> {
   const { session, ws } = await ctx.idleSession({ profile: ctx.profile('provider') })
   ws.send({ type: 'user_message', text: 'scenario:bridge' })
   const request = await ws.waitFor((f) => f.type === 'tool_call_request', ctx.deadlineMs, 'tool_call_request')
@@ -57,7 +57,7 @@ export const compatibilityP7Cases: Case[] = [
     id: 'compat-execution-id-tool-use-id', title: 'execution events name a bridged call by the id of its tool_use block', section: 'events',
     clauses: ['events.14', 'commands.8'], requires: ['provider', 'bridge'],
     async run(ctx) {
-      const { ws, request } = await bridged(ctx, { output: { type: 'json', value: 42 } })
+      const { ws, request } = await bridgedRequest(ctx, { output: { type: 'json', value: 42 } })
       const events = ws.events()
       const ids = toolUseIds(events)
       const dispatched = events.find((e) => e.type === 'execution_dispatched')
@@ -72,7 +72,7 @@ export const compatibilityP7Cases: Case[] = [
     id: 'compat-execution-failed-bare-error', title: "execution_failed carries the executor's error as given, its reason apart", section: 'events',
     clauses: ['events.14', 'commands.9'], requires: ['provider', 'bridge'],
     async run(ctx) {
-      const { ws } = await bridged(ctx, { reason: 'unsupported', error: 'no sandbox in this client' })
+      const { ws } = await bridgedRequest(ctx, { reason: 'unsupported', error: 'no sandbox in this client' })
       const failed = ws.events().find((e) => e.type === 'execution_failed')
       ctx.check('events.14', failed !== undefined, 'execution_failed for a tool_call_error', ws.events().map((e) => e.type))
       ctx.nonStrict(failed.reason === 'unsupported', `execution_failed.reason is ${JSON.stringify(failed.reason)}, not the client's reason 'unsupported'`)
@@ -99,7 +99,7 @@ export const compatibilityP7Cases: Case[] = [
     clauses: ['websocket-framing.1', 'events.10'], requires: ['provider', 'bridge'],
     async run(ctx) {
       const value = 'x'.repeat(HEAD_CHARS + 1000)
-      const { id, ws } = await bridged(ctx, { output: { type: 'text', value } })
+      const { id, ws } = await bridgedRequest(ctx, { output: { type: 'text', value } })
       const live = toolResultOf(ws.events())
       ctx.nonStrict(live !== undefined, 'no user_message carries the tool_result block of the bridged call')
       const whole = live!.block.content

@@ -33,7 +33,7 @@ async function attached(ctx: CaseContext, body: Record<string, unknown>): Promis
   return { id: session.id, conn, client }
 }
 
-const primary = (ctx: CaseContext, extra: Record<string, unknown> = {}) => ({ profile: ctx.profile('cli_primary'), cwd: ctx.manifest.cwdRoot, ...extra })
+const primaryBody = (ctx: CaseContext, extra: Record<string, unknown> = {}) => ({ profile: ctx.profile('cli_primary'), cwd: ctx.manifest.cwdRoot, ...extra })
 
 /**
  * The first `type` event `where` accepts (any seq), or the protocol_error a target answers a
@@ -62,7 +62,7 @@ async function turnOrRefusal(ctx: CaseContext, conn: SessionHandle, numTurns: nu
 }
 
 /** A bridged `client_eval` call answered by `answer`; resolves with the turn result. */
-async function bridged(ctx: CaseContext, answer: ToolCallHandler): Promise<{ conn: SessionHandle; result: EventOf<'turn_result'> }> {
+async function bridgedTurn(ctx: CaseContext, answer: ToolCallHandler): Promise<{ conn: SessionHandle; result: EventOf<'turn_result'> }> {
   const { conn } = await attached(ctx, { profile: ctx.profile('provider') })
   conn.onToolCall(answer)
   conn.sendMessage('scenario:bridge')
@@ -71,7 +71,7 @@ async function bridged(ctx: CaseContext, answer: ToolCallHandler): Promise<{ con
 
 /** The first permission request of a cli_primary session running a mutating command (a real CLI runs `echo` unasked). */
 async function asked(ctx: CaseContext) {
-  const { id, conn, client } = await attached(ctx, primary(ctx))
+  const { id, conn, client } = await attached(ctx, primaryBody(ctx))
   conn.sendMessage('scenario:permission-write')
   const event = await conn.waitForEvent('permission_requested', { timeoutMs: ctx.deadlineMs })
   const request = event.request
@@ -87,7 +87,7 @@ async function resolvedAfter(ctx: CaseContext, conn: SessionHandle, requestId: s
 }
 
 /** The main conversation's text of a turn: rebuilt from raw stream deltas, and as its assistant messages carry it. */
-function turnText(events: SessionEvent[]): { live: string; final: string } {
+function liveAndFinalText(events: SessionEvent[]): { live: string; final: string } {
   let live = ''
   let final = ''
   for (const e of events) {
@@ -111,7 +111,7 @@ async function liveTextMatches(ctx: CaseContext, body: Record<string, unknown>, 
   if (odd) throw new NonStrict(`stream_delta.event is not a raw Messages-API stream event, which the protocol-7 client's live text reads (the spec says only "raw streaming event"): ${JSON.stringify(odd.event)}`)
   const unparented = deltas.find((d) => !('parentToolUseId' in d))
   if (unparented) throw new NonStrict(`stream_delta without parentToolUseId: ${JSON.stringify(unparented)}`)
-  const turn = turnText(conn.events)
+  const turn = liveAndFinalText(conn.events)
   if (turn.live !== turn.final || !turn.final) {
     throw new NonStrict(`live text rebuilt from content_block_delta/text_delta frames (${JSON.stringify(turn.live)}) is not the turn's text (${JSON.stringify(turn.final)})`)
   }
@@ -122,7 +122,7 @@ export const compatibilityCases: Case[] = [
     id: 'compat-tool-call-result-output', title: 'protocol-7 client: tool_call_result carries `output: {type, value}` and the model receives the value', section: 'commands',
     clauses: ['commands.8', 'websocket-framing.3'], requires: ['provider', 'bridge'],
     async run(ctx) {
-      const { result } = await bridged(ctx, () => ({ output: { type: 'json', value: 42 } }))
+      const { result } = await bridgedTurn(ctx, () => ({ output: { type: 'json', value: 42 } }))
       const text = String(result.result)
       // Protocol 7 hands the agent loop `output.value` for a result delivered over REST (reference §1.4);
       // the spec leaves the bridged result's handling open.
@@ -134,7 +134,7 @@ export const compatibilityCases: Case[] = [
     id: 'compat-tool-call-error', title: 'protocol-7 client: tool_call_error carries `reason` and `error`, fed back as tool output and named on execution_failed', section: 'commands',
     clauses: ['commands.9', 'events.14'], requires: ['provider', 'bridge'],
     async run(ctx) {
-      const { conn, result } = await bridged(ctx, () => ({ reason: 'unsupported', error: 'no sandbox in this client' }))
+      const { conn, result } = await bridgedTurn(ctx, () => ({ reason: 'unsupported', error: 'no sandbox in this client' }))
       ctx.nonStrict(String(result.result).includes('no sandbox in this client'), `the client's error did not reach the model as tool output: ${result.result}`)
       const failed: any = conn.events.find((e) => e.type === 'execution_failed')
       ctx.nonStrict(failed?.reason === 'unsupported', `execution_failed.reason is ${JSON.stringify(failed?.reason)}, not the client's reason 'unsupported' (the spec does not show execution_failed's fields)`)
@@ -144,7 +144,7 @@ export const compatibilityCases: Case[] = [
     id: 'compat-execution-events', title: 'protocol-7 client: execution_dispatched names a backend, execution_result carries the typed output', section: 'events',
     clauses: ['events.14'], requires: ['provider', 'bridge'],
     async run(ctx) {
-      const { conn } = await bridged(ctx, () => ({ output: { type: 'text', value: 'forty-two' }, logs: ['ran'] }))
+      const { conn } = await bridgedTurn(ctx, () => ({ output: { type: 'text', value: 'forty-two' }, logs: ['ran'] }))
       const dispatched: any = conn.events.find((e) => e.type === 'execution_dispatched')
       ctx.nonStrict(BACKENDS.has(dispatched?.backend), `execution_dispatched.backend ${JSON.stringify(dispatched?.backend)} is none of the protocol-7 client's (server, browser, managed, remote); the spec names no backend values`)
       // execution_result's output is not checked against the typed output the client sent: the
@@ -198,13 +198,13 @@ export const compatibilityCases: Case[] = [
   {
     id: 'compat-stream-delta-cli-primary', title: 'protocol-7 client: stream_delta carries the raw Messages-API event; live text rebuilds the turn (cli_primary engine)', section: 'events',
     clauses: ['events.11'], requires: ['cli_primary'],
-    run: (ctx) => liveTextMatches(ctx, primary(ctx), 'scenario:hello'),
+    run: (ctx) => liveTextMatches(ctx, primaryBody(ctx), 'scenario:hello'),
   },
   {
     id: 'compat-system-init-and-capabilities', title: 'protocol-7 client: system_init names claudeCodeVersion, slashCommands and mcpServers {name, status}; capabilities names commands', section: 'events',
     clauses: ['events.2', 'events.4', 'other-shapes.6'], requires: ['cli_primary'],
     async run(ctx) {
-      const { conn } = await attached(ctx, primary(ctx))
+      const { conn } = await attached(ctx, primaryBody(ctx))
       conn.sendMessage('hello')
       const init: any = await conn.waitForEvent('system_init', { afterSeq: 0, timeoutMs: ctx.deadlineMs })
       const caps: any = await conn.waitForEvent('capabilities', { afterSeq: 0, timeoutMs: ctx.deadlineMs })
@@ -221,7 +221,7 @@ export const compatibilityCases: Case[] = [
     id: 'compat-sdk-event-payload', title: 'protocol-7 client: sdk_event carries the engine message as `payload`', section: 'events',
     clauses: ['events.19'], requires: ['cli_primary'],
     async run(ctx) {
-      const { conn } = await attached(ctx, primary(ctx))
+      const { conn } = await attached(ctx, primaryBody(ctx))
       // A permission-mode switch makes the CLI report its status, which has no first-class event.
       conn.setPermissionMode('acceptEdits')
       const passthrough: any = await conn.waitForEvent('sdk_event', { afterSeq: 0, timeoutMs: ctx.deadlineMs })

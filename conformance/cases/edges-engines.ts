@@ -10,7 +10,7 @@ import { Unsupported, type Case } from '../types.ts'
 const NAMED_GRANTS = ['web_fetch', 'web_search', 'download', 'deliver_file']
 
 const call = (name: string, input: Record<string, unknown>) => ({ type: 'tool', name, input })
-const scenario = (...steps: unknown[]) => `scenario:${JSON.stringify({ name: 'edges-engines', steps: [...steps, { type: 'text', text: '{{toolResult}}' }] })}`
+const toolThenResult = (...steps: unknown[]) => `scenario:${JSON.stringify({ name: 'edges-engines', steps: [...steps, { type: 'text', text: '{{toolResult}}' }] })}`
 /** The cli_primary peer tools are the gateway's SDK MCP server `peers` (the CLI's `mcp__<server>__<tool>` naming). */
 const CLI_PEERS_SEND = 'mcp__peers__peers_send'
 
@@ -67,11 +67,11 @@ export const engineEdgeCases: Case[] = [
       const a = { session: primary, ws: await ctx.ws(primary.id) }
       const b = await ctx.idleSession()
       const fromA = (marker: string) => (e: any) => e.origin?.kind === 'peer' && e.origin?.sessionId === a.session.id && JSON.stringify(e.message ?? null).includes(marker)
-      const relay = scenario(call(CLI_PEERS_SEND, { sessionId: b.session.id, text: 'relayed by a' }))
-      b.ws.send({ type: 'user_message', text: scenario(call('peers_send', { sessionId: a.session.id, text: relay })) })
+      const relay = toolThenResult(call(CLI_PEERS_SEND, { sessionId: b.session.id, text: 'relayed by a' }))
+      b.ws.send({ type: 'user_message', text: toolThenResult(call('peers_send', { sessionId: a.session.id, text: relay })) })
       const relayed = await b.ws.waitForEvent('user_message', ctx.deadlineMs, fromA('relayed by a'))
       await a.ws.waitForEvent('turn_result', ctx.deadlineMs)
-      a.ws.send({ type: 'user_message', text: scenario(call(CLI_PEERS_SEND, { sessionId: b.session.id, text: 'after a human' })) })
+      a.ws.send({ type: 'user_message', text: toolThenResult(call(CLI_PEERS_SEND, { sessionId: b.session.id, text: 'after a human' })) })
       const fresh = await b.ws.waitForEvent('user_message', ctx.deadlineMs, fromA('after a human'))
       if ('hops' in relayed.origin) ctx.check('server-configuration.24', relayed.origin.hops === 2, 'the relay of a peer message counts two hops', relayed.origin)
       if ('hops' in fresh.origin) ctx.check('limits.6', fresh.origin.hops === 1, 'a send from a turn a human started counts one hop', fresh.origin)
@@ -111,7 +111,7 @@ export const engineEdgeCases: Case[] = [
       await b.ws.waitForEvent('turn_result', ctx.deadlineMs)
       const primary = await ctx.createSession({ profile: ctx.profile('cli_primary'), cwd })
       const ws = await ctx.ws(primary.id)
-      ws.send({ type: 'user_message', text: scenario(call('mcp__peers__peers_peek', { sessionId: b.session.id })) })
+      ws.send({ type: 'user_message', text: toolThenResult(call('mcp__peers__peers_peek', { sessionId: b.session.id })) })
       const done = await ws.waitForEvent('turn_result', ctx.deadlineMs)
       const results = ws.events().filter((e) => e.type === 'user_message').flatMap((e) => (Array.isArray(e.message?.content) ? e.message.content : [])).filter((c: any) => c?.type === 'tool_result')
       ctx.check('peers.1', results.length > 0, 'a tool_result for the peers_peek call', ws.events().map((e) => e.type))
@@ -131,7 +131,7 @@ export const engineEdgeCases: Case[] = [
       const init = ws.events().find((e) => e.type === 'system_init')
       if (!init) throw new Unsupported(NO_SYSTEM_INIT)
       if (!((init?.tools ?? []) as unknown[]).some((t) => /search/i.test(String(t)))) throw new Unsupported(`no tool named for search among the session's tools: ${JSON.stringify(init?.tools ?? null)}`)
-      ws.send({ type: 'user_message', text: scenario(call('web_search', { query: 'conformance kit' })) })
+      ws.send({ type: 'user_message', text: toolThenResult(call('web_search', { query: 'conformance kit' })) })
       await ws.waitForEvent('turn_result', ctx.deadlineMs)
       const results = ws.events().filter((e) => e.type === 'user_message').flatMap((e) => (Array.isArray(e.message?.content) ? e.message.content : [])).filter((c: any) => c?.type === 'tool_result')
       ctx.check('embedding-rules.8', results.length > 0, 'a tool_result for the web_search call', ws.events().map((e) => e.type))

@@ -14,7 +14,7 @@ function delivered(ctx: CaseContext, sessionId: string): any[] {
   return ctx.receiver!.deliveries.filter((d) => d.body?.sessionId === sessionId && d.status < 300).map((d) => d.body)
 }
 
-async function until(ctx: CaseContext, found: () => boolean): Promise<void> {
+async function untilNotified(ctx: CaseContext, found: () => boolean): Promise<void> {
   const deadline = Date.now() + ctx.deadlineMs
   while (!found() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
 }
@@ -32,7 +32,7 @@ export const notificationEdgeCases: Case[] = [
       const { session, ws } = await openCwdSession(ctx, 'cli_primary')
       ws.send({ type: 'user_message', text: 'scenario:permission-write' })
       const asked = await ws.waitForEvent('permission_requested', ctx.deadlineMs)
-      await until(ctx, () => delivered(ctx, session.id).some((n) => n.type === 'permission_requested'))
+      await untilNotified(ctx, () => delivered(ctx, session.id).some((n) => n.type === 'permission_requested'))
       const note = delivered(ctx, session.id).find((n) => n.type === 'permission_requested')
       ctx.check('events.24', note !== undefined, 'a permission_requested notification for the session blocked on approval', delivered(ctx, session.id).map((n) => n.type))
       // "full": every field the event's request carries, with the same value (PermissionRequest's shape is not shown, other-shapes.6).

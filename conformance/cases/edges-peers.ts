@@ -5,7 +5,7 @@
 import { Unsupported, type Case } from '../types.ts'
 
 const call = (name: string, input: Record<string, unknown>) => ({ type: 'tool', name, input })
-const scenario = (...steps: unknown[]) => `scenario:${JSON.stringify({ name: 'edges-peers', steps: [...steps, { type: 'text', text: '{{toolResult}}' }] })}`
+const peerEdgeScenario = (...steps: unknown[]) => `scenario:${JSON.stringify({ name: 'edges-peers', steps: [...steps, { type: 'text', text: '{{toolResult}}' }] })}`
 
 export const peerEdgeCases: Case[] = [
   {
@@ -22,7 +22,7 @@ export const peerEdgeCases: Case[] = [
       const primary = await ctx.createSession({ profile: ctx.profile('cli_primary'), cwd })
       const ws = await ctx.ws(primary.id)
       const marker = `kit-peer-${Math.floor(ctx.random() * 1e9)}`
-      ws.send({ type: 'user_message', text: scenario(call('mcp__peers__peers_send', { sessionId: b.session.id, text: marker })) })
+      ws.send({ type: 'user_message', text: peerEdgeScenario(call('mcp__peers__peers_send', { sessionId: b.session.id, text: marker })) })
       await ws.waitForEvent('turn_result', ctx.deadlineMs)
       await b.ws.waitForEvent('user_message', ctx.deadlineMs, (e) => e.origin?.kind === 'peer' && e.origin?.sessionId === primary.id && JSON.stringify(e.message ?? null).includes(marker))
       const results = ws.events().filter((e) => e.type === 'user_message').flatMap((e) => (Array.isArray(e.message?.content) ? e.message.content : [])).filter((c: any) => c?.type === 'tool_result')

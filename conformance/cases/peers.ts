@@ -4,7 +4,7 @@ import { waitAcross } from '../harness/ws-client.ts'
 import { Unsupported, type Case } from '../types.ts'
 
 const call = (name: string, input: Record<string, unknown>) => ({ type: 'tool', name, input })
-const scenario = (...steps: unknown[]) => `scenario:${JSON.stringify({ name: 'peer-case', steps: [...steps, { type: 'text', text: '{{toolResult}}' }] })}`
+const peerScenario = (...steps: unknown[]) => `scenario:${JSON.stringify({ name: 'peer-case', steps: [...steps, { type: 'text', text: '{{toolResult}}' }] })}`
 
 async function idle(ctx: CaseContext) {
   return ctx.idleSession()
@@ -17,7 +17,7 @@ export const peerCases: Case[] = [
     async run(ctx) {
       const a = await idle(ctx)
       const b = await idle(ctx)
-      a.ws.send({ type: 'user_message', text: scenario(call('peers_send', { sessionId: b.session.id, text: 'hello peer' })) })
+      a.ws.send({ type: 'user_message', text: peerScenario(call('peers_send', { sessionId: b.session.id, text: 'hello peer' })) })
       const arrived = await b.ws.waitForEvent('user_message', ctx.deadlineMs, (e) => e.origin?.kind === 'peer')
       // The ApiMessage's content layout is the target's (a string or text blocks): the text is looked for in it.
       ctx.check('what-the-service-does.12', arrived.origin.sessionId === a.session.id && JSON.stringify(arrived.message ?? null).includes('hello peer'), 'the message with origin {kind: peer, sessionId: sender}', arrived)
@@ -37,9 +37,9 @@ export const peerCases: Case[] = [
       const b = await idle(ctx)
       const fromPeer = (ws: typeof a.ws, sender: string) => ws.events().filter((e) => e.type === 'user_message' && e.origin?.kind === 'peer' && e.origin?.sessionId === sender)
       const turns = (ws: typeof a.ws) => ws.events().filter((e) => e.type === 'turn_result').length
-      a.ws.send({ type: 'user_message', text: scenario(call('peers_send', { sessionId: b.session.id, text: 'x'.repeat(maxChars + 1) })) })
+      a.ws.send({ type: 'user_message', text: peerScenario(call('peers_send', { sessionId: b.session.id, text: 'x'.repeat(maxChars + 1) })) })
       await a.ws.waitForEvent('turn_result', ctx.deadlineMs)
-      a.ws.send({ type: 'user_message', text: scenario(call('peers_send', { sessionId: b.session.id, text: 'y'.repeat(maxChars) })) })
+      a.ws.send({ type: 'user_message', text: peerScenario(call('peers_send', { sessionId: b.session.id, text: 'y'.repeat(maxChars) })) })
       await a.ws.waitFor(() => turns(a.ws) === 2, ctx.deadlineMs, 'the second turn')
       await b.ws.waitFor(() => fromPeer(b.ws, a.session.id).length >= 1, ctx.deadlineMs, 'a message of exactly maxMessageChars')
       ctx.check('limits.4', !JSON.stringify(fromPeer(b.ws, a.session.id)).includes('x'.repeat(maxChars + 1)), `the message over ${maxChars} characters not delivered`, 'delivered')
@@ -47,8 +47,8 @@ export const peerCases: Case[] = [
       // A chain of relays one longer than maxHops: hop k's session plays the scenario it received
       // and relays it on; the relay past maxHops must not arrive.
       const before = turns(a.ws) + turns(b.ws)
-      let text = scenario(call('peers_send', { sessionId: b.session.id, text: 'end of the chain' }))
-      for (let hop = maxHops; hop >= 1; hop--) text = scenario(call('peers_send', { sessionId: hop % 2 === 1 ? b.session.id : a.session.id, text }))
+      let text = peerScenario(call('peers_send', { sessionId: b.session.id, text: 'end of the chain' }))
+      for (let hop = maxHops; hop >= 1; hop--) text = peerScenario(call('peers_send', { sessionId: hop % 2 === 1 ? b.session.id : a.session.id, text }))
       a.ws.send({ type: 'user_message', text })
       // a's turn, then one turn per delivered hop (the last of which attempts the refused relay).
       await waitAcross([a.ws, b.ws], () => turns(a.ws) + turns(b.ws) >= before + 1 + maxHops, ctx.deadlineMs, `${1 + maxHops} turns along the relay chain`)
@@ -57,7 +57,7 @@ export const peerCases: Case[] = [
       // perMinute + 1 sends in one minute: exactly perMinute arrive.
       const c = await idle(ctx)
       const sends = Array.from({ length: perMinute + 1 }, (_, i) => call('peers_send', { sessionId: b.session.id, text: `burst ${i}` }))
-      c.ws.send({ type: 'user_message', text: scenario(...sends) })
+      c.ws.send({ type: 'user_message', text: peerScenario(...sends) })
       await c.ws.waitForEvent('turn_result', ctx.deadlineMs)
       await b.ws.waitFor(() => fromPeer(b.ws, c.session.id).length >= perMinute, ctx.deadlineMs, `${perMinute} messages from the third session`)
       // An extra message would be queued behind b's turns (peers.1): a message of the kit's own,
