@@ -1,13 +1,8 @@
-/** Cases for Authentication (authentication.*), Scope and the 401/403/404 rows of Errors. */
-import { Unsupported, type Case } from '../types.ts'
+/** The cases of § Authentication: each case's first clause is `authentication.N`. */
 import { WsRefused } from '../harness/ws-client.ts'
-
-const UNKNOWN_ID = '00000000-0000-4000-8000-00000000dead'
-const SUBROUTES: Array<[string, string, unknown?]> = [
-  ['GET', ''], ['PATCH', '', { title: 'x' }], ['DELETE', ''], ['GET', '/files'], ['GET', '/produced'], ['GET', '/mcp'],
-  ['POST', '/mcp/x', { action: 'reconnect' }], ['GET', '/project/icon'], ['POST', '/permissions/r1', { behavior: 'allow' }],
-  ['GET', '/attachments/a1'],
-]
+import type { Case } from '../types.ts'
+import WebSocket from 'ws'
+import { SUBROUTES, UNKNOWN_ID, submit } from '../harness/case-helpers/index.ts'
 
 export const authenticationCases: Case[] = [
   {
@@ -27,18 +22,6 @@ export const authenticationCases: Case[] = [
       const s = await ctx.createSession()
       const refused = await ctx.ws(s.id, { as: 'none' }).then(() => undefined, (err) => err)
       ctx.check('authentication.1', refused instanceof WsRefused && refused.status === 401, 'the upgrade refused with 401', refused?.message ?? 'an open socket')
-    },
-  },
-  {
-    id: 'auth-scope-stamped-at-create', title: 'a scoped principal\'s scope is stamped on its sessions', section: 'scope',
-    clauses: ['scope.1', 'what-the-service-does.6', 'principal.1'], requires: ['provider', 'principal:tenantA'],
-    async run(ctx) {
-      const s = await ctx.createSession({}, 'tenantA')
-      const seen = (await ctx.http('GET', `/sessions/${s.id}`, { as: 'tenantA' })).json?.session
-      // SessionInfo lists `scope` without requiring it (session.1); the stamp's effect, visibility,
-      // is judged by the scope-miss cases. Without the field there is nothing to read here.
-      if (!seen || !('scope' in seen)) throw new Unsupported('SessionInfo carries no scope field to read the stamp from')
-      ctx.check('scope.1', seen?.scope && typeof seen.scope === 'object' && Object.keys(seen.scope).length > 0, 'the caller\'s scope tags on SessionInfo', seen?.scope)
     },
   },
   {
@@ -86,17 +69,6 @@ export const authenticationCases: Case[] = [
     },
   },
   {
-    id: 'auth-create-scope-contradiction-403', title: 'a create scope contradicting the caller\'s is refused', section: 'scope',
-    clauses: ['scope.1', 'errors.5'], requires: ['provider', 'principal:tenantA'],
-    async run(ctx) {
-      const own = (await ctx.createSession({}, 'tenantA')).scope as Record<string, string>
-      const [key] = Object.keys(own)
-      const res = await ctx.http('POST', '/sessions', { as: 'tenantA', body: { profile: ctx.profile('provider'), scope: { [key]: `${own[key]}-other` } } })
-      ctx.check('scope.1', res.status === 403 || res.status === 400, 'a refusal (protocol 7: 403)', res.status)
-      ctx.nonStrict(res.status === 403, `protocol 7 answers 403 to a contradicting scope; got ${res.status}`)
-    },
-  },
-  {
     id: 'auth-allowed-profiles-403', title: 'creating on a profile outside allowedProfiles is 403', section: 'authentication',
     clauses: ['authentication.5', 'errors.5', 'principal.2'], requires: ['provider', 'principal:restricted'],
     async run(ctx) {
@@ -131,6 +103,44 @@ export const authenticationCases: Case[] = [
       const denied = await ctx.http('OPTIONS', '/sessions', { as: 'none', headers: { origin: 'http://not-allowed.example', 'access-control-request-method': 'POST' } })
       ctx.check('authentication.7', denied.headers['access-control-allow-origin'] === undefined, 'no allow-origin for an origin outside the list', denied.headers)
       ctx.nonStrict(denied.status === 403, `protocol 7 answers a disallowed preflight with 403; got ${denied.status}`)
+    },
+  },
+  {
+    id: 'profiles-management-without-store-404', title: 'profile management without a profileStore is 404', section: 'authentication',
+    clauses: ['authentication.6', 'profiles.2', 'profiles.4', 'profiles.5', 'errors.3'], requires: ['absent:profileStore', 'principal:manager'],
+    async run(ctx) {
+      ctx.errorStatus('authentication.6', await ctx.http('POST', '/profiles', { as: 'manager', body: { name: 'new-one', engine: 'provider' } }), 404)
+      ctx.errorStatus('authentication.6', await ctx.http('DELETE', `/profiles/${ctx.profile('provider')}`, { as: 'manager' }), 404)
+    },
+  },
+  {
+    id: 'jobs-scope-and-profiles', title: 'jobs are scoped like sessions; scoped principals are refused /queue; allowedProfiles applies', section: 'authentication',
+    clauses: ['authentication.4', 'authentication.5', 'jobs-and-queue.1', 'jobs-and-queue.3', 'principal.2'], requires: ['provider', 'queue', 'principal:tenantA', 'principal:tenantB', 'principal:restricted'],
+    async run(ctx) {
+      const mine = await submit(ctx, { session: { prompt: 'hello' } }, 'tenantA')
+      ctx.status('jobs-and-queue.3', await ctx.http('GET', `/jobs/${mine.id}`, { as: 'tenantA' }), 200)
+      ctx.status('authentication.3', await ctx.http('GET', `/jobs/${mine.id}`, { as: 'tenantB' }), 404)
+      const listB = (await ctx.http('GET', '/jobs', { as: 'tenantB' })).json?.jobs ?? []
+      ctx.check('jobs-and-queue.1', !listB.some((j: any) => j.id === mine.id), 'no job of another scope listed', listB.length)
+      ctx.check('authentication.4', (await ctx.http('GET', '/queue', { as: 'tenantA' })).status >= 400, '/queue refused to a scoped principal', 'allowed')
+      const hidden = ctx.manifest.profiles.providerAlt
+      if (hidden) ctx.errorStatus('authentication.5', await ctx.http('POST', '/jobs', { as: 'restricted', body: { session: { profile: hidden, prompt: 'x' } } }), 403)
+    },
+  },
+  {
+    id: 'auth-401-queue-ws-upgrade', title: 'a /queue/ws upgrade without credentials is 401, like every other route', section: 'authentication',
+    clauses: ['authentication.1', 'errors.2'], requires: ['queue'],
+    async run(ctx) {
+      // authentication.1: authenticate covers every route, WebSocket upgrades included; a falsy result is 401.
+      // The session socket's refusal is checked elsewhere (auth-401-ws-upgrade); this is the queue's.
+      const ws = new WebSocket(ctx.url('/queue/ws').replace(/^http/, 'ws'), { handshakeTimeout: ctx.deadlineMs })
+      ctx.onCleanup(() => ws.terminate())
+      const status = await new Promise<number | string>((resolve) => {
+        ws.once('open', () => resolve('an open socket'))
+        ws.once('unexpected-response', (_req, res) => { resolve(res.statusCode ?? 0); res.resume() })
+        ws.once('error', (err) => resolve(err.message))
+      })
+      ctx.check('authentication.1', status === 401, 'the /queue/ws upgrade refused with 401', status)
     },
   },
 ]

@@ -1,41 +1,61 @@
-/** Every case of the suite, in report order. Ids are unique and stable (a test checks both). */
+/**
+ * Every case of the suite, laid out as the spec is: cases/<part>/<section>.ts (or cases/<part>.ts for
+ * a part without sections), each case in the section of its first clause. Ids are unique and stable
+ * (a test checks both); report order is the spec's order.
+ */
 import type { Case } from '../types.ts'
-import { attachmentCases } from './attachments.ts'
-import { attachmentEdgeCases } from './edges-attachments.ts'
+import { embeddingRulesCases } from './what-the-service-does/embedding-rules.ts'
+import { scopeCases } from './resources-and-their-fields/scope.ts'
+import { sessionCases } from './resources-and-their-fields/session.ts'
+import { createsessionrequestCases } from './resources-and-their-fields/createsessionrequest.ts'
+import { updatesessionrequestCases } from './resources-and-their-fields/updatesessionrequest.ts'
+import { eventAndCommandEnvelopeCases } from './resources-and-their-fields/event-and-command-envelope.ts'
+import { engineCapabilityRecordCases } from './resources-and-their-fields/engine-capability-record.ts'
+import { profileCases } from './resources-and-their-fields/profile.ts'
+import { otherShapesCases } from './resources-and-their-fields/other-shapes.ts'
+import { serverConfigurationCases } from './resources-and-their-fields/server-configuration.ts'
+import { queueOptionsCases } from './resources-and-their-fields/queue-options.ts'
+import { sessionStatusValuesCases } from './states-and-transitions/session-status-values.ts'
+import { permissionRequestCases } from './states-and-transitions/permission-request.ts'
+import { jobStatusCases } from './states-and-transitions/job-status.ts'
+import { sessionsCases } from './endpoints/sessions.ts'
+import { websocketFramingCases } from './endpoints/websocket-framing.ts'
+import { commandsCases } from './endpoints/commands.ts'
+import { profilesCases } from './endpoints/profiles.ts'
+import { engineSessionStoresAndHostFilesCases } from './endpoints/engine-session-stores-and-host-files.ts'
+import { jobsAndQueueCases } from './endpoints/jobs-and-queue.ts'
+import { peersCases } from './endpoints/peers.ts'
 import { authenticationCases } from './authentication.ts'
-import { cliPrimaryCases } from './cli-primary.ts'
-import { cliDormancyCases } from './cli-dormancy.ts'
-import { compatibilityCases } from './compatibility.ts'
-import { compatibilityP7Cases } from './compatibility-p7.ts'
-import { cliSecondaryCases } from './cli-secondary.ts'
-import { cliEngineRequestCases } from './cli-engine-requests.ts'
-import { createRequestCases } from './create-request.ts'
-import { commandEdgeCases } from './edges-commands.ts'
-import { cliSecondaryEdgeCases } from './edges-cli-secondary.ts'
-import { engineEdgeCases } from './edges-engines.ts'
-import { eventEdgeCases } from './edges-events.ts'
-import { jobEdgeCases } from './edges-jobs.ts'
-import { configurationEdgeCases } from './edges-killD.ts'
-import { creatingRouteCases } from './edges-creating-routes.ts'
-import { fixedValueCases } from './edges-fixed-values.ts'
-import { handshakeCases } from './edges-handshake.ts'
-import { killAEdgeCases } from './edges-killA.ts'
-import { killCEdgeCases } from './edges-killC.ts'
-import { killBEdgeCases } from './edges-killB.ts'
-import { notificationEdgeCases } from './edges-notifications.ts'
-import { peerEdgeCases } from './edges-peers.ts'
-import { profileEdgeCases } from './edges-profiles.ts'
-import { profileCatalogEdgeCases } from './edges-profile-catalog.ts'
-import { queueEdgeCases } from './edges-queue.ts'
-import { sessionEdgeCases } from './edges-session.ts'
-import { websocketEdgeCases } from './edges-websocket.ts'
-import { hostFileCases } from './host-files.ts'
-import { jobCases } from './jobs.ts'
-import { notificationCases } from './notifications.ts'
-import { parkingCases } from './parking.ts'
-import { peerCases } from './peers.ts'
-import { availabilityCases, profileDefaultCases, serverCases } from './server.ts'
-import { sessionCases } from './sessions.ts'
-import { websocketCases } from './websocket.ts'
+import { eventsCases } from './events.ts'
+import { errorsCases } from './errors.ts'
+import { limitsCases } from './limits.ts'
+import { versioningCases } from './versioning.ts'
 
-export const ALL_CASES: Case[] = [] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliEngineRequestCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases, ...notificationEdgeCases, ...commandEdgeCases, ...peerEdgeCases, ...cliSecondaryEdgeCases, ...attachmentEdgeCases, ...jobEdgeCases, ...creatingRouteCases, ...fixedValueCases, ...handshakeCases, ...killCEdgeCases, ...killAEdgeCases, ...killBEdgeCases, ...configurationEdgeCases]
+export const ALL_CASES: Case[] = [
+  ...embeddingRulesCases,
+  ...scopeCases,
+  ...sessionCases,
+  ...createsessionrequestCases,
+  ...updatesessionrequestCases,
+  ...eventAndCommandEnvelopeCases,
+  ...engineCapabilityRecordCases,
+  ...profileCases,
+  ...otherShapesCases,
+  ...serverConfigurationCases,
+  ...queueOptionsCases,
+  ...sessionStatusValuesCases,
+  ...permissionRequestCases,
+  ...jobStatusCases,
+  ...sessionsCases,
+  ...websocketFramingCases,
+  ...commandsCases,
+  ...profilesCases,
+  ...engineSessionStoresAndHostFilesCases,
+  ...jobsAndQueueCases,
+  ...peersCases,
+  ...authenticationCases,
+  ...eventsCases,
+  ...errorsCases,
+  ...limitsCases,
+  ...versioningCases,
+]

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { compatibilityCases } from '../cases/compatibility.ts'
+import { ALL_CASES } from '../cases/index.ts'
 import { runCases } from '../runner.ts'
 import type { TargetManifest } from '../types.ts'
 
@@ -85,7 +85,7 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 describe('compatibility cases against a target with the pre-issue-16 shapes', () => {
   it('reports each departure from protocol 7 as non-strict, never fail', async () => {
     const wanted = ['compat-tool-call-result-output', 'compat-tool-call-error', 'compat-permission-request-id', 'compat-permission-rest-by-id', 'compat-stream-delta-provider', 'compat-session-cwd']
-    const cases = compatibilityCases.filter((c) => wanted.includes(c.id))
+    const cases = ALL_CASES.filter((c) => wanted.includes(c.id))
     expect(cases.map((c) => c.id).sort()).toEqual([...wanted].sort())
     const results = await runCases({ manifest, cases, concurrency: 2, timeoutMs: 3000, seed: 1, repeat: 1 })
     const outcomes = Object.fromEntries(results.map((r) => [r.id, `${r.outcome}: ${r.message ?? ''}`]))

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { NO_SYSTEM_INIT } from '../cases/edges-engines.ts'
+import { NO_SYSTEM_INIT } from '../harness/case-helpers/index.ts'
 import { runSuite } from '../run-suite.ts'
 import { startSelfTarget } from '../target/self.ts'
 import type { Report } from '../types.ts'
