@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocketServer } from 'ws'
 import { ALL_CASES } from '../cases/index.ts'
-import { doublingProblem, exponentialProblem, judgeInRounds, waitsBetween } from '../harness/backoff.ts'
+import { doublingProblem, exponentialProblem, judgeInRounds, judgeRetryWaits, waitsBetween } from '../harness/backoff.ts'
+import { parked } from '../harness/case-helpers/index.ts'
 import { CaseContext } from '../harness/context.ts'
 import type { HttpAnswer } from '../harness/http-client.ts'
 import { jobEventJobId, jobEventMentions, jobEventType } from '../harness/job-event.ts'
@@ -49,6 +50,37 @@ describe('retry waits, judged exactly with jitter tolerance (job-status.7, limit
     expect(exponentialProblem([160, 470], 150)).toBeUndefined()
     expect(exponentialProblem([150, 150], 150)).toMatch(/not exponential/)
     expect(exponentialProblem([10, 300], 150)).toMatch(/under the base 150 ms/)
+  })
+})
+
+describe('retry waits with a base as small as the jitter (limits.13-14)', () => {
+  // Arrivals at the kit carry each end's scheduling latency: a wait is due + L(i+1) - L(i), with
+  // L drawn here from 0-25 ms (a loaded loopback). A deterministic PRNG keeps the rates exact.
+  function jittered(seed: number, due: (i: number) => number): (round: number) => Promise<number[]> {
+    let state = seed
+    const latency = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 25
+    return async () => {
+      const arrivals = [0]
+      let at = 0
+      for (let i = 0; i < 2; i++) arrivals.push((at += due(i)))
+      return waitsBetween(arrivals.map((a) => a + latency()))
+    }
+  }
+  const base = 20
+  const rate = async (judgeOne: (measure: (round: number) => Promise<number[]>) => Promise<string | undefined>, due: (i: number) => number) => {
+    let passed = 0
+    for (let seed = 1; seed <= 400; seed++) if (await judgeOne(jittered(seed, due)) === undefined) passed++
+    return passed / 400
+  }
+  const exponential = (w: number[]) => exponentialProblem(w, base)
+
+  it('one lucky round of three passed a constant 20 ms delay often (the judge this replaces)', async () => {
+    expect(await rate((m) => judgeInRounds(3, m, exponential), () => base)).toBeGreaterThan(0.2)
+  })
+
+  it('judgeRetryWaits rejects a constant delay and accepts doubling, at a 20 ms base with 25 ms of jitter', async () => {
+    expect(await rate((m) => judgeRetryWaits(base, m, exponential), () => base)).toBeLessThan(0.05)
+    expect(await rate((m) => judgeRetryWaits(base, m, exponential), (i) => base * 2 ** i)).toBeGreaterThan(0.95)
   })
 })
 
@@ -124,6 +156,39 @@ async function manifestFor(target: { server: Server; wss: WebSocketServer }, ext
 }
 
 const caseById = (id: string) => ALL_CASES.find((c) => c.id === id)!
+
+describe('parked() measures the park of its own execution', () => {
+  it('skips a non-deferred dispatch of the same turn and waits for the deferred one', async () => {
+    let seq = 0
+    const session = { id: 's1', status: 'idle', profile: 'p' }
+    let status = 'running'
+    const target = stub((method, path) => {
+      if (method === 'POST' && path === '/v1/sessions') return { status: 201, body: { session } }
+      if (method === 'GET' && path === '/v1/sessions/s1') return { status: 200, body: { session: { ...session, status } } }
+      if (method === 'PATCH' && path === '/v1/sessions/s1') return status === 'parked' ? { status: 409, body: { error: 'parked' } } : { status: 200, body: { session } }
+      if (method === 'DELETE') return { status: 200, body: { session } }
+      return undefined
+    }, (send, commands) => {
+      const event = (e: Record<string, unknown>) => send({ type: 'event', event: { ...e, seq: ++seq, ts: Date.now() } })
+      send({ type: 'attached', protocolVersion: 7, session, replayingFrom: 0 })
+      const timer = setInterval(() => {
+        if ((commands.shift() as any)?.type !== 'user_message') return
+        // A local tool call first, then the deferred one the session parks on.
+        event({ type: 'execution_dispatched', executionId: 'local-call', deferred: false })
+        setTimeout(() => { event({ type: 'execution_dispatched', executionId: 'deferred-call', deferred: true }); status = 'parked' }, 50)
+      }, 5)
+      setTimeout(() => clearInterval(timer), 3000)
+    })
+    const manifest = await manifestFor(target)
+    const ctx = new CaseContext(manifest, 1, 2000)
+    try {
+      const { dispatched } = await parked(ctx)
+      expect(dispatched.executionId).toBe('deferred-call')
+    } finally {
+      await ctx.cleanup()
+    }
+  })
+})
 
 describe('cases against targets that take the other legal choice', () => {
   it('jobs-concurrency-and-queued-cancel is unsupported, never failed, without queue.maxConcurrency (the target\'s configured value)', async () => {

@@ -60,6 +60,9 @@ describe('the kit through the variation proxy, every variation on', () => {
     // from it can only say so (NO_SYSTEM_INIT), and is held to run wherever system_init comes.
     expect(proxied.cases.filter((c) => c.outcome === 'unsupported' && !before.has(c.id) && c.message !== NO_SYSTEM_INIT).map((c) => `${c.id}: ${c.message}`)).toEqual([])
   })
+  it('judges a provider search without system_init: the call is made and its answer read', () => {
+    expect(proxied.cases.find((c) => c.id === 'provider-web-search-answered')?.outcome).toBe('pass')
+  })
   it('shows the variations took effect: the open choices are observed on the cases', () => {
     const observed = proxied.cases.flatMap((c) => c.observations ?? []).join('\n')
     expect(observed).toMatch(/without protocol 7's \{error: string\} body/)

@@ -1,5 +1,5 @@
 /** The cases of § Queue options: each case's first clause is `queue-options.N`. */
-import { exponentialProblem, judgeInRounds, waitsBetween } from '../../harness/backoff.ts'
+import { exponentialProblem, judgeRetryWaits, waitsBetween } from '../../harness/backoff.ts'
 import { jobEventType } from '../../harness/job-event.ts'
 import { Unsupported, type Case } from '../../types.ts'
 import { NON_TERMINAL, RETRY_DELAY_MS, post, until, ORDER, deliveries, requireRunningQueue, submit, terminal, waitForJob } from '../../harness/case-helpers/index.ts'
@@ -68,7 +68,7 @@ export const queueOptionsCases: Case[] = [
       // from jitter.
       const base = ctx.manifest.timers?.webhookRetryDelayMs
       if (typeof base === 'number' && base >= 20) {
-        // Up to three jobs (backoff.ts, judgeInRounds): the first is the one above.
+        // Several jobs (backoff.ts, judgeRetryWaits): the first is the one above.
         const measure = async (round: number) => {
           if (round === 0) return waitsBetween(attempts.slice(0, 3).map((d) => d.at))
           const again = ctx.receiver!.urlFor(`flaky-receiver-${Math.floor(ctx.random() * 1e9)}`)
@@ -78,7 +78,7 @@ export const queueOptionsCases: Case[] = [
           await deliveries(ctx, again.path, (t) => t.includes('C'))
           return waitsBetween(ctx.receiver!.deliveries.filter((d) => d.path === again.path).slice(0, 3).map((d) => d.at))
         }
-        const problem = await judgeInRounds(3, measure, (waits) => exponentialProblem(waits, base))
+        const problem = await judgeRetryWaits(base, measure, (waits) => exponentialProblem(waits, base))
         ctx.check('limits.13', problem === undefined, `retry waits growing exponentially from the base ${base} ms`, problem)
       }
     },

@@ -1,5 +1,5 @@
 /** The cases of § Job status: each case's first clause is `job-status.N`. */
-import { doublingProblem, judgeInRounds } from '../../harness/backoff.ts'
+import { doublingProblem, judgeRetryWaits } from '../../harness/backoff.ts'
 import { jobEventMentions, jobEventType } from '../../harness/job-event.ts'
 import type { Case } from '../../types.ts'
 import { submitCwdJob, deliveredTypes, MAX_DURATION_MS, ORDER, RETRY_BASE_MS, deliveries, requireRunningQueue, submit, terminal, waitForJob } from '../../harness/case-helpers/index.ts'
@@ -74,7 +74,7 @@ export const jobStatusCases: Case[] = [
         ctx.check('job-status.7', waits.length === 2, 'two retries', waits)
         return waits
       }
-      const problem = await judgeInRounds(3, measure, (waits) => doublingProblem(waits, RETRY_BASE_MS))
+      const problem = await judgeRetryWaits(RETRY_BASE_MS, measure, (waits) => doublingProblem(waits, RETRY_BASE_MS))
       ctx.check('job-status.7', problem === undefined, `retry waits of ${RETRY_BASE_MS} then ${2 * RETRY_BASE_MS} ms (retryDelayMs doubled each retry)`, problem)
     },
   },

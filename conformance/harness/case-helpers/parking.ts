@@ -25,8 +25,16 @@ export async function parked(ctx: CaseContext, prompt = 'scenario:deferred', as:
   // The prompt goes over the socket, so the dispatch surely happens while a client is attached.
   const session = existing ?? await ctx.createSession({}, as)
   const ws = existing?.ws ?? await ctx.ws(session.id, { as })
+  // The park is this prompt's: a dispatch from before it (an earlier park of the same session) or
+  // a non-deferred call of the same turn is another execution, whose park this would misread.
+  const before = Math.max(0, ...ws.events().map((e) => e.seq ?? 0))
   ws.send({ type: 'user_message', text: prompt })
-  const dispatched = await ws.waitForEvent('execution_dispatched', ctx.deadlineMs)
+  const dispatched = await ws.waitForEvent('execution_dispatched', ctx.deadlineMs, (e) => e.seq > before && e.deferred === true).catch((err: Error) => {
+    const any = ws.events().find((e) => e.type === 'execution_dispatched' && e.seq > before)
+    // events.14: a dispatch whose execution may outlive the runner says so.
+    if (any) ctx.check('events.14', false, 'deferred: true on the dispatch of an execution that parks its session', any)
+    throw err
+  })
   ws.close()
   const left = Date.now() // the close frame leaves now; the server detaches no sooner
   const deadline = left + parkDeadline(ctx)
