@@ -3,7 +3,7 @@
  * bearer tokens for every role the conformance kit needs and an optional target manifest.
  * Its development-only switch (`--claude-executable`) lives here and never in `gateway serve`.
  */
-import { mkdtemp, readFile, rename, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rename, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -24,6 +24,25 @@ async function readTokens(path: string): Promise<DevGatewayOptions['tokens']> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw new Error(`cannot read --tokens-file ${path}: ${(err as Error).message}`)
   }
+}
+
+/**
+ * The folder sessions' cwds and the engines' homes (Claude config dirs, CODEX_HOME) live under.
+ * With `--store-dir` and no `--cwd-root` it is `<store-dir>/cwd-root`, the same on every start:
+ * a dormant CLI session resumes from those homes (embedding-rules.14), so a fresh temporary one
+ * would lose them. Without either it is a new temporary folder.
+ */
+async function cwdRootOf(given: string | undefined, storeDir: string | undefined): Promise<string> {
+  if (given === undefined) {
+    if (storeDir === undefined) return mkdtemp(join(tmpdir(), 'gateway-cwd-'))
+    const stable = join(storeDir, 'cwd-root')
+    await mkdir(stable, { recursive: true })
+    return stable
+  }
+  const found = await stat(given).catch(() => undefined)
+  if (!found) throw new UsageError(`--cwd-root ${given} does not exist (it must be an existing directory)`, DEV_USAGE)
+  if (!found.isDirectory()) throw new UsageError(`--cwd-root ${given} is not a directory`, DEV_USAGE)
+  return given
 }
 
 export async function devCommand(args: string[]): Promise<void> {
@@ -47,7 +66,7 @@ export async function devCommand(args: string[]): Promise<void> {
   const options: DevGatewayOptions = {
     port,
     host: values.host,
-    cwdRoot: values['cwd-root'] ?? (await mkdtemp(join(tmpdir(), 'gateway-cwd-'))),
+    cwdRoot: await cwdRootOf(values['cwd-root'], values['store-dir']),
     webhookUrl: values['webhook-url'],
     parkDelayMs: values['park-delay-ms'] === undefined ? undefined : Number(values['park-delay-ms']),
     storeDir: values['store-dir'],

@@ -134,7 +134,9 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
       stopWatching?.()
       stopping ??= (async () => {
         logger.info({ kind: 'lifecycle', graceMs }, 'shutting down')
-        await gateway.shutdown({ graceMs })
+        const { busy } = await gateway.shutdown({ graceMs })
+        if (busy.length) logger.warn({ kind: 'lifecycle', graceMs, busy }, 'grace ended with turns running')
+        else logger.info({ kind: 'lifecycle', busy }, 'turns drained')
         // The sessions are closed, so their CLIs have end of input; whatever still runs is ended.
         await engineProcesses.endAll({ graceMs: Math.min(graceMs, 2000), killGraceMs })
         // Parks and snapshots are written by now: the shared database's pools may close.

@@ -56,8 +56,9 @@ export interface GatewayServer {
   /**
    * Graceful stop: refuse new sessions, jobs and attaches (503), close every WebSocket with 1001,
    * let running turns finish for up to `graceMs`, then close (parks and snapshots are written).
+   * Resolves with the sessions still busy when the grace ended (none: the turns drained).
    */
-  shutdown(options?: { graceMs?: number }): Promise<void>
+  shutdown(options?: { graceMs?: number }): Promise<{ busy: string[] }>
   /**
    * Asks `authenticate` again for every open WebSocket's upgrade request (after a principals
    * reload): a socket now refused, or whose principal no longer sees its session, is closed with
@@ -327,18 +328,20 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       // 1001 "going away": clients know to reconnect elsewhere or later, not that they erred.
       for (const client of webSockets.clients) client.close(1001, 'server shutting down')
       const deadline = Date.now() + graceMs
-      while (Date.now() < deadline && [...registry.ids()].some((id) => BUSY.has(registry.info(id)?.status ?? ''))) {
+      const busy = () => [...registry.ids()].filter((id) => BUSY.has(registry.info(id)?.status ?? ''))
+      while (Date.now() < deadline && busy().length) {
         await new Promise((done) => setTimeout(done, Math.min(100, Math.max(1, deadline - Date.now()))))
       }
+      const left = busy()
       await close()
       // Pending webhook deliveries (the closes just queued some) get what is left of the grace.
-      const left = Math.max(0, deadline - Date.now())
       let timer: ReturnType<typeof setTimeout> | undefined
       await Promise.race([
         Promise.all(deliverers.map((d) => d.idle())),
-        new Promise<void>((done) => { timer = setTimeout(done, left) }),
+        new Promise<void>((done) => { timer = setTimeout(done, Math.max(0, deadline - Date.now())) }),
       ])
       clearTimeout(timer)
+      return { busy: left }
     },
   }
 }

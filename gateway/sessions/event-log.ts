@@ -56,14 +56,19 @@ export class EventLog {
     return this.#entries.length
   }
 
-  /** Stamps `seq` and `ts` onto `body` itself: callers hand over a fresh object, and the copy showed in profiles. */
-  append(body: SessionEventBody, now = Date.now()): SessionEvent {
+  /**
+   * Stamps `seq` and `ts` onto `body` itself: callers hand over a fresh object, and the copy showed
+   * in profiles. `apply` runs before any listener, so a listener reading the session's state sees
+   * it as this event leaves it (a record saved at a status move names the new status).
+   */
+  append(body: SessionEventBody, now = Date.now(), apply?: (event: SessionEvent) => void): SessionEvent {
     const event = body as SessionEvent
     event.seq = ++this.#seq
     event.ts = now
     const entry = new Entry(event)
     this.#entries.push(entry)
     if (event.type === 'conversation_reset') this.#latestResetSeq = event.seq
+    apply?.(event)
     if (this.#listeners.size) {
       for (const listener of this.#listeners) {
         try {

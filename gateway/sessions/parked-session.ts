@@ -20,7 +20,7 @@ export class ParkedSession implements Runner {
   constructor(record: StoredSession, onClose: (id: string) => void) {
     this.id = record.id
     this.record = record
-    this.#info = { ...record.info, status: record.kind === 'park' ? 'parked' : record.info.status }
+    this.#info = { ...record.info, status: record.kind === 'park' ? 'parked' : liveStatus(record) }
     this.#files = new StoredFiles(record.snapshot.files)
     this.#onClose = onClose
   }
@@ -96,4 +96,18 @@ class StoredFiles implements ScratchFiles {
     const data = this.#files[path]
     return data === undefined ? undefined : new Uint8Array(Buffer.from(data, 'base64'))
   }
+}
+
+/**
+ * A live record's status is the one its rebuild restores: the last status move in its transcript
+ * (session-status-values.8). Earlier builds saved the row's status a step behind the transcript
+ * (`running` for a turn that had ended); nothing runs in a record until it is woken.
+ */
+function liveStatus(record: StoredSession): SessionInfo['status'] {
+  const events = record.snapshot.events
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]
+    if (event.type === 'status_changed') return event.status
+  }
+  return record.info.status
 }

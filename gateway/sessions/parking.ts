@@ -167,9 +167,11 @@ export class ParkingManager {
 
   /** The live runner, waking a parked or not-yet-rebuilt session; undefined when it is gone. */
   async ensureLive(id: string, settledExecutionId?: string): Promise<Runner | undefined> {
-    const current = this.#deps.registry.get(id)
-    if (!(current instanceof ParkedSession)) return current
+    // A wake in progress is answered by the wake itself, even once the runner is registered: its
+    // history is not all in the log before start() settles (see #resume).
     let pending = this.#resuming.get(id)
+    const current = this.#deps.registry.get(id)
+    if (!pending && !(current instanceof ParkedSession)) return current
     if (!pending) {
       pending = this.#resume(id, settledExecutionId).finally(() => this.#resuming.delete(id))
       this.#resuming.set(id, pending)
@@ -223,6 +225,11 @@ export class ParkingManager {
     // turn_result and stay running forever (the soak's stuck deadline resume; job-status.6, job-status.8).
     this.#deps.onResumed?.(id, runner)
     await consumed
+    // No client command is ordered before the history it follows (events.10): a CLI engine
+    // replays its own store while it starts, so the woken session is handed to callers (an
+    // attach, a result delivery) only once start() settled. A failed start is reported by the
+    // factory and fails the runner; the caller then sees it closed.
+    await runner.start().catch(() => undefined)
     return runner
   }
 

@@ -67,10 +67,10 @@ export class SessionCore {
     this.#apiKeySource = source
   }
 
+  readonly #applyEvent = (event: SessionEvent) => this.#apply(event)
+
   emit(body: SessionEventBody): SessionEvent {
-    const event = this.log.append(body)
-    this.#apply(event)
-    return event
+    return this.log.append(body, Date.now(), this.#applyEvent)
   }
 
   /** Emits `status_changed` only on a real move; a closed session never moves again. */

@@ -10,10 +10,11 @@ import { openSocket } from './harness.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
-export async function startGateway(work: string, run: number, children: ChildProcess[]) {
+/** `cwdRoot: false` leaves `--cwd-root` out: the gateway picks its own (stable under `--store-dir`). */
+export async function startGateway(work: string, run: number, children: ChildProcess[], { cwdRoot = true } = {}) {
   const manifestPath = join(work, `manifest-${run}.json`)
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'gateway/cli.ts'), '--port', '0', '--manifest', manifestPath,
-    '--store-dir', join(work, 'store'), '--tokens-file', join(work, 'tokens.json'), '--cwd-root', work, '--park-delay-ms', '20'], { cwd: ROOT, stdio: 'ignore' })
+    '--store-dir', join(work, 'store'), '--tokens-file', join(work, 'tokens.json'), ...(cwdRoot ? ['--cwd-root', work] : []), '--park-delay-ms', '20'], { cwd: ROOT, stdio: 'ignore' })
   children.push(child)
   for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
     try {
