@@ -9,7 +9,7 @@ export interface WebSocketLimitsOptions {
   maxBufferedBytes?: number
   /** How long a socket may stay above `maxBufferedBytes` before it is closed with 1013. */
   slowReaderTimeoutMs?: number
-  /** Open sockets (session and queue) per non-operator principal; one more is refused with 429. */
+  /** Open sockets per non-operator principal (operators, the only queue-socket users, are exempt); one more is refused with 429. */
   maxPerPrincipal?: number
   /** Open session sockets per session; one more is refused with 429. */
   maxPerSession?: number
