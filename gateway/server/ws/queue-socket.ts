@@ -13,8 +13,9 @@ const DROPPED = 'slow reader: job events were dropped; reconnect and re-list job
 
 export async function attachQueueClient(budget: SendBudget, queue: JobQueue): Promise<void> {
   const { ws } = budget
-  const send = (frame: unknown) => {
-    if (budget.admit(() => budget.closeSlow(DROPPED))) ws.send(JSON.stringify(frame))
+  const send = (value: unknown) => {
+    const frame = JSON.stringify(value)
+    if (budget.admit(() => budget.closeSlow(DROPPED), frame.length)) ws.send(frame)
   }
   const pending: unknown[] = []
   let ready = false

@@ -51,16 +51,21 @@ export class SendBudget {
   }
 
   /**
-   * True when a frame may be queued now. False when the socket is not open or is above its bound:
-   * then `onDrained` runs once when the buffer has emptied, unless the socket was closed first.
+   * True when a frame of about `size` bytes may be queued now: it fits under the bound, or less
+   * than the socket's write high-water mark is waiting (so a frame larger than the bound still goes
+   * out, nearly alone). False when the socket is not open or the frame does not fit: then
+   * `onDrained` runs once when the buffer has emptied, unless the socket was closed first. A
+   * refusal always finds the buffer at or above the high-water mark, where Node has refused a
+   * write and so emits `drain` once the buffer is empty.
    */
-  admit(onDrained: () => void): boolean {
+  admit(onDrained: () => void, size = 0): boolean {
     if (this.ws.readyState !== this.ws.OPEN) return false
     if (this.stalled) {
       this.#onDrained = onDrained
       return false
     }
-    if (this.ws.bufferedAmount <= this.#limits.maxBufferedBytes) return true
+    const buffered = this.ws.bufferedAmount
+    if (buffered < this.#socket.writableHighWaterMark || buffered + size <= this.#limits.maxBufferedBytes) return true
     this.#onDrained = onDrained
     this.#timer = setTimeout(() => this.closeSlow(`slow reader: over ${this.#limits.maxBufferedBytes} buffered bytes for ${this.#limits.slowReaderTimeoutMs} ms`), this.#limits.slowReaderTimeoutMs)
     this.#socket.once('drain', this.#drained)

@@ -44,12 +44,13 @@ export function feedSession(ctx: GatewayContext, budget: SendBudget, batch: () =
   }
   /** Sends one frame, or stalls the feed when the socket is above its bound. */
   const deliver = (entry: FramedEvent): boolean => {
-    if (!budget.admit(follow)) {
+    const frame = entry.frame()
+    if (!budget.admit(follow, frame.length)) {
       stall()
       return false
     }
     batch()
-    ws.send(entry.frame())
+    ws.send(frame)
     lastSent = entry.event.seq
     return true
   }

@@ -24,10 +24,7 @@ export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = Object.freeze({
   maxPerSession: 32,
 })
 
-/**
- * The smallest bound: above Node's 16 KiB write high-water mark, so a socket over the bound has
- * had a write refused and is certain to emit `drain` once it empties (slow-reader.ts relies on it).
- */
+/** The smallest bound: well above Node's 16 KiB write high-water mark (send-budget.ts). */
 export const MIN_MAX_BUFFERED_BYTES = 64 * 1024
 
 /** Validates `webSockets` of createGatewayServer and fills in the defaults; throws a message naming the field. */
