@@ -22,6 +22,8 @@ const cleanups: Array<() => Promise<void> | void> = []
 beforeAll(async () => {
   scenariosDir = await mkdtemp(join(tmpdir(), 'gw-firehose-'))
   await writeFile(join(scenariosDir, 'firehose.json'), JSON.stringify({ name: 'firehose', steps: [{ type: 'text', text: FIREHOSE_TEXT, chunkSize: 3000 }] }))
+  // About 420 KB of frames per turn, none over 201 KB (the final message holds the whole text).
+  await writeFile(join(scenariosDir, 'medium.json'), JSON.stringify({ name: 'medium', steps: [{ type: 'text', text: 'm'.repeat(200_000), chunkSize: 5000 }] }))
   return () => rm(scenariosDir, { recursive: true, force: true })
 })
 afterEach(async () => {
@@ -98,6 +100,28 @@ describe('a session socket that stops reading', { timeout: 60_000 }, () => {
     expectContiguous(seqsOf(slow).filter((seq) => seq <= result.seq), 1, result.seq)
     expect(slow.ws.readyState).toBe(WebSocket.OPEN)
     expect((await scrape(gw)).sum('gateway_websocket_slow_reader_closes_total')).toBe(0)
+  })
+})
+
+describe('the bound', { timeout: 60_000 }, () => {
+  it('is never exceeded by frames smaller than it: a socket over it holds at most maxBufferedBytes', async () => {
+    const bound = 256 * 1024
+    const gw = await start({ maxBufferedBytes: bound, slowReaderTimeoutMs: 30_000 })
+    const session = await gw.createSession({ profile: 'default', includePartialMessages: true })
+    const reader = await gw.attach(session.id)
+    cleanups.push(() => reader.close())
+    for (let turn = 1; turn <= 16; turn++) {
+      reader.send({ type: 'user_message', text: 'scenario:medium' })
+      await until(async () => reader.events().filter((e) => e.type === 'turn_result').length, (n) => n === turn, `turn ${turn}`)
+    }
+    // A replay of about 6.7 MB, more than the kernel's socket buffers take: the rest waits at the bound.
+    const slow = await gw.attach(session.id)
+    cleanups.push(() => slow.close())
+    slow.ws.pause()
+    await metricReaches(gw, 'gateway_websocket_slow_readers', { kind: 'session' }, 1, 'the socket is over its bound')
+    const buffered = (await scrape(gw)).sum('gateway_websocket_buffered_bytes', { kind: 'session' })
+    expect(buffered).toBeGreaterThan(0)
+    expect(buffered).toBeLessThanOrEqual(bound)
   })
 })
 
