@@ -94,6 +94,24 @@ async function runTurns(socket: TestSocket, count: number): Promise<void> {
 }
 const contiguous = (seqs: number[], to: number) => seqs.length === to && seqs.every((seq, i) => seq === i + 1)
 
+/**
+ * A client that stops reading is closed with 1013 (`closedAsSlow` waits for the server to say so);
+ * re-attaching after the last seq it received, it gets every seq up to `last`, none twice.
+ */
+async function expectLosslessReattach(attach: (afterSeq?: number) => Promise<TestSocket>, last: number, closedAsSlow: () => Promise<unknown>): Promise<void> {
+  const dropped = await attach()
+  dropped.ws.pause()
+  const droppedCode = closeCode(dropped.ws)
+  await closedAsSlow()
+  dropped.ws.resume()
+  expect(await droppedCode).toBe(1013)
+  const seen = seqsOf(dropped)
+  const again = await attach(seen.at(-1))
+  cleanups.push(() => again.close())
+  await again.waitFor((f) => f.type === 'event' && f.event.seq === last, 60_000)
+  expect(contiguous([...seen, ...seqsOf(again)].filter((seq) => seq <= last), last)).toBe(true)
+}
+
 describe('fifty WebSockets that never read', { timeout: 180_000 }, () => {
   it('leave the gateway process within 50 × maxBufferedBytes plus slack, are each closed with 1013, and cost the reading clients nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gw-slow-readers-'))
@@ -106,7 +124,7 @@ describe('fifty WebSockets that never read', { timeout: 180_000 }, () => {
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
     const wsUrl = (id: string, afterSeq?: number) => `${gw.url.replace(/^http/, 'ws')}/sessions/${id}/ws${afterSeq === undefined ? '' : `?afterSeq=${afterSeq}`}`
 
-    // Two sessions, each with a reading client and one long turn already in its log.
+    // Two sessions, each with a reading client and LOGGED_TURNS turns already in its log.
     const sessions: Array<{ id: string; reader: TestSocket }> = []
     for (let i = 0; i < 2; i++) {
       const res = await fetch(`${gw.url}/sessions`, { method: 'POST', headers, body: JSON.stringify({ profile: 'default', includePartialMessages: true }) })
@@ -118,7 +136,7 @@ describe('fifty WebSockets that never read', { timeout: 180_000 }, () => {
     }
     const baseline = await rssOf(pid)
 
-    // 25 paused sockets per session, each replaying the whole log, then a second long turn streams live.
+    // 25 paused sockets per session, each replaying the whole log, then LIVE_TURNS turns stream live.
     let peak = baseline
     const sampler = setInterval(() => void rssOf(pid).then((rss) => { peak = Math.max(peak, rss) }, () => undefined), 50)
     cleanups.push(() => clearInterval(sampler))
@@ -146,19 +164,8 @@ describe('fifty WebSockets that never read', { timeout: 180_000 }, () => {
       expect(info.session.status).toBe('idle')
       const last = seqsOf(reader).at(-1)!
       expect(contiguous(seqsOf(reader), last)).toBe(true)
-      // A dropped client that re-attaches after the seq it last saw loses nothing.
-      const dropped = await openSocket(wsUrl(id), { authorization: `Bearer ${token}` })
-      dropped.ws.pause()
-      const droppedCode = closeCode(dropped.ws)
-      await until(slowClosed, (n) => n === closedSoFar + 1, 'the paused socket closed', 60_000)
+      await expectLosslessReattach((afterSeq) => openSocket(wsUrl(id, afterSeq), { authorization: `Bearer ${token}` }), last, () => until(slowClosed, (n) => n === closedSoFar + 1, 'the paused socket closed', 60_000))
       closedSoFar++
-      dropped.ws.resume()
-      expect(await droppedCode).toBe(1013)
-      const seen = seqsOf(dropped)
-      const again = await openSocket(wsUrl(id, seen.at(-1)), { authorization: `Bearer ${token}` })
-      cleanups.push(() => again.close())
-      await again.waitFor((f) => f.type === 'event' && f.event.seq === last, 60_000)
-      expect(contiguous([...seen, ...seqsOf(again)].filter((seq) => seq <= last), last)).toBe(true)
     }
   })
 })
