@@ -246,9 +246,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     if (!queue) return abortHandshake(socket, refuse('not_found', 'job queue not configured'))
     const principal = await principalOf(req)
     if (principal === AUTH_HOOK_FAILED || !principal) return abortHandshake(socket, authRefusal(principal) ?? UNAUTHORIZED)
-    if (!context.visibility.isOperator(principal)) return abortHandshake(socket, NOT_FOUND) // authentication.4
-    const slot = admission.reserve(socket, principal, true)
-    if (isRefusal(slot)) return abortHandshake(socket, slot)
+    // authentication.4. Operators only, so no socket cap applies (socket-caps.ts); the send budget does.
+    if (!context.visibility.isOperator(principal)) return abortHandshake(socket, NOT_FOUND)
     const wss = await webSockets.get()
     wss.handleUpgrade(req, socket, head, (ws) => void attachQueueClient(admission.open(ws, socket, req, 'queue'), queue))
   }

@@ -23,7 +23,7 @@ export function feedSession(ctx: GatewayContext, budget: SendBudget, batch: () =
   let stopped = false
   let replaying = false
   let unsubscribe: (() => void) | undefined
-  // Frames waiting behind a write-ahead hold (issue 14), in order; undefined on the fast path.
+  // Frames waiting behind a write-ahead hold (a durable write not yet confirmed), in order; undefined on the fast path.
   let held: FramedEvent[] | undefined
 
   const follow = () => {
