@@ -16,8 +16,6 @@ export const SLOW_READER_CLOSE_CODE = 1013
 export type SocketKind = 'session' | 'queue'
 
 export interface BudgetHooks {
-  /** The socket is now above its bound (true) or has drained or closed (false). */
-  onStall?: (stalled: boolean) => void
   /** The socket was closed as a slow reader. */
   onSlowClose?: () => void
 }
@@ -69,7 +67,6 @@ export class SendBudget {
     this.#onDrained = onDrained
     this.#timer = setTimeout(() => this.closeSlow(`slow reader: over ${this.#limits.maxBufferedBytes} buffered bytes for ${this.#limits.slowReaderTimeoutMs} ms`), this.#limits.slowReaderTimeoutMs)
     this.#socket.once('drain', this.#drained)
-    this.#hooks.onStall?.(true)
     return false
   }
 
@@ -100,7 +97,6 @@ export class SendBudget {
     clearTimeout(this.#timer)
     this.#timer = undefined
     this.#socket.off('drain', this.#drained)
-    this.#hooks.onStall?.(false)
     const resume = this.#onDrained
     this.#onDrained = undefined
     if (drained && resume && this.ws.readyState === this.ws.OPEN) resume()
