@@ -38,6 +38,12 @@ describe('configuration validation', () => {
     expect(problems).toHaveLength(7)
   })
 
+  it('refuses webSockets limits the server would refuse', () => {
+    const { problems } = validateConfig({ ...AUTH, webSockets: { maxBufferedBytes: 1024, maxPerSession: 0 } }, '/')
+    expect(problems).toEqual([expect.stringMatching(/^webSockets\.maxBufferedBytes: /), expect.stringMatching(/^webSockets\.maxPerSession: /)])
+    expect(validateConfig({ ...AUTH, webSockets: { maxBufferedBytes: 65536, slowReaderTimeoutMs: 5000, maxPerPrincipal: 8, maxPerSession: 4 } }, '/').problems).toEqual([])
+  })
+
   it('says "required" for a missing field', () => {
     const { problems } = validateConfig({ ...AUTH, profiles: [{ name: 'p', engine: 'provider', provider: { id: 'openai' } }] }, '/')
     expect(problems).toEqual(['profiles[0].provider.model: required'])

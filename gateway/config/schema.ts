@@ -199,6 +199,13 @@ export const configSchema = z.strictObject({
     port: z.number().int().min(0).max(65535),
     host: z.string().regex(/^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/, 'a loopback address (the listener has no authentication)').optional(),
   })]).optional(),
+  /** Backpressure and caps on every WebSocket (session and queue sockets); defaults in docs/configuration.md. */
+  webSockets: z.strictObject({
+    maxBufferedBytes: positiveInt.min(65536).optional().describe('bytes queued on one socket before the gateway stops sending to it (default 4 MiB, at least 64 KiB)'),
+    slowReaderTimeoutMs: positiveInt.optional().describe('how long a socket may stay above maxBufferedBytes before it is closed with 1013 (default 10000)'),
+    maxPerPrincipal: positiveInt.optional().describe('open sockets per non-operator principal; more are refused with 429 (default 64)'),
+    maxPerSession: positiveInt.optional().describe('open sockets per session; more are refused with 429 (default 32)'),
+  }).optional(),
   /** graceMs: running turns and pending webhooks; killGraceMs: between SIGTERM and SIGKILL of an engine process. */
   shutdown: z.strictObject({ graceMs: nonNegativeInt.default(10_000), killGraceMs: nonNegativeInt.default(5000) }).optional(),
   logging: z.strictObject({

@@ -71,6 +71,7 @@ export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHo
     attachments: config.attachments,
     peers: config.peers,
     metrics: config.metrics,
+    webSockets: config.webSockets,
   }
   if (config.profileStore) {
     options.profileStore = config.profileStore.kind === 'file' ? createFileProfileStore({ file: config.profileStore.file }) : createMemoryProfileStore()

@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   internal_error: 500,
   not_implemented: 501,
   upgrade_required: 426,
+  too_many_sockets: 429,
   profile_unavailable: 503,
   shutting_down: 503,
   database_unavailable: 503,

@@ -45,6 +45,7 @@ import { attachQueueClient } from './ws/queue-socket.ts'
 import { attachClient } from './ws/session-socket.ts'
 import { BridgeHub } from './ws/tool-bridge.ts'
 import { AttachedSockets } from './ws/attached-sockets.ts'
+import { SocketAdmission } from './ws/socket-admission.ts'
 import { LazyWebSocketServer } from './ws/web-socket-server.ts'
 import { wireWebhooksAndQueue } from './webhook-wiring.ts'
 
@@ -156,7 +157,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const attached = new AttachedSockets()
   const { basePath } = resolved
   let draining = false
-  const { metrics, listener: metricsListener } = wireMetrics(options, context, () => attached.counts())
+  const { metrics, listener: metricsListener } = wireMetrics(options, context, () => attached.stats())
+  const admission = new SocketAdmission(resolved.webSockets, attached, metrics)
   const handleHealth = options.health ? createHealthRoutes(options.health, {
     logins: [availability, codexLogins],
     profiles: () => catalog.profiles,
@@ -217,6 +219,9 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     // Authorization before the wake: an unauthorized attach must trigger no rebuild (session-status-values.6).
     const gated = gateSession(context, principal, segments[1])
     if (isRefusal(gated)) return abortHandshake(socket, gated)
+    // The caps before the wake too: a refused attach must not rebuild a parked session.
+    const slot = admission.reserve(socket, principal, context.visibility.isOperator(principal), gated.id)
+    if (isRefusal(slot)) return abortHandshake(socket, slot)
     let runner
     try {
       runner = await parking.ensureLive(gated.id)
@@ -228,12 +233,12 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     const wss = await webSockets.get()
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = runner.id
-      hub.attach(id, ws)
-      attached.add(ws, req, id)
+      const budget = admission.open(ws, socket, req, 'session', id)
+      hub.attach(id, budget)
       ws.on('close', () => {
-        if (hub.detach(id, ws) === 0) parking.onDetach(id)
+        if (hub.detach(id, budget) === 0) parking.onDetach(id)
       })
-      attachClient(context, ws, socket, runner, afterSeq, views)
+      attachClient(context, budget, socket, runner, afterSeq, views)
     })
   }
 
@@ -242,12 +247,10 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     if (!queue) return abortHandshake(socket, refuse('not_found', 'job queue not configured'))
     const principal = await principalOf(req)
     if (principal === AUTH_HOOK_FAILED || !principal) return abortHandshake(socket, authRefusal(principal) ?? UNAUTHORIZED)
-    if (!context.visibility.isOperator(principal)) return abortHandshake(socket, NOT_FOUND) // authentication.4
+    // authentication.4. Operators only, so no socket cap applies (socket-caps.ts); the send budget does.
+    if (!context.visibility.isOperator(principal)) return abortHandshake(socket, NOT_FOUND)
     const wss = await webSockets.get()
-    wss.handleUpgrade(req, socket, head, (ws) => {
-      attached.add(ws, req)
-      void attachQueueClient(ws, queue)
-    })
+    wss.handleUpgrade(req, socket, head, (ws) => void attachQueueClient(admission.open(ws, socket, req, 'queue'), queue))
   }
 
   const server = createServer((req, res) => {

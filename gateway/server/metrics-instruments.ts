@@ -7,6 +7,7 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { QueueStats } from '../protocol/jobs.ts'
 import type { MetricsSources, WaitingRequests } from './metrics.ts'
+import type { WebSocketStats } from './ws/attached-sockets.ts'
 
 export type PromClient = typeof import('prom-client')
 
@@ -32,6 +33,8 @@ export interface Instruments {
   engineSpawns: Counter<'engine'>
   engineExits: Counter<'engine' | 'reason'>
   engineLive: Gauge<'engine'>
+  slowReaderCloses: Counter<'kind'>
+  socketsRefused: Counter<'reason'>
 }
 
 export function createInstruments(prom: PromClient, sources: MetricsSources, waiting: WaitingRequests): Instruments {
@@ -58,8 +61,25 @@ export function createInstruments(prom: PromClient, sources: MetricsSources, wai
   const engineSpawns = new prom.Counter({ name: 'gateway_engine_process_spawns_total', help: 'Engine processes started, by engine (reported by the engine adapter\'s process observer)', labelNames: ['engine'], registers })
   const engineExits = new prom.Counter({ name: 'gateway_engine_process_exits_total', help: 'Engine processes that ended, by engine and reason (clean: exit 0, error: another exit code, signal: killed)', labelNames: ['engine', 'reason'], registers })
   const engineLive = new prom.Gauge({ name: 'gateway_engine_processes', help: 'Engine processes alive now, by engine', labelNames: ['engine'], registers })
+  const slowReaderCloses = new prom.Counter({ name: 'gateway_websocket_slow_reader_closes_total', help: 'WebSockets closed with 1013 because they stayed above webSockets.maxBufferedBytes (or a queue socket that missed a frame), by kind', labelNames: ['kind'], registers })
+  const socketsRefused = new prom.Counter({ name: 'gateway_websocket_refused_total', help: 'WebSocket upgrades refused with 429 by a socket cap, by reason (per_principal or per_session)', labelNames: ['reason'], registers })
   scrapeGauges(prom, registers, sources, waiting)
-  return { registry, requests, duration, sessionsCreated, turns, turnDuration, tokens, sessionErrors, permissions, webhooks, webhookRetries, webhookDuration, jobsFinished, jobRetries, jobDuration, engineSpawns, engineExits, engineLive }
+  return { registry, requests, duration, sessionsCreated, turns, turnDuration, tokens, sessionErrors, permissions, webhooks, webhookRetries, webhookDuration, jobsFinished, jobRetries, jobDuration, engineSpawns, engineExits, engineLive, slowReaderCloses, socketsRefused }
+}
+
+/** The socket gauges, each one pass over the open sockets when scraped. */
+function webSocketGauges(prom: PromClient, registers: Registry[], sources: MetricsSources): void {
+  const gauge = (name: string, help: string, field: keyof WebSocketStats) => new prom.Gauge({
+    name, help, labelNames: ['kind'], registers,
+    collect() {
+      const value = sources.webSockets()[field]
+      this.set({ kind: 'session' }, value.session)
+      this.set({ kind: 'queue' }, value.queue)
+    },
+  })
+  gauge('gateway_websocket_connections', 'Open WebSocket connections, by kind (session or queue)', 'open')
+  gauge('gateway_websocket_buffered_bytes', 'Bytes queued on open WebSockets and not yet taken by the kernel, by kind', 'bufferedBytes')
+  gauge('gateway_websocket_slow_readers', 'WebSockets above webSockets.maxBufferedBytes now (nothing more is queued for them until they drain), by kind', 'slowReaders')
 }
 
 /** Gauges computed when scraped: no work per session between scrapes. */
@@ -88,14 +108,7 @@ function scrapeGauges(prom: PromClient, registers: Registry[], sources: MetricsS
       }
     },
   })
-  new prom.Gauge({
-    name: 'gateway_websocket_connections', help: 'Open WebSocket connections, by kind (session or queue)', labelNames: ['kind'], registers,
-    collect() {
-      const counts = sources.webSockets()
-      this.set({ kind: 'session' }, counts.session)
-      this.set({ kind: 'queue' }, counts.queue)
-    },
-  })
+  webSocketGauges(prom, registers, sources)
   new prom.Gauge({
     name: 'gateway_permission_request_oldest_age_seconds', help: 'Age of the oldest permission request still waiting for an answer, by engine (absent when none waits)', labelNames: ['engine'], registers,
     collect() {

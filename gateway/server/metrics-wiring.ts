@@ -13,11 +13,12 @@ import type { GatewayServerOptions } from './options.ts'
 import type { Principal } from './principal.ts'
 import { METHOD_NOT_ALLOWED, NOT_FOUND, refuse } from './refusal.ts'
 import { pathOf } from './request-path.ts'
+import type { WebSocketStats } from './ws/attached-sockets.ts'
 
 export function wireMetrics(
   options: GatewayServerOptions,
   context: GatewayContext,
-  webSockets: () => { session: number; queue: number },
+  webSockets: () => WebSocketStats,
 ): { metrics?: GatewayMetrics; listener?: ReturnType<typeof createMetricsListener> } {
   if (options.metrics === false) return {}
   const { registry, queue } = context

@@ -15,6 +15,9 @@ import type { JobEvent } from '../protocol/jobs.ts'
 import type { SessionEvent, SessionInfo } from '../protocol/index.ts'
 import type { WebhookAttempt } from '../sessions/webhooks.ts'
 import { pathOf, splitPath } from './request-path.ts'
+import type { WebSocketStats } from './ws/attached-sockets.ts'
+import type { CapReason } from './ws/socket-caps.ts'
+import type { SocketKind } from './ws/send-budget.ts'
 import { createInstruments, ENGINE_UNKNOWN, type Instruments, type PromClient } from './metrics-instruments.ts'
 
 export interface MetricsOptions {
@@ -30,7 +33,7 @@ export interface MetricsSources {
   basePath: string
   healthPaths: readonly string[]
   sessions: () => Iterable<SessionInfo>
-  webSockets: () => { session: number; queue: number }
+  webSockets: () => WebSocketStats
   queueStats?: () => Promise<QueueStats>
 }
 
@@ -161,6 +164,16 @@ export class GatewayMetrics {
     }
     this.#i.engineExits.inc({ engine, reason: event.signal ? 'signal' : event.code === 0 ? 'clean' : 'error' })
     this.#i.engineLive.dec({ engine })
+  }
+
+  /** A WebSocket closed because it stayed above its send bound (send-budget.ts). */
+  webSocketSlowReaderClosed(kind: SocketKind): void {
+    this.#i.slowReaderCloses.inc({ kind })
+  }
+
+  /** A WebSocket upgrade refused by a socket cap (socket-caps.ts). */
+  webSocketRefused(reason: CapReason): void {
+    this.#i.socketsRefused.inc({ reason })
   }
 
   webhookAttempt(attempt: WebhookAttempt): void {

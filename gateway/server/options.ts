@@ -11,6 +11,7 @@ import type { EngineAdapter } from './engine-adapter.ts'
 import type { QueueOptions } from '../queue/options.ts'
 import type { NotificationOptions } from '../sessions/notifications.ts'
 import { validateMetricsOptions } from './metrics.ts'
+import { resolveWebSocketLimits, type WebSocketLimits } from './ws/socket-limits.ts'
 
 export interface GatewayServerOptions {
   authenticate?: Authenticate
@@ -62,6 +63,11 @@ export interface GatewayServerOptions {
    * `{ port, host? }`: served instead on a separate loopback listener (no authentication) for a scraper.
    */
   metrics?: boolean | import('./metrics.ts').MetricsOptions
+  /**
+   * WebSocket backpressure and caps: `{maxBufferedBytes? = 4 MiB, slowReaderTimeoutMs? = 10000,
+   * maxPerPrincipal? = 64, maxPerSession? = 32}` (ws/socket-limits.ts).
+   */
+  webSockets?: import('./ws/socket-limits.ts').WebSocketLimitsOptions
   /** Receives failures that are not the caller's fault (engine build/start errors). */
   onError?: (err: unknown, where: string) => void
 }
@@ -73,6 +79,7 @@ export interface ResolvedOptions {
   maxBodyBytes: number
   profiles: ResolvedProfile[]
   corsOrigins: ReadonlySet<string> | undefined
+  webSockets: WebSocketLimits
 }
 
 export function resolveOptions(options: GatewayServerOptions): ResolvedOptions {
@@ -97,6 +104,7 @@ export function resolveOptions(options: GatewayServerOptions): ResolvedOptions {
     if (origin.includes('*')) throw new Error(`createGatewayServer: cors origin '${origin}' has a wildcard; origins are exact`)
   }
   validateMetricsOptions(options.metrics)
+  const webSockets = resolveWebSocketLimits(options.webSockets)
   if (options.fallback !== undefined && typeof options.fallback !== 'function') {
     throw new Error('createGatewayServer: fallback must be a (req, res) function')
   }
@@ -109,6 +117,7 @@ export function resolveOptions(options: GatewayServerOptions): ResolvedOptions {
     maxBodyBytes,
     profiles,
     corsOrigins: options.cors ? new Set(options.cors.origins) : undefined,
+    webSockets,
   }
 }
 

@@ -46,6 +46,14 @@ describe('createGatewayServer refuses every misconfiguration the spec names (err
     expect(() => createGatewayServer({ authenticate, profiles: [], maxBodyBytes: 0 })).toThrow(/maxBodyBytes/)
   })
 
+  it('throws for webSockets limits that are not positive integers, a bound under 64 KiB, or an unknown key', () => {
+    expect(() => createGatewayServer({ authenticate, profiles: [], webSockets: { maxPerSession: 0 } })).toThrow(/webSockets\.maxPerSession must be a positive integer/)
+    expect(() => createGatewayServer({ authenticate, profiles: [], webSockets: { slowReaderTimeoutMs: 1.5 } })).toThrow(/webSockets\.slowReaderTimeoutMs/)
+    expect(() => createGatewayServer({ authenticate, profiles: [], webSockets: { maxBufferedBytes: 1000 } })).toThrow(/at least 65536/)
+    expect(() => createGatewayServer({ authenticate, profiles: [], webSockets: { maxBuffered: 1 } as never })).toThrow(/webSockets\.maxBuffered is not an option/)
+    expect(() => createGatewayServer({ authenticate, profiles: [], webSockets: { maxBufferedBytes: 65536, maxPerPrincipal: 1 } })).not.toThrow()
+  })
+
   it('listens on an ephemeral port and closes cleanly', async () => {
     const gateway = createGatewayServer({ authenticate, profiles: [] })
     const { port, url } = await gateway.listen(0, '127.0.0.1')

@@ -55,8 +55,8 @@ export interface TestGateway {
   close(): Promise<void>
 }
 
-export async function startTestGateway(overrides: Partial<GatewayServerOptions> = {}, runner: Partial<AiSdkRunnerOptions> = {}): Promise<TestGateway> {
-  const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
+export async function startTestGateway(overrides: Partial<GatewayServerOptions> = {}, runner: Partial<AiSdkRunnerOptions> = {}, modelOptions: { scenariosDir?: string } = {}): Promise<TestGateway> {
+  const model = await startFakeModelServer({ host: '127.0.0.1', port: 0, ...modelOptions })
   const cwdRoot = await realpath(await mkdtemp(join(tmpdir(), 'gw-test-')))
   const gateway = createGatewayServer({
     authenticate: (req) => PRINCIPALS[bearer(req) ?? ''],

@@ -5,23 +5,40 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { WebSocket } from 'ws'
+import type { SendBudget, SocketKind } from './send-budget.ts'
 
 /** Policy violation: the caller is no longer allowed; a client should not reconnect with the same token. */
 export const REVOKED_CLOSE_CODE = 1008
 
-export class AttachedSockets {
-  readonly #sockets = new Map<WebSocket, { req: IncomingMessage; sessionId?: string }>()
+/** Per socket kind, for the metrics scrape. */
+export type PerKind = Record<SocketKind, number>
 
-  add(ws: WebSocket, req: IncomingMessage, sessionId?: string): void {
-    this.#sockets.set(ws, { req, sessionId })
+export interface WebSocketStats {
+  open: PerKind
+  /** Bytes queued for sending and not yet taken by the kernel. */
+  bufferedBytes: PerKind
+  /** Sockets above their send bound now (sent nothing until they drain or are closed). */
+  slowReaders: PerKind
+}
+
+export class AttachedSockets {
+  readonly #sockets = new Map<WebSocket, { req: IncomingMessage; sessionId?: string; budget: SendBudget }>()
+
+  add(budget: SendBudget, req: IncomingMessage, sessionId?: string): void {
+    const { ws } = budget
+    this.#sockets.set(ws, { req, sessionId, budget })
     ws.once('close', () => this.#sockets.delete(ws))
   }
 
-  /** Open sockets by kind, for the metrics scrape. */
-  counts(): { session: number; queue: number } {
-    let queue = 0
-    for (const { sessionId } of this.#sockets.values()) if (sessionId === undefined) queue++
-    return { session: this.#sockets.size - queue, queue }
+  /** Read at scrape time: one pass over the open sockets, nothing kept between scrapes. */
+  stats(): WebSocketStats {
+    const stats: WebSocketStats = { open: { session: 0, queue: 0 }, bufferedBytes: { session: 0, queue: 0 }, slowReaders: { session: 0, queue: 0 } }
+    for (const { budget } of this.#sockets.values()) {
+      stats.open[budget.kind]++
+      stats.bufferedBytes[budget.kind] += budget.buffered
+      if (budget.stalled) stats.slowReaders[budget.kind]++
+    }
+    return stats
   }
 
   /** Closes each socket `allowed` now refuses; resolves with how many were closed. */

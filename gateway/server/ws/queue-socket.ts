@@ -2,14 +2,20 @@
  * `WS /queue/ws` (jobs-and-queue.6): one-way. `queue_attached` with the protocol version and
  * stats, then every JobEvent as `job_event`, and refreshed `queue_stats` after each non-progress
  * event. No replay: clients re-list jobs on connect. Operator only (authentication.4).
+ * A socket above its send budget gets no more frames; having missed one, it is closed with 1013
+ * as soon as it drains (or as a slow reader at the timeout): its client must re-list anyway.
  */
-import type { WebSocket } from 'ws'
 import { PROTOCOL_VERSION } from '../../protocol/index.ts'
 import type { JobQueue } from '../../queue/job-queue.ts'
+import type { SendBudget } from './send-budget.ts'
 
-export async function attachQueueClient(ws: WebSocket, queue: JobQueue): Promise<void> {
-  const send = (frame: unknown) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame))
+const DROPPED = 'slow reader: job events were dropped; reconnect and re-list jobs'
+
+export async function attachQueueClient(budget: SendBudget, queue: JobQueue): Promise<void> {
+  const { ws } = budget
+  const send = (value: unknown) => {
+    const frame = JSON.stringify(value)
+    if (budget.admit(() => budget.closeSlow(DROPPED), frame.length)) ws.send(frame)
   }
   const pending: unknown[] = []
   let ready = false

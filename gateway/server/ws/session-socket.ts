@@ -1,98 +1,41 @@
 /**
  * One attached client of a session (websocket-framing.*): `attached` first, then the
- * replay of events after `afterSeq`, then live events; client frames are commands. Failures are
- * `protocol_error` frames and the socket stays open; only the client closes it.
+ * replay of events after `afterSeq`, then live events (session-feed.ts); client frames are
+ * commands. Failures are `protocol_error` frames and the socket stays open; the gateway closes it
+ * only for a slow reader (send-budget.ts), a revoked principal, or a shutdown.
  */
 import type { Duplex } from 'node:stream'
-import type { WebSocket } from 'ws'
 import { ENGINE_CAPABILITIES, PROTOCOL_VERSION, type SessionCommand } from '../../protocol/index.ts'
-import { eventFrame, type FramedEvent } from '../../sessions/event-log.ts'
-import { viewOf, type ToolResultViews } from '../../sessions/tool-result-views.ts'
+import type { ToolResultViews } from '../../sessions/tool-result-views.ts'
 import type { Runner } from '../../sessions/runner.ts'
 import type { GatewayContext } from '../context.ts'
 import { parseCommand } from './command-parser.ts'
+import type { SendBudget } from './send-budget.ts'
+import { corkedBatch, feedSession, NO_VIEWS } from './session-feed.ts'
 
-export function attachClient(ctx: GatewayContext, ws: WebSocket, socket: Duplex, runner: Runner, afterSeq: number, views: ToolResultViews = NO_VIEWS): void {
+export function attachClient(ctx: GatewayContext, budget: SendBudget, socket: Duplex, runner: Runner, afterSeq: number, views: ToolResultViews = NO_VIEWS): void {
+  const { ws } = budget
   const info = ctx.registry.info(runner.id) ?? runner.info()
   const batch = corkedBatch(socket)
   batch()
   ws.send(JSON.stringify({ type: 'attached', protocolVersion: PROTOCOL_VERSION, session: info, replayingFrom: afterSeq }))
-  // Frames waiting behind a write-ahead hold, in order; undefined on the fast path.
-  let held: FramedEvent[] | undefined
-  // A released hold lets its frame through even if nothing became durable (the write failed and was
-  // reported): a client held forever is worse. Each later frame is checked again in turn.
-  const flush = async (wait: Promise<void>) => {
-    await wait
-    while (held?.length && ws.readyState === ws.OPEN) {
-      batch()
-      ws.send(held.shift()!.frame())
-      const next = held[0]
-      if (!next) break
-      const again = ctx.parking.hold(runner, next.event)
-      if (again) await again
-    }
-    held = undefined
-  }
-  // The replay is delivered synchronously inside subscribe(); everything after it is live.
-  let replaying = true
-  const unsubscribe = runner.subscribe((event, stored) => {
-    if (ws.readyState !== ws.OPEN) return
-    const entry = viewed(stored, views, replaying)
-    if (held) return void held.push(entry)
-    const wait = ctx.parking.hold(runner, event)
-    if (wait) {
-      held = [entry]
-      void flush(wait)
-      return
-    }
-    batch()
-    ws.send(entry.frame())
-  }, afterSeq)
-  replaying = false
+  feedSession(ctx, budget, batch, runner, afterSeq, views)
   ws.on('message', (data, isBinary) => {
     const text = isBinary ? '' : data.toString()
     const parsed = parseCommand(text)
-    if (!parsed.ok) return sendProtocolError(ws, parsed.message)
+    if (!parsed.ok) return sendProtocolError(budget, parsed.message)
     try {
       const problem = dispatch(ctx, runner, parsed.command)
-      if (problem) sendProtocolError(ws, problem)
+      if (problem) sendProtocolError(budget, problem)
     } catch (err) {
-      sendProtocolError(ws, err instanceof Error && err.message ? err.message : 'command failed')
+      sendProtocolError(budget, err instanceof Error && err.message ? err.message : 'command failed')
     }
   })
-  ws.on('close', unsubscribe)
-  ws.on('error', unsubscribe)
 }
 
-const NO_VIEWS: ToolResultViews = { truncateResults: false, imageRefs: false }
-
-/** The entry itself unless the client's views change the event (the shared frame stays untouched). */
-function viewed(entry: FramedEvent, views: ToolResultViews, replay: boolean): FramedEvent {
-  if (views === NO_VIEWS) return entry
-  const event = viewOf(entry.event, views, replay)
-  return event === entry.event ? entry : { event, frame: () => eventFrame(event) }
-}
-
-/**
- * Frames sent in one tick (a replay, a burst of deltas) leave in one write instead of one
- * syscall each: the socket is corked on the first send of a tick and uncorked on the next.
- */
-function corkedBatch(socket: Duplex): () => void {
-  let corked = false
-  const flush = () => {
-    corked = false
-    socket.uncork()
-  }
-  return () => {
-    if (corked) return
-    corked = true
-    socket.cork()
-    process.nextTick(flush)
-  }
-}
-
-function sendProtocolError(ws: WebSocket, message: string): void {
-  if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'protocol_error', message }))
+/** A protocol_error answers the client's own frame: bounded by its budget like every frame (send-budget.ts). */
+function sendProtocolError(budget: SendBudget, message: string): void {
+  budget.sendControl(JSON.stringify({ type: 'protocol_error', message }))
 }
 
 /** Runs one command; returns a protocol_error message for a refusal, undefined on success. */

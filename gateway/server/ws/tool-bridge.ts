@@ -1,22 +1,24 @@
 /**
  * The tool bridge (embedding-rules.11): per session, the attached sockets in attach order. A
  * bridged call goes to the first attached client only (a second attach must not be asked);
- * cancellations go to every client so no panel keeps running a call nobody waits for.
+ * cancellations go to every client so no panel keeps running a call nobody waits for. Frames go
+ * through each socket's send budget: a request to a client too far behind fails as if none were
+ * attached, rather than waiting behind megabytes it does not read.
  */
-import type { WebSocket } from 'ws'
 import type { BridgedCall, ToolBridge } from '../../sessions/runner.ts'
+import type { SendBudget } from './send-budget.ts'
 
 export class BridgeHub {
-  #sockets = new Map<string, WebSocket[]>()
+  #sockets = new Map<string, SendBudget[]>()
 
-  attach(id: string, ws: WebSocket): void {
+  attach(id: string, ws: SendBudget): void {
     const list = this.#sockets.get(id)
     if (list) list.push(ws)
     else this.#sockets.set(id, [ws])
   }
 
   /** Returns how many clients remain attached. */
-  detach(id: string, ws: WebSocket): number {
+  detach(id: string, ws: SendBudget): number {
     const list = this.#sockets.get(id)
     if (!list) return 0
     const left = list.filter((s) => s !== ws)
@@ -37,14 +39,12 @@ export class BridgeHub {
   /** Sends a `tool_call_request` to the first attached client; false when none is attached. */
   request(id: string, call: BridgedCall): boolean {
     const first = this.#sockets.get(id)?.[0]
-    if (!first || first.readyState !== first.OPEN) return false
-    first.send(JSON.stringify({ type: 'tool_call_request', ...call }))
-    return true
+    return first ? first.sendControl(JSON.stringify({ type: 'tool_call_request', ...call })) : false
   }
 
   cancel(id: string, executionId: string, reason: string): void {
     const frame = JSON.stringify({ type: 'tool_call_canceled', executionId, reason })
-    for (const ws of this.#sockets.get(id) ?? []) if (ws.readyState === ws.OPEN) ws.send(frame)
+    for (const socket of this.#sockets.get(id) ?? []) socket.sendControl(frame)
   }
 }
 
