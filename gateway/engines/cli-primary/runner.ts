@@ -83,6 +83,8 @@ export class ClaudeRunner implements Runner {
     this.#init = new InitReport((body) => this.#turns.emit(body))
     this.#requests = toolRequests({
       turns: this.#turns, peersOn: settings.peers !== undefined, turnActive: () => this.#turnActive,
+      // The CLI ends that turn with its own errors; the client asked for an interrupt.
+      interrupted: () => { if (this.#turnActive) this.#interrupted = true },
       // The session's own choice wins over the adapter's default.
       questionBehavior: () => questionBehaviorOf(config.questionBehavior, settings.questionBehavior),
     })
