@@ -192,7 +192,7 @@ async function runQueue(): Promise<void> {
   for (let frame = queue.shift(); frame; frame = queue.shift()) {
     const text = textOf(frame)
     if (text.trim() === '/clear') {
-      clearConversation()
+      clearConversation(typeof frame.uuid === 'string' ? frame.uuid : undefined)
       continue
     }
     transcript?.add('user', { role: 'user', content: text })
@@ -228,12 +228,19 @@ async function runQueue(): Promise<void> {
   if (inputClosed) finish()
 }
 
-/** `/clear` is the CLI's own command: same process, a fresh conversation under a new id. */
-function clearConversation(): void {
+/**
+ * `/clear` is the CLI's own command: same process, a fresh conversation under a new id, announced
+ * as the real CLI does with a `conversation_reset` message (the SDK's SDKConversationResetMessage).
+ */
+function clearConversation(userMessageUuid: string | undefined): void {
+  const previous = state.sessionId
   state.sessionId = randomUUID()
   transcript = flags.has('no-session-persistence') ? undefined : new Transcript(env, process.cwd(), state.sessionId)
   state.contextTokens = 0
-  send({ type: 'system', subtype: 'local_command_output', command: 'clear', session_id: state.sessionId, uuid: randomUUID() })
+  send({
+    type: 'conversation_reset', new_conversation_id: state.sessionId, trigger: 'clear', session_id: previous, uuid: randomUUID(),
+    ...(userMessageUuid ? { user_message_uuid: userMessageUuid } : {}), timestamp: new Date().toISOString(),
+  })
   send({ type: 'result', subtype: 'success', is_error: false, result: '', num_turns: state.turns, total_cost_usd: state.cost, duration_ms: 0, duration_api_ms: 0,
     usage: { input_tokens: 0, output_tokens: 0 }, permission_denials: [], session_id: state.sessionId, uuid: randomUUID() })
 }

@@ -72,6 +72,8 @@ export class ClaudeRunner implements Runner {
   /** `/clear` waits for a running turn (session-status-values.9); its result is the reset, not a turn. */
   #clearQueued = false
   #clearing = false
+  /** The CLI announced a reset (its `conversation_reset` message): the result that follows is the reset's, not a turn's. */
+  #resetAnnounced = false
   readonly #init: InitReport
   readonly #requests: ReturnType<typeof toolRequests>
 
@@ -237,6 +239,9 @@ export class ClaudeRunner implements Runner {
         return this.#turns.emit({ type: 'rate_limit', info: raw.rate_limit_info })
       case 'result':
         return this.#onResult(raw)
+      case 'conversation_reset':
+        // /clear (clear_context, or typed as a message as protocol 7's client does) and its aliases (events.20).
+        return this.#onReset(String(raw.new_conversation_id ?? raw.session_id))
       default:
         return this.#turns.emit({ type: 'sdk_event', payload: raw })
     }
@@ -282,16 +287,34 @@ export class ClaudeRunner implements Runner {
     else await this.#query.toggleMcpServer(name, action === 'enable')
   }
 
-  #onResult(r: Record<string, unknown>): void {
-    if (this.#clearing) {
-      this.#clearing = false
-      // The fresh conversation is the one to resume from now, before any next system_init (engine-facts §1).
-      if (typeof r.session_id === 'string') this.#resumeId = r.session_id
-      this.#resumable = true
-      this.#turns.emit({ type: 'conversation_reset', sdkSessionId: String(r.session_id) })
-      if (this.#turns.unasked) this.#turns.core.setStatus('idle')
-      return
+  /** A fresh conversation: the one to resume from now, before any next system_init (engine-facts §1). */
+  #onReset(conversationId: string): void {
+    this.#resumeId = conversationId
+    this.#resumable = true
+    this.#resetAnnounced = true
+    this.#turns.emit({ type: 'conversation_reset', sdkSessionId: conversationId })
+  }
+
+  /** The result that closes a reset: no `turn_result`; a CLI that announced no reset gets it from the result's id. */
+  #onResetResult(r: Record<string, unknown>): void {
+    const typed = !this.#clearing
+    this.#clearing = false
+    if (!this.#resetAnnounced && typeof r.session_id === 'string') this.#onReset(r.session_id)
+    this.#resetAnnounced = false
+    if (typed) {
+      this.#turnActive = false
+      this.#interrupted = false
+      if (this.#clearQueued) {
+        this.#clearQueued = false
+        queueMicrotask(() => this.#startClear())
+      }
     }
+    if (this.#turns.unasked) this.#turns.core.setStatus('idle')
+    void this.#pollContextUsage()
+  }
+
+  #onResult(r: Record<string, unknown>): void {
+    if (this.#clearing || this.#resetAnnounced) return this.#onResetResult(r)
     this.#turnActive = false
     this.#interruptPending = false
     // A result after this turn's system_init: the CLI has written the conversation to its store.
