@@ -47,7 +47,8 @@ const state = {
   turns: 0,
   cost: 0,
   contextTokens: 0,
-  lastApiError: false,
+  /** The last result had `is_error: true` (an API error, an interrupted turn): the CLI then exits 1 at end of input. */
+  lastResultError: false,
 }
 const reportsState = env.CLAUDE_CODE_SDK_READS_SESSION_STATE === '1'
 let transcript = flags.has('no-session-persistence') ? undefined : new Transcript(env, process.cwd(), state.sessionId, resumed)
@@ -217,7 +218,7 @@ async function runQueue(): Promise<void> {
       signal: turnAbort.signal, setContextTokens: (n) => { state.contextTokens = n },
     }, state.turns, state.cost)
     state.cost = Number(outcome.result.total_cost_usd)
-    state.lastApiError = outcome.apiError
+    state.lastResultError = outcome.result.is_error === true
     state.contextTokens ||= 1000 * state.turns
     send(outcome.result)
     transcript?.lastPrompt(text)
@@ -237,6 +238,7 @@ function clearConversation(userMessageUuid: string | undefined): void {
   state.sessionId = randomUUID()
   transcript = flags.has('no-session-persistence') ? undefined : new Transcript(env, process.cwd(), state.sessionId)
   state.contextTokens = 0
+  state.lastResultError = false
   send({
     type: 'conversation_reset', new_conversation_id: state.sessionId, trigger: 'clear', session_id: previous, uuid: randomUUID(),
     ...(userMessageUuid ? { user_message_uuid: userMessageUuid } : {}), timestamp: new Date().toISOString(),
@@ -245,9 +247,9 @@ function clearConversation(userMessageUuid: string | undefined): void {
     usage: { input_tokens: 0, output_tokens: 0 }, permission_denials: [], session_id: state.sessionId, uuid: randomUUID() })
 }
 
-/** stdin EOF is the shutdown signal (§3); the real CLI exits 1 when the last result was an API error. */
+/** stdin EOF is the shutdown signal (§3); the real CLI exits 1 when the last result was an error (API error, interrupt). */
 function finish(): void {
-  process.exit(state.lastApiError && env.FAKE_CLAUDE_EXIT_ZERO !== '1' ? 1 : 0)
+  process.exit(state.lastResultError && env.FAKE_CLAUDE_EXIT_ZERO !== '1' ? 1 : 0)
 }
 
 readFrames((frame) => {

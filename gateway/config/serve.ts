@@ -68,8 +68,7 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   // The server's metrics exist once it is built; processes are only spawned after that (by sessions).
   let metrics: GatewayServer['metrics']
   const onEngineProcess = (event: EngineProcessEvent, engine: 'cli_primary' | 'cli_secondary') => {
-    engineProcesses.observe(event)
-    metrics?.engineProcess(engine, event)
+    metrics?.engineProcess(engine, engineProcesses.observe(event))
   }
   const options = await buildServerOptions(config, hooks, { onEngineProcess, closers, onPrincipals: (p) => { principals = p } })
   options.authenticate = recordingPrincipal(options.authenticate)

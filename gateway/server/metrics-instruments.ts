@@ -57,7 +57,7 @@ export function createInstruments(prom: PromClient, sources: MetricsSources, wai
   const jobRetries = new prom.Counter({ name: 'gateway_job_retries_total', help: 'Job attempts scheduled for a retry in this process', registers })
   const jobDuration = new prom.Histogram({ name: 'gateway_job_duration_seconds', help: 'Time from a job starting to its final status, by status', labelNames: ['status'], buckets: [1, 10, 30, 60, 300, 900, 1800, 3600, 7200], registers })
   const engineSpawns = new prom.Counter({ name: 'gateway_engine_process_spawns_total', help: 'Engine processes started, by engine (reported by the engine adapter\'s process observer)', labelNames: ['engine'], registers })
-  const engineExits = new prom.Counter({ name: 'gateway_engine_process_exits_total', help: 'Engine processes that ended, by engine and reason (clean: exit 0, error: another exit code, signal: killed)', labelNames: ['engine', 'reason'], registers })
+  const engineExits = new prom.Counter({ name: 'gateway_engine_process_exits_total', help: 'Engine processes that ended, by engine and reason (requested: the gateway asked it to end, whatever the exit; otherwise clean: exit 0, error: another exit code, signal: killed)', labelNames: ['engine', 'reason'], registers })
   const engineLive = new prom.Gauge({ name: 'gateway_engine_processes', help: 'Engine processes alive now, by engine', labelNames: ['engine'], registers })
   scrapeGauges(prom, registers, sources, waiting)
   return { registry, requests, duration, sessionsCreated, turns, turnDuration, tokens, sessionErrors, permissions, webhooks, webhookRetries, webhookDuration, jobsFinished, jobRetries, jobDuration, engineSpawns, engineExits, engineLive }
