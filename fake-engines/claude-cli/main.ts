@@ -14,6 +14,7 @@ import { Transcript } from './transcript.ts'
 import { playTurn } from './turn.ts'
 import { onSend, parseArgv, readFrames, send, type Frame } from './wire.ts'
 import { exitWithUsageOnHelp } from '../usage.ts'
+import { dieIfAskedAt } from '../startup-death.ts'
 
 exitWithUsageOnHelp(process.argv.slice(2), `usage: fake-claude-cli --output-format stream-json --input-format stream-json [options]
 
@@ -72,6 +73,8 @@ const queue: Frame[] = []
 const pendingAsks = new Map<string, (answer: Record<string, unknown>) => void>()
 let turnAbort: AbortController | undefined
 let running = false
+/** Turns this process ran (the FAKE_ENGINE_DIE_AT knob's `first-turn`). */
+let turnsHere = 0
 let inputClosed = false
 
 function reply(requestId: unknown, response: Record<string, unknown>): void {
@@ -87,19 +90,21 @@ function onControlRequest(frame: Frame): void {
   const request = (frame.request ?? {}) as Record<string, unknown>
   switch (request.subtype) {
     case 'initialize':
+      dieIfAskedAt('initialize')
       // `mcpServersDelivery: 'initialize'`: the session's servers come here instead of `--mcp-config`.
       for (const [name, config] of Object.entries((request.mcpServers as Record<string, Record<string, unknown>> | undefined) ?? {})) mcpServers.set(name, { config, enabled: true })
       for (const name of (request.sdkMcpServers as string[] | undefined) ?? []) {
         const manifest = (request.sdkMcpServerManifests as Record<string, { toolsListResult?: { tools?: Array<{ name: string }> } }> | undefined)?.[name]
         sdkServers.set(name, (manifest?.toolsListResult?.tools ?? []).map((t) => t.name))
       }
-      return reply(id, {
+      reply(id, {
         commands: COMMANDS, agents: [], output_style: 'default', available_output_styles: ['default'], models: MODELS,
         account: accountOf(env), pid: process.pid, claude_code_version: CLI_VERSION, current_permission_mode: state.permissionMode,
         session_state: 'idle', capabilities: [], hook_on_failure_supported: true,
         ...(request.settings ? { settings_applied: true } : {}), ...(request.disallowedTools ? { disallowed_tools_applied: true } : {}),
         ...(request.managedSettings ? { managed_settings_applied: true } : {}), ...(request.mcpServers ? { mcp_servers_applied: true } : {}),
       })
+      return dieIfAskedAt('initialized')
     case 'interrupt':
       turnAbort?.abort()
       for (const [askId, answer] of pendingAsks) {
@@ -206,6 +211,7 @@ async function runQueue(): Promise<void> {
       claude_code_version: CLI_VERSION, output_style: 'default', agents: [], skills: ['review-helper'], plugins: [], capabilities: [], uuid: randomUUID(),
       mcp_servers: mcpStatus().map((s) => ({ name: s.name, status: s.status, source: 'session' })),
     })
+    if (turnsHere++ === 0) dieIfAskedAt('first-turn')
     let steps
     try {
       steps = (selectScenario(text) ?? echoScenario(text)).steps
@@ -252,6 +258,7 @@ function finish(): void {
   process.exit(state.lastResultError && env.FAKE_CLAUDE_EXIT_ZERO !== '1' ? 1 : 0)
 }
 
+dieIfAskedAt('start')
 readFrames((frame) => {
   if (frame.type === 'control_request') return onControlRequest(frame)
   if (frame.type === 'control_response') return onControlResponse(frame)

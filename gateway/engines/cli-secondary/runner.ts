@@ -146,8 +146,19 @@ export class CodexRunner implements Runner {
     const next = this.#threadStored ? `restarts codex on thread ${this.#threadId}` : 'starts a new thread (codex stored none of this one)'
     this.#turns.notice(`${summary}; the next message ${next}`)
     const turn = this.#turn
-    if (turn) this.#finishTurn(turn, 'failed', summary)
-    else this.#turns.denyApprovals('the codex process exited')
+    if (turn) return this.#finishTurn(turn, 'failed', summary)
+    this.#turns.denyApprovals('the codex process exited')
+    // A respawn that died before its turn began: the messages waiting for it end with this error,
+    // or the session would stay `running` with no turn_result (events.12).
+    if (this.#queue.length) this.#failWaiting(summary)
+  }
+
+  /** The messages queued for a codex that never started their turn: one error `turn_result`, then idle. */
+  #failWaiting(summary: string): void {
+    this.#queue = []
+    this.#interruptNext = false
+    this.#turnCount += 1
+    this.#turns.endTurn(errorOutcome(summary), { durationMs: 0, numTurns: this.#turnCount, totalCostUsd: 0 })
   }
 
   /** A new child resuming the thread, after the crash loop's backoff; the history is not replayed again. */
