@@ -64,6 +64,8 @@ export interface GatewayServerOptions {
   metrics?: boolean | import('./metrics.ts').MetricsOptions
   /** Receives failures that are not the caller's fault (engine build/start errors). */
   onError?: (err: unknown, where: string) => void
+  /** Receives warnings for the operator (a profile found unavailable by checkCredentials); default `console.warn`. */
+  onWarning?: (message: string) => void
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024

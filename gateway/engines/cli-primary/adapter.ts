@@ -28,6 +28,8 @@ export interface CliPrimaryOptions {
   questionBehavior?: QuestionBehavior
   /** Observes every CLI process (spawn, exit code or signal), e.g. for lifecycle logs. */
   onProcess?: (event: EngineProcessEvent) => void
+  /** Where the adapter's one notice per server goes (a session on a subscription login); default `console.warn`. */
+  onNotice?: (message: string) => void
   /** A CLI process that dies is respawned on the same conversation; a crash loop fails the session. */
   respawn?: RespawnOptions
   /**
@@ -76,7 +78,8 @@ export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
         onNotice: (message) => {
           if (noticed) return
           noticed = true
-          console.warn(`gateway: ${message}`)
+          if (options.onNotice) options.onNotice(message)
+          else console.warn(`gateway: ${message}`)
         },
       })
     },
