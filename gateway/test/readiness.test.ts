@@ -84,7 +84,7 @@ async function codexProviderBlocks(): Promise<{ file: string; env: NodeJS.Proces
     'checkCredentials: true',
     'shutdown: { graceMs: 500 }',
   ].join('\n'))
-  const env = { ...process.env, LOCAL_MODEL_KEY: 'sk-local' }
+  const env: NodeJS.ProcessEnv = { ...process.env, LOCAL_MODEL_KEY: 'sk-local' }
   delete env.NO_SUCH_MODEL_KEY
   return { file, env }
 }
