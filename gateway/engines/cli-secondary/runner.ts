@@ -20,7 +20,8 @@ import { Approvals } from '../cli-primary/approvals.ts'
 import { StreamEventWriter } from '../stream-events.ts'
 import { ProducedFiles } from '../cli-primary/produced.ts'
 import { noteTokenUsage, type Item } from './items.ts'
-import { threadSettings, turnSettings } from './modes.ts'
+import { turnSettings } from './modes.ts'
+import { handshake } from './handshake.ts'
 import { CodexPeer, type Json, type Launch } from './peer.ts'
 import { inputOf, mcpStatusRows, threadInit, type Queued } from './codex-shapes.ts'
 import { newTurn, type Turn } from './turn.ts'
@@ -99,12 +100,8 @@ export class CodexRunner implements Runner {
   }
 
   /** initialize, then the thread: started, or resumed by id (a dormant wake, a respawn). */
-  async #handshake(peer: CodexPeer, resume: string | undefined): Promise<Json> {
-    const timeout = this.#settings.requestTimeoutMs
-    await peer.request('initialize', { clientInfo: { name: 'agent-session-gateway', title: null, version: this.#settings.clientVersion }, capabilities: { experimentalApi: true } }, timeout)
-    peer.notify('initialized')
-    const common = { cwd: this.#config.cwd as string, ...threadSettings(this.#mode), ...(this.#model ? { model: this.#model } : {}) }
-    return resume ? await peer.request('thread/resume', { threadId: resume, ...common }, timeout) : await peer.request('thread/start', common, timeout)
+  #handshake(peer: CodexPeer, resume: string | undefined): Promise<Json> {
+    return handshake(peer, { timeoutMs: this.#settings.requestTimeoutMs, clientVersion: this.#settings.clientVersion, cwd: this.#config.cwd as string, mode: this.#mode, model: this.#model }, resume)
   }
 
   async #boot(): Promise<void> {
@@ -148,17 +145,11 @@ export class CodexRunner implements Runner {
     const turn = this.#turn
     if (turn) return this.#finishTurn(turn, 'failed', summary)
     this.#turns.denyApprovals('the codex process exited')
-    // A respawn that died before its turn began: the messages waiting for it end with this error,
-    // or the session would stay `running` with no turn_result (events.12).
-    if (this.#queue.length) this.#failWaiting(summary)
-  }
-
-  /** The messages queued for a codex that never started their turn: one error `turn_result`, then idle. */
-  #failWaiting(summary: string): void {
+    // A respawn that died before its turn began: its waiting messages end with one error turn_result (events.12).
+    if (!this.#queue.length) return
     this.#queue = []
     this.#interruptNext = false
-    this.#turnCount += 1
-    this.#turns.endTurn(errorOutcome(summary), { durationMs: 0, numTurns: this.#turnCount, totalCostUsd: 0 })
+    this.#turns.endTurn(errorOutcome(summary), { durationMs: 0, numTurns: ++this.#turnCount, totalCostUsd: 0 })
   }
 
   /** A new child resuming the thread, after the crash loop's backoff; the history is not replayed again. */
