@@ -191,6 +191,31 @@ export const compatibilityCases: Case[] = [
     },
   },
   {
+    id: 'compat-deny-interrupt-result', title: 'protocol-7 client: a deny with interrupt ends the turn as every interrupt does (error_during_execution, isError, errors ["interrupted"])', section: 'events',
+    clauses: ['events.12', 'commands.2'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { conn, request } = await asked(ctx)
+      conn.deny(request, { message: 'stop here', interrupt: true })
+      const result = await turnOrRefusal(ctx, conn, 1, 'deny with interrupt')
+      ctx.check('events.12', result.isError === true, 'turn_result.isError true for the interrupted turn', result)
+      // The spec does not say how an interrupted turn's turn_result reads; the protocol-7 client recognises this one shape.
+      ctx.nonStrict(result.subtype === 'error_during_execution' && JSON.stringify(result.errors) === '["interrupted"]', `a deny with interrupt ended the turn with subtype ${JSON.stringify(result.subtype)} and errors ${JSON.stringify(result.errors)}, not the interrupt shape the protocol-7 client reads (error_during_execution, ["interrupted"])`)
+    },
+  },
+  {
+    id: 'compat-clear-typed-message', title: 'protocol-7 client: the message `/clear` (how its library clears a conversation) gives conversation_reset on cli_primary', section: 'events',
+    clauses: ['events.20'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { conn } = await attached(ctx, primary(ctx))
+      conn.sendMessage('hello')
+      const first = await turnOrRefusal(ctx, conn, 1, 'message')
+      conn.sendMessage('/clear')
+      // A target that runs /clear as a plain turn ends it with a turn_result and no reset: the first of the two decides.
+      const answer = await conn.waitFor((e) => e.type === 'conversation_reset' || e.type === 'turn_result', { afterSeq: first.seq, timeoutMs: ctx.deadlineMs }, 'conversation_reset or turn_result')
+      ctx.nonStrict(answer.type === 'conversation_reset', `the message /clear gave ${answer.type}, no conversation_reset (the Claude CLI clears on it; the spec names only clear_context)`)
+    },
+  },
+  {
     id: 'compat-stream-delta-provider', title: 'protocol-7 client: stream_delta carries the raw Messages-API event; live text rebuilds the turn (provider engine)', section: 'events',
     clauses: ['events.11'], requires: ['provider'],
     run: (ctx) => liveTextMatches(ctx, { profile: ctx.profile('provider') }, 'scenario:long-text'),
