@@ -75,4 +75,27 @@ describe('an engine that dies while it is respawned never leaves the session run
     ws.send({ type: 'user_message', text: 'and again' })
     expect(await ws.waitForEvent('turn_result', (e) => e.seq > failed.seq)).toMatchObject({ isError: false })
   }, 30_000)
+
+  it.each(['primary', 'codex'] as const)('profile %s: an interrupt sent while the engine is being respawned is not lost: the waiting turn ends as an interrupt', async (profile) => {
+    dir = await mkdtemp(join(tmpdir(), 'respawn-interrupt-'))
+    // A long first backoff, so the interrupt surely lands while the respawn waits.
+    const respawn = { backoffMs: 1500 }
+    g = await startTestGateway({
+      engines: { cli_primary: createCliPrimaryAdapter({ ...FAKE_CLI, respawn }), cli_secondary: createCliSecondaryAdapter({ ...FAKE_CODEX, respawn }) },
+      profiles: [PROVIDER_PROFILE, PRIMARY_PROFILE, { name: 'codex', engine: 'cli_secondary', codexHome: dir }],
+    })
+    const session = await g.createSession({ profile, cwd: g.cwdRoot })
+    const ws = await g.attach(session.id)
+    ws.send({ type: 'user_message', text: 'remember me' })
+    const stored = await ws.waitForEvent('turn_result')
+    ws.send({ type: 'user_message', text: 'scenario:crash' })
+    const crashed = await ws.waitForEvent('turn_result', (e) => e.seq > stored.seq)
+    await ws.waitForEvent('status_changed', (e) => e.status === 'idle' && e.seq > crashed.seq)
+    ws.send({ type: 'user_message', text: 'scenario:hang' })
+    await ws.waitForEvent('status_changed', (e) => e.status === 'running' && e.seq > crashed.seq)
+    ws.send({ type: 'interrupt' })
+    const ended = await ws.waitForEvent('turn_result', (e) => e.seq > crashed.seq)
+    expect({ subtype: ended.subtype, isError: ended.isError, errors: ended.errors }).toEqual({ subtype: 'error_during_execution', isError: true, errors: ['interrupted'] })
+    await until(async () => (await g!.request('GET', `/sessions/${session.id}`)).body.session.status, (s) => s === 'idle', 'idle after the interrupt')
+  }, 30_000)
 })
