@@ -4,7 +4,7 @@ import { permissionRequestIdOf } from '../harness/permission-request.ts'
 import { scripted } from '../harness/scripted-engine.ts'
 import { Unsupported, type Case } from '../types.ts'
 import { isDeepStrictEqual } from 'node:util'
-import { resumeAfterCrash, subAgentEvents, primary, secondary, BACKENDS, asked, attached, bridgedTurn, liveTextMatches, primaryBody, resolvedAfter, turnDeliveries, openCwdSession, submitCwdJob, engineDeath, delivered, untilNotified, bridgedRequest, toolUseIds, holds, jobSession } from '../harness/case-helpers/index.ts'
+import { resumeAfterCrash, subAgentEvents, primary, secondary, BACKENDS, asked, attached, turnOrRefusal, bridgedTurn, liveTextMatches, primaryBody, resolvedAfter, turnDeliveries, openCwdSession, submitCwdJob, engineDeath, delivered, untilNotified, bridgedRequest, toolUseIds, holds, jobSession } from '../harness/case-helpers/index.ts'
 
 export const eventsCases: Case[] = [
   ...(['cli_primary', 'cli_secondary'] as const).flatMap((engine): Case[] => [
@@ -211,6 +211,31 @@ export const eventsCases: Case[] = [
       const resolved = await resolvedAfter(ctx, conn, request.id, 'the WebSocket')
       ctx.check('events.13', resolved.behavior === 'deny', 'permission_resolved with behavior deny', resolved)
       ctx.nonStrict(resolved.message === 'not today', `permission_resolved of a deny carries message ${JSON.stringify(resolved.message)}, not the deny message the protocol-7 client shows (the spec does not show permission_resolved's fields)`)
+    },
+  },
+  {
+    id: 'compat-deny-interrupt-result', title: 'protocol-7 client: a deny with interrupt ends the turn as every interrupt does (error_during_execution, isError, errors ["interrupted"])', section: 'events',
+    clauses: ['events.12', 'commands.2'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { conn, request } = await asked(ctx)
+      conn.deny(request, { message: 'stop here', interrupt: true })
+      const result = await turnOrRefusal(ctx, conn, 1, 'deny with interrupt')
+      ctx.check('events.12', result.isError === true, 'turn_result.isError true for the interrupted turn', result)
+      // The spec does not say how an interrupted turn's turn_result reads; the protocol-7 client recognises this one shape.
+      ctx.nonStrict(result.subtype === 'error_during_execution' && JSON.stringify(result.errors) === '["interrupted"]', `a deny with interrupt ended the turn with subtype ${JSON.stringify(result.subtype)} and errors ${JSON.stringify(result.errors)}, not the interrupt shape the protocol-7 client reads (error_during_execution, ["interrupted"])`)
+    },
+  },
+  {
+    id: 'compat-clear-typed-message', title: 'protocol-7 client: the message `/clear` (how its library clears a conversation) gives conversation_reset on cli_primary', section: 'events',
+    clauses: ['events.20'], requires: ['cli_primary'],
+    async run(ctx) {
+      const { conn } = await attached(ctx, primaryBody(ctx))
+      conn.sendMessage('hello')
+      const first = await turnOrRefusal(ctx, conn, 1, 'message')
+      conn.sendMessage('/clear')
+      // A target that runs /clear as a plain turn ends it with a turn_result and no reset: the first of the two decides.
+      const answer = await conn.waitFor((e) => e.type === 'conversation_reset' || e.type === 'turn_result', { afterSeq: first.seq, timeoutMs: ctx.deadlineMs }, 'conversation_reset or turn_result')
+      ctx.nonStrict(answer.type === 'conversation_reset', `the message /clear gave ${answer.type}, no conversation_reset (the Claude CLI clears on it; the spec names only clear_context)`)
     },
   },
   {

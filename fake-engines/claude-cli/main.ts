@@ -14,6 +14,7 @@ import { Transcript } from './transcript.ts'
 import { playTurn } from './turn.ts'
 import { onSend, parseArgv, readFrames, send, type Frame } from './wire.ts'
 import { exitWithUsageOnHelp } from '../usage.ts'
+import { dieIfAskedAt } from '../startup-death.ts'
 
 exitWithUsageOnHelp(process.argv.slice(2), `usage: fake-claude-cli --output-format stream-json --input-format stream-json [options]
 
@@ -47,7 +48,8 @@ const state = {
   turns: 0,
   cost: 0,
   contextTokens: 0,
-  lastApiError: false,
+  /** The last result had `is_error: true` (an API error, an interrupted turn): the CLI then exits 1 at end of input. */
+  lastResultError: false,
 }
 const reportsState = env.CLAUDE_CODE_SDK_READS_SESSION_STATE === '1'
 let transcript = flags.has('no-session-persistence') ? undefined : new Transcript(env, process.cwd(), state.sessionId, resumed)
@@ -71,6 +73,8 @@ const queue: Frame[] = []
 const pendingAsks = new Map<string, (answer: Record<string, unknown>) => void>()
 let turnAbort: AbortController | undefined
 let running = false
+/** Turns this process ran (the FAKE_ENGINE_DIE_AT knob's `first-turn`). */
+let turnsHere = 0
 let inputClosed = false
 
 function reply(requestId: unknown, response: Record<string, unknown>): void {
@@ -86,19 +90,21 @@ function onControlRequest(frame: Frame): void {
   const request = (frame.request ?? {}) as Record<string, unknown>
   switch (request.subtype) {
     case 'initialize':
+      dieIfAskedAt('initialize')
       // `mcpServersDelivery: 'initialize'`: the session's servers come here instead of `--mcp-config`.
       for (const [name, config] of Object.entries((request.mcpServers as Record<string, Record<string, unknown>> | undefined) ?? {})) mcpServers.set(name, { config, enabled: true })
       for (const name of (request.sdkMcpServers as string[] | undefined) ?? []) {
         const manifest = (request.sdkMcpServerManifests as Record<string, { toolsListResult?: { tools?: Array<{ name: string }> } }> | undefined)?.[name]
         sdkServers.set(name, (manifest?.toolsListResult?.tools ?? []).map((t) => t.name))
       }
-      return reply(id, {
+      reply(id, {
         commands: COMMANDS, agents: [], output_style: 'default', available_output_styles: ['default'], models: MODELS,
         account: accountOf(env), pid: process.pid, claude_code_version: CLI_VERSION, current_permission_mode: state.permissionMode,
         session_state: 'idle', capabilities: [], hook_on_failure_supported: true,
         ...(request.settings ? { settings_applied: true } : {}), ...(request.disallowedTools ? { disallowed_tools_applied: true } : {}),
         ...(request.managedSettings ? { managed_settings_applied: true } : {}), ...(request.mcpServers ? { mcp_servers_applied: true } : {}),
       })
+      return dieIfAskedAt('initialized')
     case 'interrupt':
       turnAbort?.abort()
       for (const [askId, answer] of pendingAsks) {
@@ -192,7 +198,7 @@ async function runQueue(): Promise<void> {
   for (let frame = queue.shift(); frame; frame = queue.shift()) {
     const text = textOf(frame)
     if (text.trim() === '/clear') {
-      clearConversation()
+      clearConversation(typeof frame.uuid === 'string' ? frame.uuid : undefined)
       continue
     }
     transcript?.add('user', { role: 'user', content: text })
@@ -205,6 +211,7 @@ async function runQueue(): Promise<void> {
       claude_code_version: CLI_VERSION, output_style: 'default', agents: [], skills: ['review-helper'], plugins: [], capabilities: [], uuid: randomUUID(),
       mcp_servers: mcpStatus().map((s) => ({ name: s.name, status: s.status, source: 'session' })),
     })
+    if (turnsHere++ === 0) dieIfAskedAt('first-turn')
     let steps
     try {
       steps = (selectScenario(text) ?? echoScenario(text)).steps
@@ -217,7 +224,7 @@ async function runQueue(): Promise<void> {
       signal: turnAbort.signal, setContextTokens: (n) => { state.contextTokens = n },
     }, state.turns, state.cost)
     state.cost = Number(outcome.result.total_cost_usd)
-    state.lastApiError = outcome.apiError
+    state.lastResultError = outcome.result.is_error === true
     state.contextTokens ||= 1000 * state.turns
     send(outcome.result)
     transcript?.lastPrompt(text)
@@ -228,21 +235,30 @@ async function runQueue(): Promise<void> {
   if (inputClosed) finish()
 }
 
-/** `/clear` is the CLI's own command: same process, a fresh conversation under a new id. */
-function clearConversation(): void {
+/**
+ * `/clear` is the CLI's own command: same process, a fresh conversation under a new id, announced
+ * as the real CLI does with a `conversation_reset` message (the SDK's SDKConversationResetMessage).
+ */
+function clearConversation(userMessageUuid: string | undefined): void {
+  const previous = state.sessionId
   state.sessionId = randomUUID()
   transcript = flags.has('no-session-persistence') ? undefined : new Transcript(env, process.cwd(), state.sessionId)
   state.contextTokens = 0
-  send({ type: 'system', subtype: 'local_command_output', command: 'clear', session_id: state.sessionId, uuid: randomUUID() })
+  state.lastResultError = false
+  send({
+    type: 'conversation_reset', new_conversation_id: state.sessionId, trigger: 'clear', session_id: previous, uuid: randomUUID(),
+    ...(userMessageUuid ? { user_message_uuid: userMessageUuid } : {}), timestamp: new Date().toISOString(),
+  })
   send({ type: 'result', subtype: 'success', is_error: false, result: '', num_turns: state.turns, total_cost_usd: state.cost, duration_ms: 0, duration_api_ms: 0,
     usage: { input_tokens: 0, output_tokens: 0 }, permission_denials: [], session_id: state.sessionId, uuid: randomUUID() })
 }
 
-/** stdin EOF is the shutdown signal (§3); the real CLI exits 1 when the last result was an API error. */
+/** stdin EOF is the shutdown signal (§3); the real CLI exits 1 when the last result was an error (API error, interrupt). */
 function finish(): void {
-  process.exit(state.lastApiError && env.FAKE_CLAUDE_EXIT_ZERO !== '1' ? 1 : 0)
+  process.exit(state.lastResultError && env.FAKE_CLAUDE_EXIT_ZERO !== '1' ? 1 : 0)
 }
 
+dieIfAskedAt('start')
 readFrames((frame) => {
   if (frame.type === 'control_request') return onControlRequest(frame)
   if (frame.type === 'control_response') return onControlResponse(frame)

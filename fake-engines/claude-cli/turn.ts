@@ -26,7 +26,6 @@ export interface TurnHost {
 
 export interface TurnOutcome {
   result: Frame
-  apiError: boolean
 }
 
 class Interrupted extends Error {}
@@ -114,7 +113,7 @@ export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number,
         case 'fail': {
           assistant([{ type: 'text', text: `API Error: ${step.status ?? 500} ${step.message}` }], { error: 'unknown' })
           const text = `API Error: ${step.status ?? 500} ${JSON.stringify({ type: 'error', error: { message: step.message } })}`
-          return { result: result({ subtype: 'success', is_error: true, result: text, api_error_status: step.status ?? 500, terminal_reason: 'api_error' }), apiError: true }
+          return { result: result({ subtype: 'success', is_error: true, result: text, api_error_status: step.status ?? 500, terminal_reason: 'api_error' }) }
         }
         case 'tool': {
           const goOn = await useTool(step.name, step.input, async (input) => (await host.callSdkTool(step.name, input)) ?? `ran ${step.name} with ${JSON.stringify(input)}`)
@@ -162,9 +161,9 @@ export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number,
   } catch (err) {
     if (!(err instanceof Interrupted)) throw err
     send({ type: 'user', ...base, uuid: randomUUID(), parent_tool_use_id: null, message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] } })
-    return { result: result({ subtype: 'error_during_execution', is_error: true, errors: ['Request was aborted.'], terminal_reason: 'aborted_streaming' }), apiError: false }
+    return { result: result({ subtype: 'error_during_execution', is_error: true, errors: ['Request was aborted.'], terminal_reason: 'aborted_streaming' }) }
   }
-  return { result: result({ subtype: 'success', is_error: false, result: lastText, stop_reason: 'end_turn', terminal_reason: 'completed' }), apiError: false }
+  return { result: result({ subtype: 'success', is_error: false, result: lastText, stop_reason: 'end_turn', terminal_reason: 'completed' }) }
 }
 
 async function streamText(text: string, size: number, host: TurnHost, base: Record<string, unknown>, pause: (ms: number) => Promise<void>): Promise<void> {

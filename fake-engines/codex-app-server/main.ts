@@ -16,6 +16,7 @@ import { RolloutStore, type StoredThread } from './store.ts'
 import { CONTEXT_WINDOW, playTurn, type TurnSettings } from './turn.ts'
 import { notify, readMessages, respond, respondError, type Message } from './wire.ts'
 import { exitWithUsageOnHelp } from '../usage.ts'
+import { dieIfAskedAt } from '../startup-death.ts'
 
 exitWithUsageOnHelp(process.argv.slice(2), `usage: fake-codex-app-server app-server | login status | --version
 
@@ -63,6 +64,8 @@ interface LiveThread {
 
 const threads = new Map<string, LiveThread>()
 let initialized = false
+/** Turns this process ran (the FAKE_ENGINE_DIE_AT knob's `first-turn`). */
+let turnsHere = 0
 let experimental = false
 
 function settingsFrom(params: Message, previous?: TurnSettings): TurnSettings {
@@ -121,10 +124,12 @@ function handle(m: Message): void {
   const isRequest = id !== undefined && id !== null
   if (m.method === 'initialized') return
   if (m.method === 'initialize') {
+    dieIfAskedAt('initialize')
     if (initialized) return respondError(id, -32600, 'Already initialized')
     initialized = true
     experimental = (params.capabilities as { experimentalApi?: boolean } | null)?.experimentalApi === true
-    return respond(id, { userAgent: 'fake-codex/0.169.0', codexHome, platformFamily: 'unix', platformOs: 'linux' })
+    respond(id, { userAgent: 'fake-codex/0.169.0', codexHome, platformFamily: 'unix', platformOs: 'linux' })
+    return dieIfAskedAt('initialized')
   }
   if (!isRequest) return
   if (!initialized) return respondError(id, -32600, 'Not initialized')
@@ -136,7 +141,8 @@ function handle(m: Message): void {
       const t: LiveThread = { stored, settings: settingsFrom(params), model: stored.model }
       threads.set(stored.id, t)
       respond(id, threadResponse(t, false))
-      return notify('thread/started', { thread: threadWire(t, false) })
+      notify('thread/started', { thread: threadWire(t, false) })
+      return dieIfAskedAt('resumed')
     }
     case 'thread/resume': {
       const threadId = String(params.threadId)
@@ -152,7 +158,7 @@ function handle(m: Message): void {
         const zero = { inputTokens: 100, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 10, reasoningOutputTokens: 0, totalTokens: 110 }
         notify('thread/tokenUsage/updated', { threadId, turnId: last.id, tokenUsage: { total: zero, last: zero, modelContextWindow: CONTEXT_WINDOW } })
       }
-      return
+      return dieIfAskedAt('resumed')
     }
     case 'thread/list':
       return respond(id, listThreads(params))
@@ -232,6 +238,7 @@ async function runTurn(t: LiveThread, active: NonNullable<LiveThread['active']>,
   notify('thread/status/changed', { threadId, status: { type: 'active', activeFlags: [] } })
   active.started = true
   notify('turn/started', { threadId, turn: { id: active.turnId, status: 'inProgress', items: [], itemsView: 'notLoaded', error: null, startedAt: Math.floor(Date.now() / 1000), completedAt: null, durationMs: null } })
+  if (turnsHere++ === 0) dieIfAskedAt('first-turn')
   const userItem = { type: 'userMessage', id: `user_${active.turnId}`, content: input }
   notify('item/started', { ...base, item: userItem, startedAtMs: Date.now() })
   notify('item/completed', { ...base, item: userItem, completedAtMs: Date.now() })
@@ -252,6 +259,7 @@ async function runTurn(t: LiveThread, active: NonNullable<LiveThread['active']>,
 }
 
 process.on('SIGTERM', () => process.exit(0))
+dieIfAskedAt('start')
 readMessages((m) => {
   try {
     handle(m)

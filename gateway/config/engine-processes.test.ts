@@ -11,7 +11,7 @@ describe('EngineProcesses log lines', () => {
     stream.on('data', (chunk: Buffer) => raw.push(...chunk.toString().trim().split('\n')))
     const processes = new EngineProcesses(createLogger({ destination: stream }))
     processes.observe({ type: 'spawn', pid: 999_999_1, profile: 'claude' })
-    processes.observe({ type: 'exit', pid: 999_999_1, profile: 'claude', code: 0, signal: null })
+    processes.observe({ type: 'exit', pid: 999_999_1, profile: 'claude', code: 0, signal: null, requested: true })
     await new Promise((r) => setImmediate(r))
     expect(raw).toHaveLength(2)
     for (const line of raw) {

@@ -10,21 +10,26 @@ import type { EngineProcessEvent } from '../engines/cli-primary/index.ts'
 
 export class EngineProcesses {
   #live = new Map<number, string>()
+  /** Processes a shutdown signalled: their exit was asked for. */
+  #signalled = new Set<number>()
   #logger: Logger
 
   constructor(logger: Logger) {
     this.#logger = logger
   }
 
-  readonly observe = (event: EngineProcessEvent): void => {
-    if (event.pid === undefined) return
+  /** Logs the event; returns it with `requested` set when a shutdown of ours signalled that process. */
+  readonly observe = (event: EngineProcessEvent): EngineProcessEvent => {
+    if (event.pid === undefined) return event
     if (event.type === 'spawn') {
       this.#live.set(event.pid, event.profile)
       this.#logger.info({ kind: 'engine', enginePid: event.pid, profile: event.profile }, 'engine process spawned')
-    } else {
-      this.#live.delete(event.pid)
-      this.#logger.info({ kind: 'engine', enginePid: event.pid, profile: event.profile, code: event.code, signal: event.signal }, 'engine process exited')
+      return event
     }
+    this.#live.delete(event.pid)
+    const seen = { ...event, requested: this.#signalled.delete(event.pid) || event.requested }
+    this.#logger.info({ kind: 'engine', enginePid: event.pid, profile: event.profile, code: event.code, signal: event.signal, requested: seen.requested }, 'engine process exited')
+    return seen
   }
 
   get count(): number {
@@ -44,6 +49,7 @@ export class EngineProcesses {
     for (const [pid, profile] of this.#live) {
       this.#logger.warn({ kind: 'engine', enginePid: pid, profile, signal }, 'ending engine process')
       try {
+        this.#signalled.add(pid)
         process.kill(pid, signal)
       } catch {
         this.#live.delete(pid) // already gone

@@ -28,6 +28,8 @@ export interface EngineObservers {
   closers?: Array<() => Promise<void>>
   /** The principals file's live set, for the command to reload on change and SIGHUP. */
   onPrincipals?: (principals: LivePrincipals) => void
+  /** An engine's one-off notice for the operator (a session on a subscription login), for the command's log. */
+  onWarning?: (message: string) => void
 }
 
 export async function wireEngines(config: GatewayConfig, profiles: ProfileEntry[], backends: ToolBackends | undefined, observers: EngineObservers = {}): Promise<EngineWiring> {
@@ -51,6 +53,7 @@ async function cliPrimary(config: GatewayConfig, profiles: ProfileEntry[], obser
   let engineExecutable: string | undefined
   const adapterFor = (env: Record<string, string>, program: Program) => createCliPrimaryAdapter({
     pathToClaudeCodeExecutable: program.path ?? (engineExecutable ??= sdkOwnBinary()), env, questionBehavior: settings.questionBehavior ?? 'ask', onProcess: observed(observers, 'cli_primary'),
+    ...(observers.onWarning ? { onNotice: observers.onWarning } : {}),
     ...(settings.mcpServersDelivery ? { mcpServersDelivery: settings.mcpServersDelivery } : {}),
     ...(program.interpreter ? { executable: program.interpreter, executableArgs: program.interpreterArgs ?? [] } : {}),
   })

@@ -68,10 +68,12 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   // The server's metrics exist once it is built; processes are only spawned after that (by sessions).
   let metrics: GatewayServer['metrics']
   const onEngineProcess = (event: EngineProcessEvent, engine: 'cli_primary' | 'cli_secondary') => {
-    engineProcesses.observe(event)
-    metrics?.engineProcess(engine, event)
+    metrics?.engineProcess(engine, engineProcesses.observe(event))
   }
-  const options = await buildServerOptions(config, hooks, { onEngineProcess, closers, onPrincipals: (p) => { principals = p } })
+  // Every line `serve` writes is JSON (the journalctl | jq pipeline of operating.md), warnings included.
+  const onWarning = (message: string) => logger.warn({ kind: 'credentials' }, message)
+  const options = await buildServerOptions(config, hooks, { onEngineProcess, closers, onWarning, onPrincipals: (p) => { principals = p } })
+  options.onWarning = onWarning
   options.authenticate = recordingPrincipal(options.authenticate)
   const hostOnError = options.onError
   options.onError = (err, where) => {

@@ -5,6 +5,7 @@
  * turn ends or the session closes, the model and mode changes, failing and closing. A runner
  * composes one `TurnMachinery` and keeps only its engine's protocol; nothing here knows an engine.
  */
+import { stripVTControlCharacters } from 'node:util'
 import {
   ENGINE_CAPABILITIES, type EngineName, type PermissionMode, type SessionClosedReason, type SessionEventBody, type SessionInfo,
 } from '../protocol/index.ts'
@@ -64,7 +65,7 @@ export class TurnMachinery {
   }
 
   notice(message: string): void {
-    this.emit({ type: 'sdk_event', payload: { type: 'gateway_notice', message } })
+    this.emit({ type: 'sdk_event', payload: { type: 'gateway_notice', message: plain(message) } })
   }
 
   assertOpen(): void {
@@ -99,7 +100,8 @@ export class TurnMachinery {
    * (more queued work starts at once).
    */
   endTurn(outcome: TurnOutcome, figures: TurnFigures, options: { contextUsage?: Record<string, unknown>; stayBusy?: boolean } = {}): void {
-    this.emit({ type: 'turn_result', ...outcome, ...figures } as SessionEventBody)
+    const errors = outcome.errors ? { errors: outcome.errors.map(plain) } : {}
+    this.emit({ type: 'turn_result', ...outcome, ...errors, ...figures } as SessionEventBody)
     if (options.contextUsage) this.emit({ type: 'context_usage', usage: options.contextUsage })
     if (!options.stayBusy && this.unasked) this.core.setStatus('idle')
   }
@@ -121,7 +123,7 @@ export class TurnMachinery {
   /** `session_error` then the close: the spec makes it terminal (events.21). */
   fail(message: string, close: (reason: SessionClosedReason) => void): void {
     if (this.core.closed) return
-    this.core.reportError(message)
+    this.core.reportError(plain(message))
     close('error')
   }
 
@@ -133,4 +135,12 @@ export class TurnMachinery {
     teardown()
     return true
   }
+}
+
+/**
+ * Engine text as a client reads it: an engine's stderr (real codex colours its log lines; the
+ * Agent SDK quotes the CLI's stderr) carries terminal escape codes, which mean nothing in an event.
+ */
+function plain(text: string): string {
+  return stripVTControlCharacters(text)
 }

@@ -90,10 +90,11 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     const probe = options.engines?.[profile.engine as 'cli_primary']?.probeCredentials
     return probe ? probe(profile) : Promise.reject(new Error(`engine ${profile.engine} has no credential probe in this build`))
   }
-  const availability = new ProfileAvailability(options.checkCredentials, () => catalog.profiles, (message) => console.warn(`gateway: ${message}`), engineProbe)
+  const warn = options.onWarning ?? ((message: string) => console.warn(`gateway: ${message}`))
+  const availability = new ProfileAvailability(options.checkCredentials, () => catalog.profiles, warn, engineProbe)
   // Codex logins are probed for readyz only: requireAvailableProfile stays the primary engine's (server-configuration.20).
   const codexLogins = new ProfileAvailability(options.checkCredentials && { timeoutMs: options.checkCredentials === true ? undefined : options.checkCredentials.timeoutMs },
-    () => catalog.profiles, (message) => console.warn(`gateway: ${message}`), engineProbe, ['cli_secondary'])
+    () => catalog.profiles, warn, engineProbe, ['cli_secondary'])
   const factory = createSessionFactory({
     registry,
     catalog,

@@ -155,14 +155,15 @@ export class GatewayMetrics {
   }
 
   /** An engine process started or ended (cli_primary's `onProcess`; `gateway serve` wires it). */
-  engineProcess(engine: string, event: { type: 'spawn' | 'exit'; pid: number | undefined; code?: number | null; signal?: NodeJS.Signals | null }): void {
+  engineProcess(engine: string, event: { type: 'spawn' | 'exit'; pid: number | undefined; code?: number | null; signal?: NodeJS.Signals | null; requested?: boolean }): void {
     if (event.pid === undefined) return // a spawn that failed: it never ran, and no exit follows
     if (event.type === 'spawn') {
       this.#i.engineSpawns.inc({ engine })
       this.#i.engineLive.inc({ engine })
       return
     }
-    this.#i.engineExits.inc({ engine, reason: event.signal ? 'signal' : event.code === 0 ? 'clean' : 'error' })
+    // A death is an end the gateway did not ask for; a close it asked for is `requested`, whatever the exit code.
+    this.#i.engineExits.inc({ engine, reason: event.requested ? 'requested' : event.signal ? 'signal' : event.code === 0 ? 'clean' : 'error' })
     this.#i.engineLive.dec({ engine })
   }
 

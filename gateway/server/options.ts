@@ -70,6 +70,8 @@ export interface GatewayServerOptions {
   webSockets?: import('./ws/socket-limits.ts').WebSocketLimitsOptions
   /** Receives failures that are not the caller's fault (engine build/start errors). */
   onError?: (err: unknown, where: string) => void
+  /** Receives warnings for the operator (a profile found unavailable by checkCredentials); default `console.warn`. */
+  onWarning?: (message: string) => void
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024

@@ -281,6 +281,29 @@ describe('engine cli_primary on the Agent SDK and the fake CLI', () => {
     expect(forked.ws.events().filter((e) => e.replay).length).toBeGreaterThan(0)
   })
 
+  it('/clear typed as a message resets the conversation as clear_context does: one conversation_reset under the new engine id, replayed by its rule', async () => {
+    const g = await start()
+    const { session, ws } = await primarySession(g)
+    ws.send({ type: 'user_message', text: 'before the clear' })
+    const first = await ws.waitForEvent('system_init')
+    const before = await ws.waitForEvent('turn_result')
+    ws.send({ type: 'user_message', text: '/clear' })
+    const reset = await ws.waitForEvent('conversation_reset', (e) => e.seq > before.seq)
+    expect(reset.sdkSessionId).toBeTruthy()
+    expect(reset.sdkSessionId).not.toBe(first.sdkSessionId)
+    await ws.waitForEvent('status_changed', (e) => e.status === 'idle' && e.seq > reset.seq)
+    // The engine's own reset message is the event, never an sdk_event beside it.
+    expect(ws.events().filter((e) => e.type === 'sdk_event' && e.seq > before.seq)).toEqual([])
+    expect(ws.events().filter((e) => e.type === 'conversation_reset')).toHaveLength(1)
+    expect((await g.request('GET', `/sessions/${session.id}`)).body.session.sdkSessionId).toBe(reset.sdkSessionId)
+    // A re-attach skips the content the reset cleared (events.20).
+    const again = await g.attach(session.id)
+    await again.waitForEvent('conversation_reset')
+    expect(again.events().some((e) => e.type === 'user_message' && e.seq < reset.seq)).toBe(false)
+    ws.send({ type: 'user_message', text: 'fresh start' })
+    expect((await ws.waitForEvent('system_init', (e) => e.seq > reset.seq)).sdkSessionId).toBe(reset.sdkSessionId)
+  })
+
   it('clear_context waits for the running turn, then resets the conversation under a new engine id', async () => {
     const g = await start()
     const { session, ws } = await primarySession(g)

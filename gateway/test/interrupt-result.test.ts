@@ -55,4 +55,25 @@ describe('one interrupted turn_result on every engine', () => {
     ws.send({ type: 'user_message', text: 'and now?' })
     expect(await ws.waitForEvent('turn_result', (e) => e.seq > result.seq)).toMatchObject({ subtype: 'success', isError: false })
   }, 30_000)
+
+  // A deny with `interrupt: true` is an interrupt too: the same shape, not the engine's own errors
+  // (the Claude CLI reports "Request was aborted." or a diagnostic; codex a declined turn).
+  it.each(['primary', 'codex'])('profile %s: a permission denied with interrupt: true ends the turn with errors ["interrupted"]', async (profile) => {
+    codexHome = await mkdtemp(join(tmpdir(), 'codex-home-'))
+    g = await startTestGateway({
+      engines: { cli_primary: createCliPrimaryAdapter(FAKE_CLI), cli_secondary: createCliSecondaryAdapter(FAKE_CODEX) },
+      profiles: [PROVIDER_PROFILE, PRIMARY_PROFILE, { name: 'codex', engine: 'cli_secondary', codexHome }],
+    })
+    const session = await g.createSession({ profile, cwd: g.cwdRoot })
+    const ws = await g.attach(session.id)
+    await ws.waitForEvent('status_changed', (e) => e.status === 'idle')
+    ws.send({ type: 'user_message', text: 'scenario:permission' })
+    const asked = await ws.waitForEvent('permission_requested')
+    ws.send({ type: 'permission_decision', requestId: asked.request.requestId, behavior: 'deny', message: 'stop here', interrupt: true })
+    const result = await ws.waitForEvent('turn_result')
+    expect({ subtype: result.subtype, isError: result.isError, errors: result.errors }).toEqual({ subtype: 'error_during_execution', isError: true, errors: ['interrupted'] })
+    await ws.waitForEvent('status_changed', (e) => e.status === 'idle' && e.seq > result.seq)
+    ws.send({ type: 'user_message', text: 'and now?' })
+    expect(await ws.waitForEvent('turn_result', (e) => e.seq > result.seq)).toMatchObject({ subtype: 'success', isError: false })
+  }, 30_000)
 })

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createToken } from '../config/principals.ts'
 import { serveGateway } from './gateway-command.ts'
-import { until } from './harness.ts'
+import { openSocket, until } from './harness.ts'
 import { parseExposition } from './prometheus-text.ts'
 import { FAKE_CODEX_APP_SERVER_PATH } from '../../fake-engines/codex-app-server/index.ts'
 
@@ -108,5 +108,61 @@ describe('gateway serve with metrics: {port}', { timeout: 60_000 }, () => {
     gw.child.kill('SIGTERM')
     expect(await gw.exited).toEqual({ code: 0, signal: null })
     await expect(fetch(logged.url)).rejects.toThrow()
+  })
+
+  it('counts neither the login probe as an engine spawn nor a close the gateway asked for as a death, whatever the exit code', async () => {
+    const dir = await realpath(await mkdtemp(join(tmpdir(), 'gw-metrics-')))
+    cleanups.push(() => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }))
+    await mkdir(join(dir, 'claude-config'), { recursive: true })
+    await writeFile(join(dir, 'claude-config', 'fake-account.json'), JSON.stringify({ apiKeySource: 'ANTHROPIC_API_KEY' }))
+    await mkdir(join(dir, 'work'))
+    const token = await createToken(join(dir, 'principals.json'), { id: 'ops', operator: true })
+    const config = join(dir, 'gateway.json')
+    await writeFile(config, JSON.stringify({
+      auth: { principalsFile: 'principals.json' },
+      engines: {
+        cli_primary: {
+          executable: fileURLToPath(new URL('../../fake-engines/claude-cli/main.ts', import.meta.url)),
+          interpreter: process.execPath,
+          interpreterArgs: ['--import', fileURLToPath(import.meta.resolve('tsx'))],
+        },
+      },
+      profiles: [{ name: 'claude', engine: 'cli_primary', configDir: 'claude-config' }],
+      allowedCwdRoots: ['work'],
+      checkCredentials: true,
+      metrics: { port: 0 },
+      shutdown: { graceMs: 2000 },
+    }))
+    const gw = await serveGateway(config)
+    cleanups.push(async () => {
+      if (gw.child.exitCode === null) {
+        gw.child.kill('SIGTERM')
+        await gw.exited
+      }
+    })
+    const logged = await until(async () => gw.lines.map((l): { msg?: string; url: string } => { try { return JSON.parse(l) } catch { return { url: '' } } }).find((l) => l.msg === 'metrics listening'), Boolean, 'metrics listening', 5000) as { url: string }
+    const scrape = async () => parseExposition(await (await fetch(logged.url)).text())
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+
+    // The login probe ran (the profile has a verdict) and started no engine the metrics count.
+    await until(async () => (await (await fetch(`${gw.url}/profiles`, { headers })).json()) as any, (r) => r.profiles[0]?.available === true, 'probed')
+    expect((await scrape()).sum('gateway_engine_process_spawns_total')).toBe(0)
+
+    // Interrupted, then deleted: the CLI exits 1 (its last result was an error), and the gateway asked for it.
+    const created = await fetch(`${gw.url}/sessions`, { method: 'POST', headers, body: JSON.stringify({ profile: 'claude', cwd: join(dir, 'work') }) })
+    const { session } = await created.json() as { session: { id: string } }
+    const ws = await openSocket(`${gw.url.replace(/^http/, 'ws')}/sessions/${session.id}/ws`, { authorization: `Bearer ${token}` })
+    cleanups.push(() => ws.close())
+    ws.send({ type: 'user_message', text: 'scenario:hang' })
+    await ws.waitForEvent('status_changed', (e) => e.status === 'running')
+    await ws.waitForEvent('system_init')
+    ws.send({ type: 'interrupt' })
+    await ws.waitForEvent('turn_result')
+    expect((await fetch(`${gw.url}/sessions/${session.id}`, { method: 'DELETE', headers })).status).toBeLessThan(300)
+    const ended = await until(scrape, (m) => m.sum('gateway_engine_process_exits_total', { engine: 'cli_primary' }) === 1, 'engine exit counted')
+    expect(ended.sum('gateway_engine_process_exits_total', { engine: 'cli_primary', reason: 'requested' })).toBe(1)
+    expect(ended.sum('gateway_engine_process_spawns_total', { engine: 'cli_primary' })).toBe(1)
+    const exited = gw.lines.map((l) => { try { return JSON.parse(l) } catch { return {} } }).find((l) => l.msg === 'engine process exited')
+    expect(exited).toMatchObject({ code: 1, requested: true })
   })
 })

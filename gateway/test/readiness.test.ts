@@ -57,6 +57,64 @@ async function codexLogins(): Promise<string> {
   return file
 }
 
+/**
+ * Codex profiles on the documented config.toml provider block (docs/configuration.md), no login
+ * anywhere: `local` whose provider's `env_key` variable is set, `keyless` whose is not, and `out`
+ * on codex's default (OpenAI) provider, which needs the login it lacks.
+ */
+async function codexProviderBlocks(): Promise<{ file: string; env: NodeJS.ProcessEnv }> {
+  const dir = await mkdtemp(join(tmpdir(), 'readyz-codex-provider-'))
+  await program(dir, 'codex', FAKE.codex)
+  const block = (envKey: string) => [
+    'model = "gpt-5-codex"', 'model_provider = "local"', '',
+    '[model_providers.local]', 'name = "local"', 'base_url = "http://127.0.0.1:9/v1"   # a Responses API', 'wire_api = "responses"',
+    `env_key = "${envKey}"`, 'requires_openai_auth = false', '', '[features]', 'plugins = false',
+  ].join('\n')
+  for (const home of ['home-local', 'home-keyless', 'home-out']) await mkdir(join(dir, home))
+  await writeFile(join(dir, 'home-local', 'config.toml'), block('LOCAL_MODEL_KEY'))
+  await writeFile(join(dir, 'home-keyless', 'config.toml'), block('NO_SUCH_MODEL_KEY'))
+  const file = join(dir, 'gateway.yaml')
+  await writeFile(file, [
+    'auth: { allowUnauthenticated: true }',
+    'engines: { cli_secondary: { codexPath: ./codex } }',
+    'profiles:',
+    '  - { name: local, engine: cli_secondary, codexHome: home-local }',
+    '  - { name: keyless, engine: cli_secondary, codexHome: home-keyless }',
+    '  - { name: out, engine: cli_secondary, codexHome: home-out }',
+    'checkCredentials: true',
+    'shutdown: { graceMs: 500 }',
+  ].join('\n'))
+  const env: NodeJS.ProcessEnv = { ...process.env, LOCAL_MODEL_KEY: 'sk-local' }
+  delete env.NO_SUCH_MODEL_KEY
+  return { file, env }
+}
+
+describe('codex on a config.toml provider block (checkCredentials)', { timeout: 60_000 }, () => {
+  it('serve counts a provider block whose key is set as available, and every line it writes, the unavailable warnings included, is JSON', async () => {
+    const { file, env } = await codexProviderBlocks()
+    const gw = await serveGateway(file, env)
+    serving.push(gw)
+    const ready = await until(() => readyz(gw.origin), (r) => r.body.checks.profiles?.unknown === 0, 'the codex profiles probed')
+    expect(ready.body.checks.profiles).toEqual({ available: 1, unavailable: 2, unknown: 0 })
+    const warned = await until(async () => gw.lines.map((l) => JSON.parse(l) as { msg: string; level: number }).filter((l) => l.level === 40), (l) => l.length === 2, 'two warnings')
+    expect(warned.map((l) => l.msg).sort()).toEqual([
+      "profile keyless is unavailable: no credentials: the model provider 'local' in config.toml reads its key from NO_SUCH_MODEL_KEY, which is not set",
+      'profile out is unavailable: not logged in: codex login status reports no login in this CODEX_HOME',
+    ])
+    expect(gw.stderr()).toBe('')
+  })
+
+  it('gateway check warns only about the profiles that cannot run a turn', async () => {
+    const { file, env } = await codexProviderBlocks()
+    const checked = await runGateway(['check', '--config', file], env)
+    expect(checked.code).toBe(0)
+    expect(checked.stderr.trim().split('\n')).toEqual([
+      "warning: profiles[1]: profile 'keyless' is unavailable: no credentials: the model provider 'local' in config.toml reads its key from NO_SUCH_MODEL_KEY, which is not set",
+      "warning: profiles[2]: profile 'out' is unavailable: not logged in: codex login status reports no login in this CODEX_HOME",
+    ])
+  })
+})
+
 describe('readyz asks what serve depends on at run time', { timeout: 60_000 }, () => {
   it('counts codex profiles by their login probe; a logged-out profile leaves the gateway ready', async () => {
     const gw = await serveGateway(await codexLogins())

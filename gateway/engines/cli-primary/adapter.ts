@@ -28,6 +28,8 @@ export interface CliPrimaryOptions {
   questionBehavior?: QuestionBehavior
   /** Observes every CLI process (spawn, exit code or signal), e.g. for lifecycle logs. */
   onProcess?: (event: EngineProcessEvent) => void
+  /** Where the adapter's one notice per server goes (a session on a subscription login); default `console.warn`. */
+  onNotice?: (message: string) => void
   /** A CLI process that dies is respawned on the same conversation; a crash loop fails the session. */
   respawn?: RespawnOptions
   /**
@@ -43,12 +45,17 @@ export const CONFIG_DIR_ENV = 'CLAUDE_CONFIG_DIR'
 
 export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
   let noticed = false
-  const sdkOptionsFor = (config: RunnerConfig | undefined, profile: ResolvedProfile): Partial<Options> => ({
+  const probeOptionsFor = (profile: ResolvedProfile): Partial<Options> => ({
     pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable,
     ...(options.executable ? { executable: options.executable as Options['executable'] } : {}),
     ...(options.executableArgs ? { executableArgs: options.executableArgs } : {}),
-    env: environmentFor(config, profile, options.env),
+    env: environmentFor(undefined, profile, options.env),
     mcpServersDelivery: options.mcpServersDelivery ?? 'initialize',
+  })
+  // A session's CLI is observed (metrics, logs, shutdown); the login probe's short-lived one is not an engine of a session.
+  const sdkOptionsFor = (config: RunnerConfig, profile: ResolvedProfile): Partial<Options> => ({
+    ...probeOptionsFor(profile),
+    env: environmentFor(config, profile, options.env),
     ...(options.onProcess ? { spawnClaudeCodeProcess: observedSpawner(profile.name, options.onProcess) } : {}),
   })
   return {
@@ -59,7 +66,7 @@ export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
       return sessions.sort((a, b) => b.lastModified - a.lastModified)
     },
     /** Logged in when the CLI reports an API key or a subscription login (server-configuration.19). */
-    probeCredentials: (profile: ResolvedProfile) => probeLogin(sdkOptionsFor(undefined, profile)),
+    probeCredentials: (profile: ResolvedProfile) => probeLogin(probeOptionsFor(profile)),
     createRunner(config: RunnerConfig, profile: ResolvedProfile, extras: { peers?: PeerPort; restore?: SessionCoreRestore } = {}) {
       return new ClaudeRunner(config, {
         sdkOptions: sdkOptionsFor(config, profile),
@@ -71,7 +78,8 @@ export function createCliPrimaryAdapter(options: CliPrimaryOptions) {
         onNotice: (message) => {
           if (noticed) return
           noticed = true
-          console.warn(`gateway: ${message}`)
+          if (options.onNotice) options.onNotice(message)
+          else console.warn(`gateway: ${message}`)
         },
       })
     },

@@ -16,8 +16,13 @@ export function observedSpawner(profile: string, onProcess: (event: EngineProces
       cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, signal: options.signal, stdio: ['pipe', 'pipe', 'ignore'], windowsHide: true,
     })
     const report = (event: EngineProcessEvent) => reportProcess(onProcess, event)
+    // The SDK stops a CLI by ending its input (then SIGTERM, SIGKILL) or through the abort signal:
+    // either one before the exit means the gateway asked for it.
+    let requested = false
+    child.stdin.once('finish', () => { requested = true })
+    options.signal?.addEventListener('abort', () => { requested = true }, { once: true })
     report({ type: 'spawn', pid: child.pid, profile })
-    child.once('exit', (code, signal) => report({ type: 'exit', pid: child.pid, profile, code, signal }))
+    child.once('exit', (code, signal) => report({ type: 'exit', pid: child.pid, profile, code, signal, requested }))
     // An abort through the signal is an expected stop; the SDK reads the exit itself.
     child.on('error', () => undefined)
     return child

@@ -3,8 +3,7 @@
  * its messages mapped onto the spec's events, approvals through `canUseTool`. Nothing here knows
  * whether the executable is the real CLI or our fake: only the path and environment differ.
  */
-import { randomUUID } from 'node:crypto'
-import type { Options, Query, SDKMessage } from '@anthropic-ai/claude-agent-sdk'
+import type { Options, Query } from '@anthropic-ai/claude-agent-sdk'
 import type { MessageOrigin, PermissionMode, ResolvedBy, SessionClosedReason, SessionInfo } from '../../protocol/index.ts'
 import type { EventListener } from '../../sessions/event-log.ts'
 import type { PermissionDecision, ProducedFile, Runner, RunnerConfig } from '../../sessions/runner.ts'
@@ -21,12 +20,13 @@ import { PEER_SERVER, peerServer } from './peer-tools.ts'
 import { loadClaudeAgentSdk, type ClaudeAgentSdk } from './sdk.ts'
 import type { PeerPort } from '../../sessions/peers.ts'
 import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.ts'
-import type { QuestionBehavior, RawStreamEvent } from '../../protocol/index.ts'
+import type { QuestionBehavior } from '../../protocol/index.ts'
 import { replayTranscript } from './replay.ts'
 import { InitReport } from './init-report.ts'
-import { blockOf, stripSecrets, uuidOf } from './sdk-shapes.ts'
+import { blockOf, stripSecrets } from './sdk-shapes.ts'
 import { shapeModels, type CliModelRow } from './models.ts'
 import { toolRequests } from './tool-requests.ts'
+import { dispatchMessage, type MessageSink } from './sdk-messages.ts'
 
 export interface CliRunnerSettings {
   /** SDK options the adapter derived from its configuration and the profile (executable, env, ...). */
@@ -72,8 +72,11 @@ export class ClaudeRunner implements Runner {
   /** `/clear` waits for a running turn (session-status-values.9); its result is the reset, not a turn. */
   #clearQueued = false
   #clearing = false
+  /** The CLI announced a reset (its `conversation_reset` message): the result that follows is the reset's, not a turn's. */
+  #resetAnnounced = false
   readonly #init: InitReport
   readonly #requests: ReturnType<typeof toolRequests>
+  readonly #sink: MessageSink
 
   constructor(config: RunnerConfig, settings: CliRunnerSettings) {
     this.id = config.id
@@ -83,6 +86,8 @@ export class ClaudeRunner implements Runner {
     this.#init = new InitReport((body) => this.#turns.emit(body))
     this.#requests = toolRequests({
       turns: this.#turns, peersOn: settings.peers !== undefined, turnActive: () => this.#turnActive,
+      // The CLI ends that turn with its own errors; the client asked for an interrupt.
+      interrupted: () => { if (this.#turnActive) this.#interrupted = true },
       // The session's own choice wins over the adapter's default.
       questionBehavior: () => questionBehaviorOf(config.questionBehavior, settings.questionBehavior),
     })
@@ -92,6 +97,10 @@ export class ClaudeRunner implements Runner {
       this.#resumable = true
     }
     this.#produced = new ProducedFiles(config.cwd)
+    this.#sink = {
+      emit: (body) => this.#turns.emit(body), produced: this.#produced,
+      onInit: (init) => this.#onInit(init), onResult: (r) => this.#onResult(r), onReset: (id, byClear) => this.#onReset(id, byClear),
+    }
   }
 
   start(): Promise<void> {
@@ -205,38 +214,10 @@ export class ClaudeRunner implements Runner {
 
   async #consume(q: Query): Promise<void> {
     try {
-      for await (const message of q) this.#onMessage(message)
+      for await (const message of q) dispatchMessage(message, this.#sink)
       this.#onDeath(q, 'the Claude Code process ended unexpectedly')
     } catch (err) {
       this.#onDeath(q, `the Claude Code process failed: ${(err as Error).message}`)
-    }
-  }
-
-  #onMessage(m: SDKMessage): void {
-    const raw = m as Record<string, unknown> & { type: string; subtype?: string }
-    const parent = (raw.parent_tool_use_id as string | null | undefined) ?? null
-    switch (raw.type) {
-      case 'system':
-        // Everything else, `status` included, passes through untouched (events.19).
-        if (raw.subtype === 'init') return this.#onInit(raw)
-        return this.#turns.emit({ type: 'sdk_event', payload: raw })
-      case 'assistant':
-        this.#produced.noteToolUses((raw.message as { content?: unknown } | undefined)?.content)
-        return this.#turns.emit({ type: 'assistant_message', message: raw.message as never, parentToolUseId: parent, ...uuidOf(raw) })
-      case 'user': {
-        this.#turns.emit({ type: 'user_message', message: raw.message as never, parentToolUseId: parent, synthetic: true, ...uuidOf(raw) })
-        for (const file of this.#produced.collect((raw.message as { content?: unknown } | undefined)?.content)) this.#turns.emit({ type: 'file_produced', ...file })
-        return
-      }
-      case 'stream_event':
-        // The SDK's raw Messages-API event passes through untouched: it already is protocol 7's shape (events.11).
-        return this.#turns.emit({ type: 'stream_delta', event: raw.event as RawStreamEvent, parentToolUseId: parent, uuid: String(raw.uuid ?? randomUUID()) })
-      case 'rate_limit_event':
-        return this.#turns.emit({ type: 'rate_limit', info: raw.rate_limit_info })
-      case 'result':
-        return this.#onResult(raw)
-      default:
-        return this.#turns.emit({ type: 'sdk_event', payload: raw })
     }
   }
 
@@ -280,16 +261,37 @@ export class ClaudeRunner implements Runner {
     else await this.#query.toggleMcpServer(name, action === 'enable')
   }
 
-  #onResult(r: Record<string, unknown>): void {
-    if (this.#clearing) {
-      this.#clearing = false
-      // The fresh conversation is the one to resume from now, before any next system_init (engine-facts §1).
-      if (typeof r.session_id === 'string') this.#resumeId = r.session_id
-      this.#resumable = true
-      this.#turns.emit({ type: 'conversation_reset', sdkSessionId: String(r.session_id) })
-      if (this.#turns.unasked) this.#turns.core.setStatus('idle')
-      return
+  /**
+   * A fresh conversation: the one to resume from now, before any next system_init (engine-facts §1).
+   * `byClear`: /clear's own result follows; a reset inside a turn (plan-mode exit) ends with that turn's.
+   */
+  #onReset(conversationId: string, byClear: boolean): void {
+    this.#resumeId = conversationId
+    this.#resumable = true
+    if (byClear) this.#resetAnnounced = true
+    this.#turns.emit({ type: 'conversation_reset', sdkSessionId: conversationId })
+  }
+
+  /** The result that closes a reset: no `turn_result`; a CLI that announced no reset gets it from the result's id. */
+  #onResetResult(r: Record<string, unknown>): void {
+    const typed = !this.#clearing
+    this.#clearing = false
+    if (!this.#resetAnnounced && typeof r.session_id === 'string') this.#onReset(r.session_id, true)
+    this.#resetAnnounced = false
+    if (typed) {
+      this.#turnActive = false
+      this.#interrupted = false
+      if (this.#clearQueued) {
+        this.#clearQueued = false
+        queueMicrotask(() => this.#startClear())
+      }
     }
+    if (this.#turns.unasked) this.#turns.core.setStatus('idle')
+    void this.#pollContextUsage()
+  }
+
+  #onResult(r: Record<string, unknown>): void {
+    if (this.#clearing || this.#resetAnnounced) return this.#onResetResult(r)
     this.#turnActive = false
     this.#interruptPending = false
     // A result after this turn's system_init: the CLI has written the conversation to its store.

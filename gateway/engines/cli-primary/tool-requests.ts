@@ -20,6 +20,8 @@ export interface ToolRequestHost {
   questionBehavior(): QuestionBehavior
   /** Where the status goes back to once answered. */
   turnActive(): boolean
+  /** A deny with `interrupt: true` stops the turn: it must end as every interrupt does (INTERRUPTED_RESULT). */
+  interrupted(): void
 }
 
 export function toolRequests(host: ToolRequestHost): { canUseTool: CanUseTool; onElicitation: OnElicitation } {
@@ -27,6 +29,7 @@ export function toolRequests(host: ToolRequestHost): { canUseTool: CanUseTool; o
     host.turns.core.setStatus('awaiting_approval')
     const settled = await (host.turns.approvals as Approvals).ask(request, signal)
     if (!host.turns.closed) host.turns.core.setStatus(host.turnActive() ? 'running' : 'idle')
+    if (settled.behavior === 'deny' && settled.interrupt === true) host.interrupted()
     return settled
   }
 

@@ -49,7 +49,7 @@ export class CodexPeer {
     const observe = launch.observe
     if (observe) {
       reportProcess(observe.onProcess, { type: 'spawn', pid: this.#child.pid, profile: observe.profile })
-      this.#child.once('exit', (code, signal) => reportProcess(observe.onProcess, { type: 'exit', pid: this.#child.pid, profile: observe.profile, code, signal }))
+      this.#child.once('exit', (code, signal) => reportProcess(observe.onProcess, { type: 'exit', pid: this.#child.pid, profile: observe.profile, code, signal, requested: this.#closing }))
     }
     this.#child.on('exit', (code, signal) => this.#ended(`the codex process exited (${signal ? `signal ${signal}` : `code ${code}`})${this.#stderr.trim() ? `: ${lastLine(this.#stderr)}` : ''}`))
     createInterface({ input: this.#child.stdout, crlfDelay: Infinity }).on('line', (line) => this.#onLine(line))

@@ -20,7 +20,8 @@ import { Approvals } from '../cli-primary/approvals.ts'
 import { StreamEventWriter } from '../stream-events.ts'
 import { ProducedFiles } from '../cli-primary/produced.ts'
 import { noteTokenUsage, type Item } from './items.ts'
-import { threadSettings, turnSettings } from './modes.ts'
+import { turnSettings } from './modes.ts'
+import { handshake } from './handshake.ts'
 import { CodexPeer, type Json, type Launch } from './peer.ts'
 import { inputOf, mcpStatusRows, threadInit, type Queued } from './codex-shapes.ts'
 import { newTurn, type Turn } from './turn.ts'
@@ -99,12 +100,8 @@ export class CodexRunner implements Runner {
   }
 
   /** initialize, then the thread: started, or resumed by id (a dormant wake, a respawn). */
-  async #handshake(peer: CodexPeer, resume: string | undefined): Promise<Json> {
-    const timeout = this.#settings.requestTimeoutMs
-    await peer.request('initialize', { clientInfo: { name: 'agent-session-gateway', title: null, version: this.#settings.clientVersion }, capabilities: { experimentalApi: true } }, timeout)
-    peer.notify('initialized')
-    const common = { cwd: this.#config.cwd as string, ...threadSettings(this.#mode), ...(this.#model ? { model: this.#model } : {}) }
-    return resume ? await peer.request('thread/resume', { threadId: resume, ...common }, timeout) : await peer.request('thread/start', common, timeout)
+  #handshake(peer: CodexPeer, resume: string | undefined): Promise<Json> {
+    return handshake(peer, { timeoutMs: this.#settings.requestTimeoutMs, clientVersion: this.#settings.clientVersion, cwd: this.#config.cwd as string, mode: this.#mode, model: this.#model }, resume)
   }
 
   async #boot(): Promise<void> {
@@ -146,8 +143,13 @@ export class CodexRunner implements Runner {
     const next = this.#threadStored ? `restarts codex on thread ${this.#threadId}` : 'starts a new thread (codex stored none of this one)'
     this.#turns.notice(`${summary}; the next message ${next}`)
     const turn = this.#turn
-    if (turn) this.#finishTurn(turn, 'failed', summary)
-    else this.#turns.denyApprovals('the codex process exited')
+    if (turn) return this.#finishTurn(turn, 'failed', summary)
+    this.#turns.denyApprovals('the codex process exited')
+    // A respawn that died before its turn began: its waiting messages end with one error turn_result (events.12).
+    if (!this.#queue.length) return
+    this.#queue = []
+    this.#interruptNext = false
+    this.#turns.endTurn(errorOutcome(summary), { durationMs: 0, numTurns: ++this.#turnCount, totalCostUsd: 0 })
   }
 
   /** A new child resuming the thread, after the crash loop's backoff; the history is not replayed again. */
