@@ -5,6 +5,7 @@
  * One schema, built once; `gateway-config.schema.json` is generated from it for editors.
  */
 import * as z from 'zod'
+import { PROFILE_NAME_MAX_LENGTH, PROFILE_NAME_PATTERN } from '../protocol/profiles.ts'
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
 const positiveInt = z.number().int().positive()
@@ -27,7 +28,7 @@ const sessionGrants = z.strictObject({
 })
 
 const profileCommon = {
-  name: z.string().min(1),
+  name: z.string().min(1).max(PROFILE_NAME_MAX_LENGTH).regex(PROFILE_NAME_PATTERN, "letters, digits, '.', '_' and '-', starting with a letter or digit"),
   description: z.string().optional(),
   defaults: z.strictObject({ model: z.string().optional(), permissionMode: permissionMode.optional() }).optional(),
 }

@@ -33,7 +33,9 @@ export function wireMetrics(
     webSockets,
     // The adapter's counts: the whole fleet's when the queue is on PostgreSQL (issue 21, item 7).
     ...(queue ? { queueStats: () => queue.stats() } : {}),
+    profileKnown: (name) => context.catalog.get(name) !== undefined,
   })
+  context.catalog.onRemoved((name) => metrics.profileRemoved(name))
   registry.onRegister((runner) => {
     const { engine, profile } = runner.info()
     metrics.sessionRegistered(engine)

@@ -4,15 +4,17 @@
  * server already sees (a response finishing, a turn result, a webhook attempt, a job ending);
  * gauges are read at scrape time from the registry, the sockets and the queue's adapter (which
  * counts the whole fleet when it is PostgreSQL), so a live session costs nothing between scrapes.
- * Labels are bounded: route templates, methods, status classes, engines, profile names (declared
- * by the operator), statuses and outcomes; never session ids, job ids, paths or principals.
+ * Labels are bounded: route templates, methods, status classes, engines, statuses and outcomes
+ * are fixed sets; profile names are those in the catalog now (declared, or managed and not yet
+ * deleted: a deleted profile's series are removed, and a later turn on it counts as `unknown`),
+ * each at most PROFILE_NAME_MAX_LENGTH characters. Never session ids, job ids, paths or principals.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import type { Registry } from 'prom-client'
 import type { QueueStats } from '../protocol/jobs.ts'
 import type { JobEvent } from '../protocol/jobs.ts'
-import type { SessionEvent, SessionInfo } from '../protocol/index.ts'
+import { ENGINES, type SessionEvent, type SessionInfo } from '../protocol/index.ts'
 import type { WebhookAttempt } from '../sessions/webhooks.ts'
 import { pathOf, splitPath } from './request-path.ts'
 import { createInstruments, ENGINE_UNKNOWN, type Instruments, type PromClient } from './metrics-instruments.ts'
@@ -32,11 +34,14 @@ export interface MetricsSources {
   sessions: () => Iterable<SessionInfo>
   webSockets: () => { session: number; queue: number }
   queueStats?: () => Promise<QueueStats>
+  /** Whether a profile of this name is in the catalog now (a label value only while it is). */
+  profileKnown: (name: string) => boolean
 }
 
 /** Families the router knows; anything else is `other`, so a scanner cannot mint label values. */
 const FAMILIES = new Set(['sessions', 'profiles', 'executions', 'sdk-sessions', 'fs', 'jobs', 'queue', 'metrics'])
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+const TOKEN_DIRECTIONS = ['input', 'output'] as const
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/
 
 /** Validates `metrics` of createGatewayServer; throws a message naming the option. */
@@ -123,7 +128,7 @@ export class GatewayMetrics {
         this.#i.turns.inc({ engine: e, outcome: event.isError ? 'failed' : 'completed' })
         if (Number.isFinite(event.durationMs) && event.durationMs >= 0) this.#i.turnDuration.observe({ engine: e }, event.durationMs / 1000)
         const usage = event.usage
-        const p = profile ?? ENGINE_UNKNOWN
+        const p = profile !== undefined && this.#sources.profileKnown(profile) ? profile : ENGINE_UNKNOWN
         if (usage?.input_tokens) this.#i.tokens.inc({ engine: e, profile: p, direction: 'input' }, usage.input_tokens)
         if (usage?.output_tokens) this.#i.tokens.inc({ engine: e, profile: p, direction: 'output' }, usage.output_tokens)
         return
@@ -148,6 +153,15 @@ export class GatewayMetrics {
       case 'session_closed':
         this.#waiting.delete(session)
         return
+    }
+  }
+
+  /** A managed profile was deleted: its series go with it, so deleted profiles cost no series. */
+  profileRemoved(name: string): void {
+    const tokens = this.#built?.tokens
+    if (!tokens) return
+    for (const engine of [...ENGINES, ENGINE_UNKNOWN]) {
+      for (const direction of TOKEN_DIRECTIONS) tokens.remove({ engine, profile: name, direction })
     }
   }
 
