@@ -122,7 +122,7 @@ export class HttpDrain {
       told.push(socket)
     }
     // Cut only after its peer has read the 503 and closed: a reset could discard the unread answer.
-    if (told.length) await this.#until(() => told.every((socket) => !this.#sockets.has(socket)), lingerMs)
+    if (told.length) await closedOrLate(told, lingerMs)
     // What remains is a stream past its bound, or a peer that did not close after the 503.
     for (const socket of this.#sockets.keys()) socket.destroy()
     this.#server.closeAllConnections()
@@ -133,4 +133,12 @@ export class HttpDrain {
     const deadline = Date.now() + ms
     while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
   }
+}
+
+/** Resolves when every socket has closed, or after `ms`. */
+async function closedOrLate(sockets: Socket[], ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const closed = sockets.map((socket) => (socket.closed ? undefined : new Promise<void>((done) => socket.once('close', () => done()))))
+  await Promise.race([Promise.all(closed), new Promise<void>((done) => { timer = setTimeout(done, ms) })])
+  clearTimeout(timer)
 }
