@@ -195,11 +195,16 @@ export const configSchema = z.strictObject({
   }).optional(),
   notifications: z.strictObject({ webhook: webhook.optional(), attempts: positiveInt.optional(), retryDelayMs: nonNegativeInt.optional() }).optional(),
   health: z.union([z.literal(false), z.strictObject({ healthPath: z.string().startsWith('/').default('/healthz'), readyPath: z.string().startsWith('/').default('/readyz') })]).optional(),
-  /** Prometheus metrics: on by default at <basePath>/metrics for operators; `false` off; `{port, host}` a separate loopback listener for a scraper. */
+  /**
+   * Prometheus metrics: on by default at <basePath>/metrics for operators; `false` off; `{port, host}`
+   * a separate loopback listener for a scraper; `managedProfileLabels` how many managed profiles get
+   * a `profile` label value of their own (default 50; the others count as `other`).
+   */
   metrics: z.union([z.boolean(), z.strictObject({
-    port: z.number().int().min(0).max(65535),
+    port: z.number().int().min(0).max(65535).optional(),
     host: z.string().regex(/^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/, 'a loopback address (the listener has no authentication)').optional(),
-  })]).optional(),
+    managedProfileLabels: nonNegativeInt.optional(),
+  }).refine((m) => m.host === undefined || m.port !== undefined, { message: 'metrics.host needs metrics.port', path: ['host'] })]).optional(),
   /** graceMs: running turns and pending webhooks; killGraceMs: between SIGTERM and SIGKILL of an engine process. */
   shutdown: z.strictObject({ graceMs: nonNegativeInt.default(10_000), killGraceMs: nonNegativeInt.default(5000) }).optional(),
   logging: z.strictObject({

@@ -73,6 +73,34 @@ describe('metrics series of managed profiles', () => {
   })
 })
 
+describe('the profile label', () => {
+  it('names at most managedProfileLabels managed profiles at a time; the others count as "other"; declared ones always have their own', async () => {
+    gateway = await startTestGateway({ profileStore: createMemoryProfileStore(), metrics: { managedProfileLabels: 2 } })
+    const turn = async (profile: string) => {
+      const session = await gateway!.createSession({ profile, prompt: 'scenario:hello' })
+      await (await gateway!.attach(session.id, { afterSeq: 0 })).waitForEvent('turn_result')
+    }
+    for (const name of ['m0', 'm1', 'm2', 'm3']) {
+      expect((await gateway.request('POST', '/profiles', { who: 'manager', body: managed(name) })).status).toBe(200)
+      await turn(name)
+    }
+    await turn('default')
+    const profiles = async () => {
+      const scraped = parseExposition((await gateway!.request('GET', '/metrics')).text)
+      return new Set(scraped.samples.filter((s) => s.name === 'gateway_tokens_total').map((s) => s.labels.profile))
+    }
+    expect(await profiles()).toEqual(new Set(['m0', 'm1', 'other', 'default']))
+    // A deleted profile frees its label: the next managed profile to report tokens takes it.
+    await gateway.request('DELETE', '/profiles/m0', { who: 'manager' })
+    await turn('m3')
+    expect(await profiles()).toEqual(new Set(['m1', 'm3', 'other', 'default']))
+  })
+
+  it('refuses a managedProfileLabels that is not a non-negative integer', async () => {
+    await expect(startTestGateway({ metrics: { managedProfileLabels: -1 } })).rejects.toThrow(/metrics\.managedProfileLabels/)
+  })
+})
+
 describe('profile names', () => {
   it(`are at most ${PROFILE_NAME_MAX_LENGTH} plain characters: a longer or odd one is refused at creation with 400 {error, code}`, async () => {
     gateway = await startTestGateway({ profileStore: createMemoryProfileStore() })
