@@ -52,6 +52,12 @@ export async function tokenCommand(args: string[]): Promise<number | void> {
     if (eq <= 0) throw new UsageError(`--scope '${pair}' must be key=value`, TOKEN_USAGE)
     scope = { ...(scope ?? {}), [pair.slice(0, eq)]: pair.slice(eq + 1) }
   }
+  // A principal without a scope sees every tenant's sessions (principal.1): minting one must be
+  // asked for by name, never what a forgotten flag gives.
+  if (!scope && values.operator !== true) {
+    console.error('token create: add --scope key=value to restrict the principal to a tenant, or --operator to give it every tenant\'s sessions and jobs')
+    return 2
+  }
   let token
   try {
     token = await createToken(values.principals, {

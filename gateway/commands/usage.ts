@@ -8,9 +8,10 @@ module, required environment variables, engine packages and executables, writabl
 each declared PostgreSQL database) and prints every problem with its path; exit 2 on any.
 --no-connect skips only the database round trip (CI without the database).`
 
-export const TOKEN_USAGE = `usage: gateway token create --principals <file> --id <name> [--scope key=value]... [--allowed-profile name]...
-                            [--operator] [--can-manage-profiles] [--replace]
+export const TOKEN_USAGE = `usage: gateway token create --principals <file> --id <name> (--scope key=value... | --operator) [--allowed-profile name]...
+                            [--can-manage-profiles] [--replace]
 Prints a new bearer token once and records only its SHA-256 in the principals file.
+One of --scope (a tenant's principal) or --operator (every tenant's sessions and jobs) is required.
 An id already in the file is refused (exit 2); --replace revokes its token(s) and issues a new one.`
 
 export const SCHEMA_USAGE = `usage: gateway schema

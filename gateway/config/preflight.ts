@@ -34,8 +34,9 @@ export async function preflight(file: string, options: PreflightOptions = {}): P
   if (!loaded.config) return loaded
   const config = loaded.config
   const env = options.env ?? process.env
+  const principals = await checkPrincipals(config)
   const problems = [
-    ...await principalsProblems(config),
+    ...principals.problems,
     ...await hooksProblems(config),
     ...serverOptionProblems(config),
     ...missingEnvProblems(config, env),
@@ -43,18 +44,28 @@ export async function preflight(file: string, options: PreflightOptions = {}): P
     ...await writableProblems(config),
   ]
   if (!problems.length && options.connect !== false) problems.push(...await databaseProblems(config, env))
-  if (problems.length) return { problems, warnings: loaded.warnings, baseDir: loaded.baseDir }
-  return options.logins ? { ...loaded, warnings: [...loaded.warnings, ...await codexLoginWarnings(config)] } : loaded
+  const warnings = [...loaded.warnings, ...principals.warnings]
+  if (problems.length) return { problems, warnings, baseDir: loaded.baseDir }
+  return { ...loaded, warnings: options.logins ? [...warnings, ...await codexLoginWarnings(config)] : warnings }
 }
 
-async function principalsProblems(config: GatewayConfig): Promise<string[]> {
+/**
+ * A principals file that does not read is a problem. An entry with neither a scope nor
+ * `operator: true` is valid (principal.1: absent scope means unrestricted) but sees every tenant's
+ * sessions, which is rarely what was meant: a warning, one per entry, naming the id only.
+ */
+async function checkPrincipals(config: GatewayConfig): Promise<{ problems: string[]; warnings: string[] }> {
   const file = config.auth?.principalsFile
-  if (!file) return []
+  if (!file) return { problems: [], warnings: [] }
   try {
-    await readPrincipals(file)
-    return []
+    const { principals } = await readPrincipals(file)
+    const unrestricted = Object.values(principals).filter((p) => p.operator !== true && Object.keys(p.scope ?? {}).length === 0)
+    return {
+      problems: [],
+      warnings: unrestricted.map((p) => `auth.principalsFile: principal '${p.id}' has neither a scope nor operator: true, so it is unrestricted (it sees every tenant's sessions and jobs)`),
+    }
   } catch (err) {
-    return [`auth.principalsFile: ${(err as Error).message}`]
+    return { problems: [`auth.principalsFile: ${(err as Error).message}`], warnings: [] }
   }
 }
 

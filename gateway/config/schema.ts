@@ -5,6 +5,7 @@
  * One schema, built once; `gateway-config.schema.json` is generated from it for editors.
  */
 import * as z from 'zod'
+import { PROFILE_NAME_MAX_LENGTH, PROFILE_NAME_PATTERN } from '../protocol/profiles.ts'
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
 const positiveInt = z.number().int().positive()
@@ -27,7 +28,7 @@ const sessionGrants = z.strictObject({
 })
 
 const profileCommon = {
-  name: z.string().min(1),
+  name: z.string().min(1).max(PROFILE_NAME_MAX_LENGTH).regex(PROFILE_NAME_PATTERN, "letters, digits, '.', '_' and '-', starting with a letter or digit"),
   description: z.string().optional(),
   defaults: z.strictObject({ model: z.string().optional(), permissionMode: permissionMode.optional() }).optional(),
 }
@@ -194,11 +195,16 @@ export const configSchema = z.strictObject({
   }).optional(),
   notifications: z.strictObject({ webhook: webhook.optional(), attempts: positiveInt.optional(), retryDelayMs: nonNegativeInt.optional() }).optional(),
   health: z.union([z.literal(false), z.strictObject({ healthPath: z.string().startsWith('/').default('/healthz'), readyPath: z.string().startsWith('/').default('/readyz') })]).optional(),
-  /** Prometheus metrics: on by default at <basePath>/metrics for operators; `false` off; `{port, host}` a separate loopback listener for a scraper. */
+  /**
+   * Prometheus metrics: on by default at <basePath>/metrics for operators; `false` off; `{port, host}`
+   * a separate loopback listener for a scraper; `managedProfileLabels` how many managed profiles get
+   * a `profile` label value of their own (default 50; the others count as `other`).
+   */
   metrics: z.union([z.boolean(), z.strictObject({
-    port: z.number().int().min(0).max(65535),
+    port: z.number().int().min(0).max(65535).optional(),
     host: z.string().regex(/^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/, 'a loopback address (the listener has no authentication)').optional(),
-  })]).optional(),
+    managedProfileLabels: nonNegativeInt.optional(),
+  }).refine((m) => m.host === undefined || m.port !== undefined, { message: 'metrics.host needs metrics.port', path: ['host'] })]).optional(),
   /** Backpressure and caps on every WebSocket (session and queue sockets); defaults in docs/configuration.md. */
   webSockets: z.strictObject({
     maxBufferedBytes: positiveInt.min(65536).optional().describe('bytes queued on one socket before the gateway stops sending to it (default 4 MiB, at least 64 KiB)'),

@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import {
-  ENGINE_CAPABILITIES, isEngineName, type EngineName, type ModelOption, type ProfileConfig, type ProfileInfo,
+  ENGINE_CAPABILITIES, isEngineName, profileNameProblem, type EngineName, type ModelOption, type ProfileConfig, type ProfileInfo,
 } from '../protocol/index.ts'
 
 export interface ResolvedProfile extends ProfileConfig {
@@ -18,9 +18,8 @@ export function validateProfiles(profiles: readonly ProfileConfig[], hasEngineRu
   const seen = new Set<string>()
   return profiles.map((profile, index) => {
     const where = `profiles[${index}]`
-    if (!profile || typeof profile.name !== 'string' || !profile.name || profile.name.includes('/')) {
-      throw new Error(`${where}: a profile needs a non-empty name without '/'`)
-    }
+    const nameProblem = profileNameProblem(profile?.name)
+    if (nameProblem) throw new Error(`${where}: ${nameProblem}`)
     if (seen.has(profile.name)) throw new Error(`${where}: duplicate profile name '${profile.name}'`)
     seen.add(profile.name)
     const engine = profile.engine ?? 'cli_primary'
@@ -85,6 +84,7 @@ export class ProfileCatalog {
   #byName: Map<string, ResolvedProfile>
   #learnedDefault = new Map<string, string>()
   #infoCache = new Map<string, ProfileInfo>()
+  #removed: Array<(name: string) => void> = []
 
   constructor(profiles: readonly ResolvedProfile[]) {
     this.#declared = profiles
@@ -112,7 +112,15 @@ export class ProfileCatalog {
 
   removeManaged(name: string): void {
     this.#managed.delete(name)
+    // A profile created later under the same name starts fresh.
+    this.#learnedDefault.delete(name)
     this.#rebuild(name)
+    for (const listener of this.#removed) listener(name)
+  }
+
+  /** Called with the name of each managed profile deleted (metrics drop its series). */
+  onRemoved(listener: (name: string) => void): void {
+    this.#removed.push(listener)
   }
 
   #rebuild(changed: string): void {

@@ -3,26 +3,38 @@
  * an answer, its result or 503 `shutting_down`, never a reset connection.
  *
  * While draining, each response says `Connection: close`, so a client's keep-alive socket is not
- * reused past the stop, and sockets idle after a request are closed. At the close the listener
- * stops, requests in flight get a moment to finish and are then answered 503, and only then is
- * whatever is left closed. Two things Node would do reset requests, so this module does not let
- * it: closing every connection at the end of the grace (the old close) cut the requests in flight
- * at that instant, and `http.Server#close` / `closeIdleConnections` count a socket accepted a
- * moment ago, whose request is still on its way, as idle and destroy it. Here a socket that never
- * carried a request is given the settle time to deliver one, which is then answered.
+ * reused past the stop. A keep-alive socket idle between requests is not closed then: its client
+ * may be sending its next request at that very moment, which a close would lose; its next request
+ * is answered (with `Connection: close`) instead. At the close the listener stops without
+ * resetting a connection the kernel queued (listener-stop.ts), requests in flight get a moment to
+ * finish and are then answered 503, a socket accepted a moment ago gets that moment to send its
+ * request, and every socket left without a request in flight (idle, or with half its headers) is
+ * sent a 503 `shutting_down` with `Connection: close` before it is closed: a request crossing
+ * that close reads the 503 as its answer. Node's own ways would reset: closing every connection
+ * at the end of the grace cuts the requests in flight at that instant, and `http.Server#close` /
+ * `closeIdleConnections` count a socket accepted a moment ago, whose request is still on its way,
+ * as idle and destroy it.
  */
-import { Server as NetServer, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { sendRefusal } from './http.ts'
+import { stopListening } from './listener-stop.ts'
 import { refuse } from './refusal.ts'
 
 const SHUTTING_DOWN = refuse('shutting_down', 'the gateway is shutting down')
+/** The same refusal written straight onto a socket that has no request in flight to answer. */
+const SHUTTING_DOWN_RAW = (() => {
+  const body = JSON.stringify({ error: SHUTTING_DOWN.error, code: SHUTTING_DOWN.code })
+  return `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+})()
 
 export interface DrainTimings {
   /** How long requests in flight at the close (or still arriving on open sockets) may take to finish with their own result. */
   settleMs?: number
   /** How long a response already streaming (a download) may take to end before its socket is cut. */
   streamMs?: number
+  /** How long a socket sent the closing 503 may take to close from its side before it is cut. */
+  lingerMs?: number
 }
 
 interface SocketState {
@@ -62,19 +74,20 @@ export class HttpDrain {
       this.#open.delete(res)
       if (!state) return
       state.active--
-      // A socket left idle during the drain is closed now, not at the end.
+      // Its answer said `Connection: close`: the socket is closed now, not at the end.
       if ((this.#draining || this.#closing) && state.active === 0) req.socket.end()
     })
     if (this.#draining || this.#closing) res.setHeader('connection', 'close')
     if (!this.#closing) return true
-    sendRefusal(res, SHUTTING_DOWN)
+    // A socket already sent the closing 503 (finish) has its answer: writing again would fail and
+    // reset it before its client reads that 503.
+    if (req.socket.writable) sendRefusal(res, SHUTTING_DOWN)
     return false
   }
 
-  /** From now on responses close their connection; sockets idle after a request are closed. */
+  /** From now on responses close their connection (an idle keep-alive socket closes after its next answer). */
   drain(): void {
     this.#draining = true
-    this.#endIdle()
   }
 
   /**
@@ -85,12 +98,9 @@ export class HttpDrain {
   async answerAll({ settleMs = 1000 }: DrainTimings = {}): Promise<void> {
     if (this.#closing) return
     this.#closing = true
-    // net.Server's close: stop accepting, without http.Server's destroying of "idle" new sockets.
-    this.#closed = new Promise<void>((done) => {
-      if (!this.#server.listening) return done()
-      NetServer.prototype.close.call(this.#server, () => done())
-    })
-    this.#endIdle()
+    // 'close' comes once the listener is closed and every connection has ended.
+    this.#closed = this.#server.listening ? new Promise<void>((done) => this.#server.once('close', () => done())) : Promise.resolve()
+    await stopListening(this.#server)
     await this.#until(() => ![...this.#open].some((res) => !res.headersSent) && ![...this.#sockets.values()].some((s) => s.served === 0), settleMs)
     for (const res of this.#open) {
       if (res.headersSent) continue
@@ -99,22 +109,36 @@ export class HttpDrain {
     }
   }
 
-  /** Waits up to `streamMs` for answers still being written, then closes whatever connection is left. */
-  async finish({ streamMs = 2000 }: DrainTimings = {}): Promise<void> {
+  /**
+   * Waits up to `streamMs` for answers still being written; sends every socket without a request
+   * in flight the closing 503 and gives it `lingerMs` to close; then cuts whatever is left.
+   */
+  async finish({ streamMs = 2000, lingerMs = 500 }: DrainTimings = {}): Promise<void> {
     await this.#until(() => this.#open.size === 0, streamMs)
-    // Nothing is in flight now: what remains is idle, silent, or a stream past its bound.
+    const told: Socket[] = []
+    for (const [socket, state] of this.#sockets) {
+      if (state.active > 0 || !socket.writable) continue
+      socket.end(SHUTTING_DOWN_RAW)
+      told.push(socket)
+    }
+    // Cut only after its peer has read the 503 and closed: a reset could discard the unread answer.
+    if (told.length) await closedOrLate(told, lingerMs)
+    // What remains is a stream past its bound, or a peer that did not close after the 503.
     for (const socket of this.#sockets.keys()) socket.destroy()
     this.#server.closeAllConnections()
     await this.#closed
-  }
-
-  /** Sockets that carried a request and have none in flight; a new socket may still be sending its first. */
-  #endIdle(): void {
-    for (const [socket, state] of this.#sockets) if (state.served > 0 && state.active === 0) socket.end()
   }
 
   async #until(done: () => boolean, ms: number): Promise<void> {
     const deadline = Date.now() + ms
     while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
   }
+}
+
+/** Resolves when every socket has closed, or after `ms`. */
+async function closedOrLate(sockets: Socket[], ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const closed = sockets.map((socket) => (socket.closed ? undefined : new Promise<void>((done) => socket.once('close', () => done()))))
+  await Promise.race([Promise.all(closed), new Promise<void>((done) => { timer = setTimeout(done, ms) })])
+  clearTimeout(timer)
 }

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { LIVE_ONLY } from '../sessions/runner.ts'
 import type { GatewayContext } from './context.ts'
 import { sendRefusal } from './http.ts'
-import { GatewayMetrics } from './metrics.ts'
+import { DEFAULT_MANAGED_PROFILE_LABELS, GatewayMetrics } from './metrics.ts'
 import type { GatewayServerOptions } from './options.ts'
 import type { Principal } from './principal.ts'
 import { METHOD_NOT_ALLOWED, NOT_FOUND, refuse } from './refusal.ts'
@@ -34,7 +34,10 @@ export function wireMetrics(
     webSockets,
     // The adapter's counts: the whole fleet's when the queue is on PostgreSQL.
     ...(queue ? { queueStats: () => queue.stats() } : {}),
+    profileKind: (name) => (context.catalog.isDeclared(name) ? 'declared' : context.catalog.isManaged(name) ? 'managed' : undefined),
+    managedProfileLabels: (typeof options.metrics === 'object' ? options.metrics.managedProfileLabels : undefined) ?? DEFAULT_MANAGED_PROFILE_LABELS,
   })
+  context.catalog.onRemoved((name) => metrics.profileRemoved(name))
   registry.onRegister((runner) => {
     const { engine, profile } = runner.info()
     metrics.sessionRegistered(engine)

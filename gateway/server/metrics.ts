@@ -4,15 +4,18 @@
  * server already sees (a response finishing, a turn result, a webhook attempt, a job ending);
  * gauges are read at scrape time from the registry, the sockets and the queue's adapter (which
  * counts the whole fleet when it is PostgreSQL), so a live session costs nothing between scrapes.
- * Labels are bounded: route templates, methods, status classes, engines, profile names (declared
- * by the operator), statuses and outcomes; never session ids, job ids, paths or principals.
+ * Labels are bounded by configuration, never by what tenants do: route templates, methods, status
+ * classes, engines, statuses and outcomes are fixed sets; profile names are the declared ones and
+ * at most `managedProfileLabels` managed ones at a time (the rest count as `other`), each at most
+ * PROFILE_NAME_MAX_LENGTH characters; a deleted profile's series are removed, and a later turn on
+ * it counts as `unknown`. Never session ids, job ids, paths or principals.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import type { Registry } from 'prom-client'
 import type { QueueStats } from '../protocol/jobs.ts'
 import type { JobEvent } from '../protocol/jobs.ts'
-import type { SessionEvent, SessionInfo } from '../protocol/index.ts'
+import { ENGINES, type SessionEvent, type SessionInfo } from '../protocol/index.ts'
 import type { WebhookAttempt } from '../sessions/webhooks.ts'
 import { pathOf, splitPath } from './request-path.ts'
 import type { WebSocketStats } from './ws/attached-sockets.ts'
@@ -27,7 +30,15 @@ export interface MetricsOptions {
    */
   port?: number
   host?: string
+  /**
+   * How many managed profiles (created over HTTP) get a `profile` label value of their own; the
+   * tokens of the others count under `profile="other"`, so tenants that manage profiles cannot grow
+   * the series beyond this. Declared profiles always have their own. Default 50.
+   */
+  managedProfileLabels?: number
 }
+
+export const DEFAULT_MANAGED_PROFILE_LABELS = 50
 
 export interface MetricsSources {
   basePath: string
@@ -35,18 +46,24 @@ export interface MetricsSources {
   sessions: () => Iterable<SessionInfo>
   webSockets: () => WebSocketStats
   queueStats?: () => Promise<QueueStats>
+  /** Whether a profile of this name is declared, managed, or not in the catalog (any more). */
+  profileKind: (name: string) => 'declared' | 'managed' | undefined
+  managedProfileLabels: number
 }
 
 /** Families the router knows; anything else is `other`, so a scanner cannot mint label values. */
 const FAMILIES = new Set(['sessions', 'profiles', 'executions', 'sdk-sessions', 'fs', 'jobs', 'queue', 'metrics'])
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+const TOKEN_DIRECTIONS = ['input', 'output'] as const
+const PROFILE_OTHER = 'other'
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/
 
 /** Validates `metrics` of createGatewayServer; throws a message naming the option. */
 export function validateMetricsOptions(metrics: unknown): void {
   if (metrics === undefined || typeof metrics === 'boolean') return
-  if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics)) throw new Error('createGatewayServer: metrics must be a boolean or { port, host }')
-  const { port, host } = metrics as MetricsOptions
+  if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics)) throw new Error('createGatewayServer: metrics must be a boolean or { port, host, managedProfileLabels }')
+  const { port, host, managedProfileLabels } = metrics as MetricsOptions
+  if (managedProfileLabels !== undefined && (!Number.isInteger(managedProfileLabels) || managedProfileLabels < 0)) throw new Error('createGatewayServer: metrics.managedProfileLabels must be a non-negative integer')
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error('createGatewayServer: metrics.port must be an integer from 0 to 65535')
   // The separate listener has no authentication: it may only be reachable from this machine.
   if (host !== undefined && (typeof host !== 'string' || !LOOPBACK.test(host))) throw new Error(`createGatewayServer: metrics.host '${String(host)}' must be a loopback address (127.0.0.1, ::1 or localhost)`)
@@ -85,6 +102,8 @@ const loadPromClient = (): PromClient => (promClient ??= createRequire(import.me
 export class GatewayMetrics {
   readonly #sources: MetricsSources
   readonly #waiting: WaitingRequests = new Map()
+  /** Managed profiles that have a label value of their own (at most managedProfileLabels). */
+  readonly #labelled = new Set<string>()
   #built: Instruments | undefined
 
   constructor(sources: MetricsSources) {
@@ -126,7 +145,7 @@ export class GatewayMetrics {
         this.#i.turns.inc({ engine: e, outcome: event.isError ? 'failed' : 'completed' })
         if (Number.isFinite(event.durationMs) && event.durationMs >= 0) this.#i.turnDuration.observe({ engine: e }, event.durationMs / 1000)
         const usage = event.usage
-        const p = profile ?? ENGINE_UNKNOWN
+        const p = this.#profileLabel(profile)
         if (usage?.input_tokens) this.#i.tokens.inc({ engine: e, profile: p, direction: 'input' }, usage.input_tokens)
         if (usage?.output_tokens) this.#i.tokens.inc({ engine: e, profile: p, direction: 'output' }, usage.output_tokens)
         return
@@ -151,6 +170,29 @@ export class GatewayMetrics {
       case 'session_closed':
         this.#waiting.delete(session)
         return
+    }
+  }
+
+  /**
+   * A declared profile's own name; a managed one's while it exists and one of the first
+   * managedProfileLabels to need one, else `other`; `unknown` for none or a deleted one.
+   */
+  #profileLabel(profile: string | undefined): string {
+    const kind = profile === undefined ? undefined : this.#sources.profileKind(profile)
+    if (kind === undefined) return ENGINE_UNKNOWN
+    if (kind === 'declared' || this.#labelled.has(profile!)) return profile!
+    if (this.#labelled.size >= this.#sources.managedProfileLabels) return PROFILE_OTHER
+    this.#labelled.add(profile!)
+    return profile!
+  }
+
+  /** A managed profile was deleted: its series go with it and its label slot is free again. */
+  profileRemoved(name: string): void {
+    this.#labelled.delete(name)
+    const tokens = this.#built?.tokens
+    if (!tokens) return
+    for (const engine of [...ENGINES, ENGINE_UNKNOWN]) {
+      for (const direction of TOKEN_DIRECTIONS) tokens.remove({ engine, profile: name, direction })
     }
   }
 

@@ -40,7 +40,7 @@ describe('gateway token create with an existing id', { timeout: 60_000 }, () => 
     const first = await runGateway(['token', 'create', '--principals', file, '--id', 'app', '--scope', 'tenant=a'])
     expect(first.code).toBe(0)
     const before = await readFile(file, 'utf8')
-    const again = await runGateway(['token', 'create', '--principals', file, '--id', 'app'])
+    const again = await runGateway(['token', 'create', '--principals', file, '--id', 'app', '--scope', 'tenant=a'])
     expect(again.code).toBe(2)
     expect(again.stdout).toBe('')
     expect(again.stderr).toMatch(/principal 'app' already exists .*--replace/)

@@ -88,7 +88,7 @@ describe('gateway serve --config with the documented example', { timeout: 60_000
   it('warns about an unset credential variable, naming it, and still starts', async () => {
     const dir = await workDir()
     const config = await installExample(dir)
-    await runGateway(['token', 'create', '--principals', join(dir, 'principals.json'), '--id', 'ops'])
+    await runGateway(['token', 'create', '--principals', join(dir, 'principals.json'), '--id', 'ops', '--operator'])
     const env = { ...process.env }
     for (const name of ['ANTHROPIC_API_KEY', 'LOCAL_LLM_API_KEY', 'DOCS_MCP_TOKEN', 'NOTIFY_WEBHOOK_AUTH']) delete env[name]
     const gw = await serveGateway(config, env)
@@ -105,10 +105,27 @@ describe('gateway check --config', { timeout: 60_000 }, () => {
   it('passes the documented example', async () => {
     const dir = await workDir()
     const config = await installExample(dir)
-    expect((await runGateway(['token', 'create', '--principals', join(dir, 'principals.json'), '--id', 'ops'])).code).toBe(0)
+    expect((await runGateway(['token', 'create', '--principals', join(dir, 'principals.json'), '--id', 'ops', '--operator'])).code).toBe(0)
     const result = await runGateway(['check', '--config', config], { ...process.env, ANTHROPIC_API_KEY: 'x', LOCAL_LLM_API_KEY: 'x', DOCS_MCP_TOKEN: 'x', NOTIFY_WEBHOOK_AUTH: 'x' })
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
+  })
+
+  it('accepts a principals entry with neither scope nor operator, warning once that it is unrestricted', async () => {
+    const dir = await workDir()
+    const config = await installExample(dir)
+    const env = { ...process.env, ANTHROPIC_API_KEY: 'x', LOCAL_LLM_API_KEY: 'x', DOCS_MCP_TOKEN: 'x', NOTIFY_WEBHOOK_AUTH: 'x' }
+    // Written by hand: the spec allows it (principal.1), token create no longer makes one.
+    await writeFile(join(dir, 'principals.json'), JSON.stringify({ version: 1, principals: {
+      [hashToken('a')]: { id: 'ops', operator: true },
+      [hashToken('b')]: { id: 'tenant-a', scope: { tenant: 'a' } },
+      [hashToken('c')]: { id: 'loose', canManageProfiles: true },
+    } }))
+    const result = await runGateway(['check', '--config', config], env)
+    expect(result.code).toBe(0)
+    expect(result.stderr.trim().split('\n')).toEqual([
+      "warning: auth.principalsFile: principal 'loose' has neither a scope nor operator: true, so it is unrestricted (it sees every tenant's sessions and jobs)",
+    ])
   })
 
   it('lists each problem of a broken file with its path and exits 2', async () => {
@@ -150,7 +167,7 @@ describe('gateway token create', { timeout: 60_000 }, () => {
     const dir = await workDir()
     const file = join(dir, 'principals.json')
     const first = await runGateway(['token', 'create', '--principals', file, '--id', 'tenant-a', '--scope', 'tenant=a', '--allowed-profile', 'default'])
-    const second = await runGateway(['token', 'create', '--principals', file, '--id', 'manager', '--can-manage-profiles'])
+    const second = await runGateway(['token', 'create', '--principals', file, '--id', 'manager', '--scope', 'tenant=m', '--can-manage-profiles'])
     expect([first.code, second.code]).toEqual([0, 0])
     const [tokenA, tokenB] = [first.stdout.trim(), second.stdout.trim()]
     expect(tokenA).not.toBe(tokenB)
@@ -159,8 +176,20 @@ describe('gateway token create', { timeout: 60_000 }, () => {
     expect(stored).not.toContain(tokenB)
     expect(JSON.parse(stored)).toEqual({ version: 1, principals: {
       [hashToken(tokenA)]: { id: 'tenant-a', scope: { tenant: 'a' }, allowedProfiles: ['default'] },
-      [hashToken(tokenB)]: { id: 'manager', canManageProfiles: true },
+      [hashToken(tokenB)]: { id: 'manager', scope: { tenant: 'm' }, canManageProfiles: true },
     } })
+  })
+
+  it('refuses a principal with neither --scope nor --operator: exit 2, one line naming both, nothing written', async () => {
+    const dir = await workDir()
+    const file = join(dir, 'principals.json')
+    for (const extra of [[], ['--can-manage-profiles'], ['--allowed-profile', 'default']]) {
+      const result = await runGateway(['token', 'create', '--principals', file, '--id', 'manager', ...extra])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe('')
+      expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/add --scope key=value .*or --operator/)])
+    }
+    await expect(readFile(file, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' })
   })
 
   it('answers --help and --version on the command and each subcommand', async () => {

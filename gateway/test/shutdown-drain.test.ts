@@ -1,8 +1,8 @@
 /**
  * A shutdown drops nothing. Requests are fired without pause through the end
  * of the grace; every request whose headers reached the gateway gets an answer (its result, or
- * 503 `shutting_down`) and no connection the gateway accepted is reset. Refused connections after
- * the listener stops are fine: no request was received on them.
+ * 503 `shutting_down`) and no connection is reset. Refused connections after the listener stops
+ * are fine: no request was sent on them.
  */
 import { request, type IncomingMessage } from 'node:http'
 import { connect } from 'node:net'
@@ -90,13 +90,12 @@ describe('graceful shutdown drops nothing', { timeout: 60_000 }, () => {
     expect(await partial).toEqual({ status: 503, code: 'shutting_down' })
     await idleClosed
 
-    // A connection the gateway accepted never loses its request. Not counted: a connection whose
-    // connect never completed for the client (the request was never sent), and one the kernel
-    // completed but the process never accepted, reset when the listener closes: no server can
-    // answer those, and a balancer stopped sending once readyz said 503.
+    // No connection is reset: neither one the gateway accepted, nor one the kernel had completed
+    // but the process not yet accepted when the listener closed (listener-stop.ts). Refused
+    // connections carried nothing.
     const failed = outcomes.filter((o) => o.error && o.error !== 'ECONNREFUSED')
-    const resets = failed.filter((o) => o.port !== undefined && accepted.has(o.port))
-    expect(resets).toEqual([])
+    expect(failed).toEqual([])
+    expect(accepted.size).toBeGreaterThan(0)
     const answered = outcomes.filter((o) => o.status)
     expect(answered.length).toBeGreaterThan(20)
     // Before the stop, results; during the drain, creates are refused and reads still answered.
