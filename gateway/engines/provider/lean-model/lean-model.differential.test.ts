@@ -74,10 +74,11 @@ async function play(model: LanguageModelV4, reply: Reply | undefined, call = opt
   try {
     const result = await model.doStream(call)
     outcome.requestBody = result.request?.body
+    const reader = result.stream.getReader()
     try {
-      for await (const part of result.stream) {
-        outcome.parts.push(shape(part))
-        onPart?.(part)
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        outcome.parts.push(shape(next.value))
+        onPart?.(next.value)
       }
     } catch (err) {
       outcome.streamError = errorShape(err)
