@@ -20,7 +20,12 @@ export interface PostInput {
   /** The body's values, as the SDK's errors carry them. */
   values: unknown
   signal?: AbortSignal
+  /** Silence before the response's headers that fails the call (undici's headersTimeout: 300 s). */
+  timeoutMs: number
 }
+
+/** undici's default headersTimeout and bodyTimeout, which the SDK's fetch runs under. */
+export const DEFAULT_TIMEOUT_MS = 300_000
 
 export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError')
@@ -39,12 +44,15 @@ export function postJson(input: PostInput): Promise<PostResult> {
       reject(abortReason(signal!))
     }
     signal?.addEventListener('abort', onAbort, { once: true })
+    // A server that never answers fails the call (retryable) instead of holding the turn forever.
+    req.setTimeout(input.timeoutMs, () => req.destroy(new Error('Headers Timeout Error')))
     req.on('error', (cause) => {
       signal?.removeEventListener('abort', onAbort)
       reject(new APICallError({ message: `Cannot connect to API: ${cause.message}`, cause, url, requestBodyValues: input.values, isRetryable: true }))
     })
     req.on('response', (response) => {
       signal?.removeEventListener('abort', onAbort)
+      req.setTimeout(0)
       const headers = headersOf(response)
       const status = response.statusCode ?? 0
       if (status >= 200 && status < 300) return resolve({ response, headers })

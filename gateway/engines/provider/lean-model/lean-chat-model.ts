@@ -12,7 +12,7 @@
 import { TypeValidationError } from 'ai'
 import { VERSION, type OpenAICompatibleChatLanguageModel } from '@ai-sdk/openai-compatible'
 import type { Arbiter } from './chunk-mapper.ts'
-import { postJson } from './http-post.ts'
+import { DEFAULT_TIMEOUT_MS, postJson } from './http-post.ts'
 import { streamParts } from './sse-parts.ts'
 import type { CallOptions, GenerateResult, LanguageModelV4, StreamResult } from './types.ts'
 
@@ -24,6 +24,8 @@ export interface LeanModelSettings {
   baseURL: string
   apiKey?: string
   includeUsage?: boolean
+  /** Silence (before the headers, or between body chunks) that fails a call; default 300 s, as undici's. */
+  timeoutMs?: number
 }
 
 // The runtime's own user agent, as the SDK appends it (e.g. `node.js/22`).
@@ -56,9 +58,10 @@ export class LeanChatModel implements LanguageModelV4 {
     const values = { ...body, stream: true, stream_options: this.#settings.includeUsage ? { include_usage: true } : undefined }
     const url = new URL(`${this.#settings.baseURL}/chat/completions`).toString()
     const signal = options.abortSignal
-    const { response, headers } = await postJson({ url, headers: this.#headers(options.headers), values, signal })
+    const timeoutMs = this.#settings.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    const { response, headers } = await postJson({ url, headers: this.#headers(options.headers), values, signal, timeoutMs })
     const mapping = { metadataKey: metadataKey(this.#settings.name, options.providerOptions), includeRawChunks: options.includeRawChunks === true, warnings, arbiter: this.#arbiter }
-    const stream = streamParts(response, mapping, { url, values, responseHeaders: headers, signal })
+    const stream = streamParts(response, mapping, { url, values, responseHeaders: headers, signal, timeoutMs })
     return { stream, request: { body: values }, response: { headers } }
   }
 

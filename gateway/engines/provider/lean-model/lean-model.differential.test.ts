@@ -208,6 +208,15 @@ describe('lean model vs @ai-sdk/openai-compatible: failures', () => {
     expect(ours[1]).toMatchObject({ name: 'AbortError' })
   })
 
+  it("a silent server fails the call, a stalled body the stream, after the timeout (undici's, retryable)", async () => {
+    const model = new LeanChatModel(sdk, { name: 'fake', baseURL: server.baseURL, apiKey: KEY, includeUsage: true, timeoutMs: 100 })
+    const silent = await play(model, { pieces: [], silent: true })
+    expect(silent.thrown).toMatchObject({ name: 'AI_APICallError', isRetryable: true, message: 'Cannot connect to API: Headers Timeout Error' })
+    const stalled = await play(model, { pieces: fixture('text').split('\n\n').slice(0, 2).map((e) => `${e}\n\n`), then: 'hang' })
+    expect(stalled.parts).toContainEqual({ type: 'text-delta', id: 'txt-0', delta: 'Hello, ' })
+    expect(stalled.streamError).toMatchObject({ name: 'AI_APICallError', isRetryable: true, message: 'Failed to process successful response' })
+  })
+
   it('generate (not streamed) is the SDK model\'s own call', async () => {
     const completion = { id: 'g-1', created: 1, model: 'm-1', choices: [{ message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1 } }
     const reply = (): Reply => ({ contentType: 'application/json', pieces: [JSON.stringify(completion)] })

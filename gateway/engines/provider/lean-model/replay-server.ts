@@ -12,6 +12,8 @@ export interface Reply {
   /** The body as written, piece by piece (a Buffer may end inside a multi-byte character). */
   pieces: Array<string | Buffer>
   then?: 'end' | 'hang' | 'cut'
+  /** Never answer at all, not even the status line. */
+  silent?: boolean
 }
 
 export interface RecordedRequest {
@@ -56,6 +58,7 @@ export async function startReplayServer(): Promise<ReplayServer> {
 }
 
 async function play(res: ServerResponse, reply: Reply, open: Set<ServerResponse>): Promise<void> {
+  if (reply.silent) return void open.add(res)
   res.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'text/event-stream', 'x-replay': 'yes' })
   for (const piece of reply.pieces) await new Promise<void>((resolve) => res.write(piece, () => resolve()))
   if (reply.then === 'hang') open.add(res)

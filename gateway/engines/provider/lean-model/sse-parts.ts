@@ -16,6 +16,8 @@ export interface BodyContext {
   values: unknown
   responseHeaders: Record<string, string>
   signal?: AbortSignal
+  /** Silence between body chunks that fails the stream (undici's bodyTimeout). */
+  timeoutMs: number
 }
 
 export function streamParts(response: IncomingMessage, mapping: MapperOptions, ctx: BodyContext): ReadableStream<StreamPart> {
@@ -64,6 +66,7 @@ export function streamParts(response: IncomingMessage, mapping: MapperOptions, c
         responseHeaders: ctx.responseHeaders, requestBodyValues: ctx.values, isRetryable: true,
       }))
       response.on('error', cut)
+      response.setTimeout(ctx.timeoutMs, () => cut(new Error('Body Timeout Error')))
       response.on('close', () => {
         if (!response.complete) cut(new Error('terminated'))
       })
