@@ -129,6 +129,23 @@ describe('lean model vs @ai-sdk/openai-compatible: recorded streams', () => {
     expect(ours).toEqual(theirs)
   })
 
+  it('raw chunks when asked, a malformed one included', async () => {
+    const [ours, theirs] = await both(() => sse(fixture('malformed')), () => ({ ...options(), includeRawChunks: true }))
+    expect(ours).toEqual(theirs)
+    expect(ours.parts.filter((p) => (p as StreamPart).type === 'raw')).toHaveLength(5)
+  })
+
+  it("provider options under the provider's camelCase name: the same body and metadata key", async () => {
+    const base = createOpenAICompatible({ name: 'my-llm', baseURL: server.baseURL, apiKey: KEY, includeUsage: true }).chatModel('m-1') as OpenAICompatibleChatLanguageModel
+    const mine = new LeanChatModel(base, { name: 'my-llm', baseURL: server.baseURL, apiKey: KEY, includeUsage: true })
+    const call = (): CallOptions => ({ ...options(), providerOptions: { myLlm: { user: 'u-1', reasoningEffort: 'low', custom_flag: true } } })
+    const theirs = await play(base, sse(fixture('reasoning')), call())
+    const ours = await play(mine, sse(fixture('reasoning')), call())
+    expect(ours).toEqual(theirs)
+    expect(ours.wire?.body).toMatchObject({ user: 'u-1', reasoning_effort: 'low', custom_flag: true })
+    expect(ours.parts.at(-1)).toMatchObject({ type: 'finish', providerMetadata: { myLlm: { acceptedPredictionTokens: 1 } } })
+  })
+
   for (const finish of ['content_filter', 'eos']) {
     it(`finish reason '${finish}' maps the same`, async () => {
       const [ours, theirs] = await both(() => sse(fixture('text').replace('"finish_reason":"stop"', `"finish_reason":"${finish}"`)))
