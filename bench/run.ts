@@ -8,6 +8,7 @@ import { benchMemory } from './memory-bench.ts'
 import { benchMemoryReturned } from './memory-return.ts'
 import { benchQueue } from './queue-bench.ts'
 import { benchCapacity } from './capacity-bench.ts'
+import { benchLeanModel } from './lean-model-bench.ts'
 import { benchLiveProvider, benchStreamCpu } from './stream-cpu.ts'
 import { startBenchGateway } from './rig.ts'
 import { benchKit, benchStartup } from './startup-bench.ts'
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
   await step('(h) PostgreSQL queue claim rate', () => benchQueue())
   await step('(i) gateway CPU per streamed delta (provider, cli_primary, cli_secondary)', () => benchStreamCpu())
   await step('(j) capacity: concurrent streams at 50 deltas/s', () => benchCapacity())
+  await step('(k) lean OpenAI-compatible model vs the AI SDK model, CPU per delta', () => benchLeanModel())
   await mkdir(OUT_DIR, { recursive: true })
   await writeFile(new URL('latest.json', OUT_DIR), `${JSON.stringify(rows, null, 2)}\n`)
   printTable(rows)

@@ -2,13 +2,16 @@
  * The AI SDK's own CPU per streamed delta, without the gateway: the fake model server in
  * its own process, this process consuming one call's stream through each layer the provider runner
  * could use, and reporting this process's CPU per delta. It tells what floor the SDK leaves to the
- * gateway's share. `npx tsx bench/sdk-stream-cost.ts [deltas] [--paced] [--streams N] [layer…]`
+ * gateway's share; `leanDoStream` and `leanCall` are the gateway's lean OpenAI-compatible model
+ * (lean-model/) alone and under the SDK's model call, beside the SDK model's `doStream` and
+ * `streamLanguageModelCall`. `npx tsx bench/sdk-stream-cost.ts [deltas] [--paced] [--streams N] [layer…]`
  * (`--streams N`: N calls at once, as a loaded gateway runs them, so wake-ups are shared).
  */
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { createOpenAICompatible, OpenAICompatibleChatLanguageModel } from '@ai-sdk/openai-compatible'
 import { experimental_streamLanguageModelCall, experimental_streamTextLowMemory, streamText } from 'ai'
 import { request } from 'node:http'
 import { loadavg } from 'node:os'
+import { LeanChatModel } from '../gateway/engines/provider/lean-model/lean-chat-model.ts'
 import { startModelProcess } from './operator-gateway.ts'
 import { pacedScenario, unpacedScenario } from './stream-client.ts'
 
@@ -18,10 +21,12 @@ const streamsAt = process.argv.indexOf('--streams')
 const streams = streamsAt >= 0 ? Number(process.argv[streamsAt + 1]) : 1
 const model = await startModelProcess()
 const provider = createOpenAICompatible({ name: 'fake', baseURL: model.baseURL, includeUsage: true })
+// The gateway's lean model for the same wire (the default client of openai-compatible profiles).
+const lean = new LeanChatModel(provider.chatModel('fake-small') as OpenAICompatibleChatLanguageModel, { name: 'fake', baseURL: model.baseURL, includeUsage: true })
 const text = paced ? pacedScenario(deltas) : unpacedScenario(deltas)
 const messages = [{ role: 'user' as const, content: text }]
 
-type Layer = 'streamText' | 'streamTextLowMemory' | 'streamLanguageModelCall' | 'doStream' | 'fetch' | 'http'
+type Layer = 'streamText' | 'streamTextLowMemory' | 'streamLanguageModelCall' | 'doStream' | 'leanCall' | 'leanDoStream' | 'fetch' | 'http'
 async function consume(layer: Layer): Promise<number> {
   let seen = 0
   if (layer === 'http') {
@@ -52,8 +57,9 @@ async function consume(layer: Layer): Promise<number> {
     }
     return seen - 1
   }
-  if (layer === 'doStream') {
-    const { stream } = await provider.chatModel('fake-small').doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text }] }] })
+  if (layer === 'doStream' || layer === 'leanDoStream') {
+    const chat = layer === 'doStream' ? provider.chatModel('fake-small') : lean
+    const { stream } = await chat.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text }] }] })
     const reader = stream.getReader()
     for (;;) {
       const { done, value } = await reader.read()
@@ -62,8 +68,10 @@ async function consume(layer: Layer): Promise<number> {
     }
     return seen
   }
-  if (layer === 'streamLanguageModelCall') {
-    const { stream } = await experimental_streamLanguageModelCall({ model: provider.chatModel('fake-small'), messages })
+  if (layer === 'streamLanguageModelCall' || layer === 'leanCall') {
+    // The call the provider runner makes per leg (turn.ts), on the SDK's model or on the lean one.
+    const chat = layer === 'leanCall' ? lean : provider.chatModel('fake-small')
+    const { stream } = await experimental_streamLanguageModelCall({ model: chat, messages })
     for await (const part of stream) if (part.type === 'text-delta') seen++
     return seen
   }
@@ -73,7 +81,7 @@ async function consume(layer: Layer): Promise<number> {
   return seen
 }
 
-const only = process.argv.filter((a) => ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream', 'fetch', 'http'].includes(a)) as Layer[]
+const only = process.argv.filter((a) => ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream', 'leanCall', 'leanDoStream', 'fetch', 'http'].includes(a)) as Layer[]
 const layers: Layer[] = only.length ? only : ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream']
 for (const layer of [...layers, ...layers]) {
   await consume(layer) // warm-up of this layer

@@ -19,6 +19,7 @@ const providerSettings = z.strictObject({
   models: z.array(z.string().min(1)).optional(),
   baseURL: z.url().optional(),
   apiKeyEnv: envName.optional(),
+  client: z.enum(['lean', 'ai-sdk']).optional().describe("OpenAI-compatible ids only: 'lean' (default) or 'ai-sdk' (@ai-sdk/openai-compatible's client)"),
 })
 
 const sessionGrants = z.strictObject({

@@ -31,6 +31,10 @@ export function validateProfiles(profiles: readonly ProfileConfig[], hasEngineRu
       if (!profile.provider || typeof profile.provider.model !== 'string') {
         throw new Error(`profile '${profile.name}': a provider profile needs provider.{id, model}`)
       }
+      const client: unknown = profile.provider.client
+      if (client !== undefined && client !== 'lean' && client !== 'ai-sdk') {
+        throw new Error(`profile '${profile.name}': provider.client must be 'lean' or 'ai-sdk'`)
+      }
     }
     if (profile.configDir !== undefined) {
       if (engine !== 'cli_primary') throw new Error(`profile '${profile.name}': configDir is for cli_primary profiles only`)

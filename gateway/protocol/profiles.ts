@@ -9,6 +9,11 @@ export interface ProviderSettings {
   /** Names an environment variable; never a key. */
   apiKeyEnv?: string
   baseURL?: string
+  /**
+   * The client of OpenAI-compatible ids (not 'openai' / 'anthropic'): 'lean' (default) streams
+   * with the gateway's lean model, 'ai-sdk' with `@ai-sdk/openai-compatible`'s.
+   */
+  client?: 'lean' | 'ai-sdk'
 }
 
 export interface ProfileSessionGrants {

@@ -5,9 +5,10 @@
  */
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { createOpenAICompatible, OpenAICompatibleChatLanguageModel } from '@ai-sdk/openai-compatible'
 import type { LanguageModel } from 'ai'
-import type { ProfileConfig } from '../../protocol/index.ts'
+import type { ProfileConfig, ProviderSettings } from '../../protocol/index.ts'
+import { LeanChatModel } from './lean-model/lean-chat-model.ts'
 
 /** What a runner needs of an AI SDK provider: a chat model by id. */
 interface Provider {
@@ -29,10 +30,10 @@ export function providerFor(profile: ProfileConfig, source: ModelSource): { prov
   if (!baseURL && !vendor) throw new Error(`profile '${profile.name}': no base URL for provider '${settings.id}'`)
   // apiKeyEnv names a variable; the key is read here and goes nowhere but the provider client.
   const apiKey = settings.apiKeyEnv ? process.env[settings.apiKeyEnv] : undefined
-  const key = `${profile.name}\0${baseURL}\0${apiKey ?? ''}`
+  const key = `${profile.name}\0${baseURL}\0${apiKey ?? ''}\0${settings.client ?? ''}`
   let provider = source.fetch ? undefined : providers.get(key)
   if (!provider) {
-    provider = build(settings.id, { baseURL, apiKey, fetch: source.fetch })
+    provider = build(settings.id, { baseURL, apiKey, fetch: source.fetch, client: settings.client })
     if (!source.fetch) providers.set(key, provider)
   }
   return { provider, apiKeySource: apiKey ? 'env' : 'none' }
@@ -45,7 +46,14 @@ export function catalogOf(profile: ProfileConfig): string[] {
   return settings.models?.length ? [...settings.models] : [settings.model]
 }
 
-function build(id: string, settings: { baseURL?: string; apiKey?: string; fetch?: typeof fetch }): Provider {
+interface BuildSettings {
+  baseURL?: string
+  apiKey?: string
+  fetch?: typeof fetch
+  client?: ProviderSettings['client']
+}
+
+function build(id: string, settings: BuildSettings): Provider {
   if (id === 'openai') {
     const openai = createOpenAI(settings)
     return onePerModel((model) => openai.chat(model))
@@ -54,8 +62,15 @@ function build(id: string, settings: { baseURL?: string; apiKey?: string; fetch?
     const anthropic = createAnthropic(settings)
     return onePerModel((model) => anthropic.messages(model))
   }
-  const compatible = createOpenAICompatible({ name: id || 'provider', baseURL: settings.baseURL as string, apiKey: settings.apiKey, fetch: settings.fetch, includeUsage: true })
-  return onePerModel((model) => compatible.chatModel(model))
+  const name = id || 'provider'
+  const compatible = createOpenAICompatible({ name, baseURL: settings.baseURL as string, apiKey: settings.apiKey, fetch: settings.fetch, includeUsage: true })
+  // The lean client streams over node:http, so a host's own fetch keeps the SDK's client.
+  if (settings.client === 'ai-sdk' || settings.fetch) return onePerModel((model) => compatible.chatModel(model))
+  const lean = { name, baseURL: settings.baseURL as string, apiKey: settings.apiKey, includeUsage: true }
+  return onePerModel((model) => {
+    const sdk = compatible.chatModel(model)
+    return sdk instanceof OpenAICompatibleChatLanguageModel ? new LeanChatModel(sdk, lean) : sdk
+  })
 }
 
 /**
