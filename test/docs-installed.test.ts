@@ -78,4 +78,17 @@ describe('the pages an installed user reads (issue 22)', () => {
     expect(doc).toMatch(/exec \/srv\/gateway\/app\/node_modules\/\.bin\/gateway serve/)
     expect(doc).toMatch(/npx and npm do not forward SIGTERM/)
   })
+
+  it('operating.md signs Claude in with the commands Claude Code 2.1 has, and installs the codex configuration.md pins', () => {
+    const doc = read('docs/operating.md')
+    // Claude Code 2.1.332 has `auth login` and `setup-token`; a bare `claude login` is not a command.
+    expect(doc).not.toMatch(/claude login/)
+    expect(doc).toMatch(/claude auth login/)
+    expect(doc).toMatch(/claude setup-token/)
+    const pinned = /npm install @openai\/codex@(\S+)/.exec(read('docs/configuration.md'))?.[1]
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/)
+    const installs = [...doc.matchAll(/npm install (?:-g )?@openai\/codex(\S*)/g)].map((m) => m[0])
+    expect(installs.length).toBeGreaterThan(0)
+    expect(installs.filter((install) => !install.endsWith(`@${pinned}`))).toEqual([])
+  })
 })
