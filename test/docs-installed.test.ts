@@ -87,7 +87,7 @@ describe('the pages an installed user reads (issue 22)', () => {
     expect(doc).toMatch(/claude setup-token/)
     const pinned = /npm install @openai\/codex@(\S+)/.exec(read('docs/configuration.md'))?.[1]
     expect(pinned).toMatch(/^\d+\.\d+\.\d+$/)
-    const installs = [...doc.matchAll(/npm install (?:-g )?@openai\/codex(\S*)/g)].map((m) => m[0])
+    const installs = [...doc.matchAll(/npm install (?:-g )?@openai\/codex(?:@[\w.-]+)?/g)].map((m) => m[0])
     expect(installs.length).toBeGreaterThan(0)
     expect(installs.filter((install) => !install.endsWith(`@${pinned}`))).toEqual([])
   })
