@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { expectPublishedMetadata, unlinkedRepositoryPaths } from './published-metadata.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
@@ -90,5 +91,14 @@ describe('the pages an installed user reads (issue 22)', () => {
     const installs = [...doc.matchAll(/npm install (?:-g )?@openai\/codex(?:@[\w.-]+)?/g)].map((m) => m[0])
     expect(installs.length).toBeGreaterThan(0)
     expect(installs.filter((install) => !install.endsWith(`@${pinned}`))).toEqual([])
+  })
+
+  it('each package names its repository, homepage, issue tracker and licence, packs a LICENSE, and its README links the repository files it names', () => {
+    for (const name of ['gateway', 'conformance', 'client']) {
+      const pkg = JSON.parse(read(`packages/${name}/package.json`)) as Record<string, unknown> & { files: string[] }
+      expectPublishedMetadata(pkg, `packages/${name}`)
+      expect({ name, license: read(`packages/${name}/LICENSE`), files: pkg.files.includes('LICENSE') }).toEqual({ name, license: read('LICENSE'), files: true })
+      expect({ name, unlinked: unlinkedRepositoryPaths(read(`packages/${name}/README.md`)) }).toEqual({ name, unlinked: [] })
+    }
   })
 })
