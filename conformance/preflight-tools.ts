@@ -52,7 +52,8 @@ async function probeTool(manifest: TargetManifest, agent: Dispatcher, target: Pr
   const wsUrl = `${manifest.baseUrl.replace(/^http/, 'ws')}/sessions/${encodeURIComponent(id)}/ws`
   let ws: WsClient | undefined
   try {
-    ws = await openWs(new WireLog(), wsUrl, target.token, target.timeoutMs)
+    ws = await openWs(new WireLog(), wsUrl, target.token, target.timeoutMs).catch(() => undefined)
+    if (!ws) return `features.${probe.feature}: cannot attach to a session on profiles.provider '${target.profile}' to check its tool ${probe.tool} (the WebSocket upgrade failed)`
     ws.send({ type: 'user_message', text: `scenario:${JSON.stringify({ name: `preflight-${probe.tool}`, steps: [probe.step] })}` })
     const ended = (f: any) => f.type === 'event' && f.event?.type === 'turn_result'
     const frame = await ws.waitFor((f) => probe.offered(f) || ended(f), target.timeoutMs, `${probe.tool} dispatched or the turn's end`).catch(() => undefined)
