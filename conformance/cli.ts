@@ -29,7 +29,8 @@ const USAGE = `usage: gateway-conformance [--target manifest.json | --target sel
   A manifest is checked against manifest.schema.json (in the package: gateway-conformance/
   manifest.schema.json, under dist/conformance/target/; point "$schema" at it): unknown fields and
   feature names are errors. Before any case runs, a preflight checks that the target answers,
-  every token authenticates and the declared profiles exist with their engines. A manifest's
+  every token authenticates, the declared profiles exist with their engines and the provider
+  tools the scenarios call (deferred_task, deferred_short, client_eval) are offered. A manifest's
   realEngines names the fake model API each real CLI talks to: the kit checks it answers, or
   starts it there when that loopback port is free.
   --timeout-ms N   how long one wait may take (default 15000), plus the manifest's timers.turnMs

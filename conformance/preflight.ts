@@ -1,10 +1,12 @@
 /**
  * The preflight: before any case runs, the target must answer, every token of the manifest must
  * authenticate (and the unscoped operator see what an operator sees), and the declared profiles
- * must exist with the declared engines. Each problem is one line; any problem stops the run
+ * must exist with the declared engines, and the provider tools the scenarios call must be there
+ * (preflight-tools.ts). Each problem is one line; any problem stops the run
  * (exit 2) so a misconfigured run never reads as a list of failed or unsupported cases.
  */
 import { Agent, request } from 'undici'
+import { preflightTools } from './preflight-tools.ts'
 import { PROFILE_ROLES } from './target/manifest-schema.ts'
 import type { TargetManifest } from './types.ts'
 
@@ -57,7 +59,9 @@ export async function preflight(manifest: TargetManifest, timeoutMs = 5000): Pro
         }
       }
     }
-    return problems
+    // The tools need the provider profile checked above: only then is a tool problem the tool's.
+    if (problems.length) return problems
+    return await preflightTools(manifest, agent, timeoutMs + (manifest.timers?.turnMs ?? 0))
   } finally {
     await agent.close()
   }

@@ -7,8 +7,9 @@ import { CaseContext } from './harness/context.ts'
 import { caseSeed } from './harness/random.ts'
 import { describeScripted, offersScripted } from './harness/scripted-engine.ts'
 import type { WebhookReceiver } from './harness/webhook-receiver.ts'
+import { offerToolAdvice, toolNotOffered } from './harness/tool-not-offered.ts'
 import { WsRefused } from './harness/ws-client.ts'
-import { ClauseViolation, NonStrict, Unsupported, type Case, type CaseResult, type TargetManifest } from './types.ts'
+import { ClauseViolation, NonStrict, Unsupported, type Case, type CaseResult, type TargetManifest, type WireEntry } from './types.ts'
 
 export interface RunOptions {
   manifest: TargetManifest
@@ -144,13 +145,28 @@ async function runOnce(c: Case, options: RunOptions, attempt = 0): Promise<CaseR
     ])
     if (ctx.nonStrictNotes.length) verdict = { outcome: 'non-strict', message: ctx.nonStrictNotes.join('; ') }
   } catch (err) {
-    verdict = classify(err)
+    verdict = blameSetup(classify(err), ctx.log.entries)
   } finally {
     clearTimeout(timer)
     await ctx.cleanup()
   }
   const observations = ctx.observations.length ? { observations: ctx.observations } : {}
   return { ...base, ...verdict, ...observations, durationMs: Date.now() - started, wireLog: ctx.log.entries }
+}
+
+/**
+ * A case that failed because the target refused a scenario's tool as unknown did not judge the
+ * target: the manifest claims a feature whose tool the target names otherwise. The result says so
+ * in its message (not only in the wire log) and is an `error`, never a clause's `fail`.
+ */
+function blameSetup(verdict: Pick<CaseResult, 'outcome' | 'message' | 'failure'>, log: WireEntry[]): Pick<CaseResult, 'outcome' | 'message' | 'failure'> {
+  if (verdict.outcome !== 'fail' && verdict.outcome !== 'error') return verdict
+  const refused = toolNotOffered(log.filter((e) => e.kind === 'ws-in' || e.kind === 'response').map((e) => e.body))
+  if (!refused) return verdict
+  return {
+    outcome: 'error',
+    message: `the target's setup, not a clause: it answered "${refused.said}" to a scenario's call (${offerToolAdvice(refused.tool)}); what the case then saw: ${verdict.message ?? ''}`,
+  }
 }
 
 function classify(err: unknown): Pick<CaseResult, 'outcome' | 'message' | 'failure'> {

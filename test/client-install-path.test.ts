@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSelfTarget, type SelfTarget } from '../conformance/target/self.ts'
+import { expectPublishedMetadata, unlinkedRepositoryPaths } from './published-metadata.ts'
 import { ENV, userShell } from './user-shell.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
@@ -101,13 +102,27 @@ describe('agent-session-client installed alone from its packed tarball', () => {
     expect(checked.code).toBe(0)
   })
 
-  it('runs the compiled example with plain Node 22 against our gateway on the fakes', async () => {
+  it('runs the compiled example with plain Node 22 against our gateway on the fakes, on a provider and on a Claude Code profile', async () => {
     const { manifest } = target
-    const ran = await run(process.execPath, ['out/main.js', 'scenario:hello'], { cwd: project, env: { ...ENV, GATEWAY_URL: manifest.baseUrl, GATEWAY_TOKEN: manifest.tokens.operator, PROFILE: manifest.profiles.provider } })
-    expect(ran.stderr).toBe('')
-    expect(ran.code).toBe(0)
-    const lines = ran.stdout.trim().split('\n')
-    expect(lines[0]).toBe('a missing session: 404 session_not_found')
-    expect(JSON.parse(lines[1])).toEqual({ result: 'Hello, world!', streamed: 'Hello, world!', rows: ['user', 'assistant', 'turn_end'] })
+    for (const profile of [manifest.profiles.provider, manifest.profiles.cli_primary]) {
+      const env = { ...ENV, GATEWAY_URL: manifest.baseUrl, GATEWAY_TOKEN: manifest.tokens.operator, PROFILE: profile, SESSION_CWD: manifest.cwdRoot }
+      const ran = await run(process.execPath, ['out/main.js', 'scenario:hello'], { cwd: project, env })
+      expect({ profile, stderr: ran.stderr, code: ran.code }).toEqual({ profile, stderr: '', code: 0 })
+      const lines = ran.stdout.trim().split('\n')
+      expect(lines[0]).toBe('a missing session: 404 session_not_found')
+      const printed = JSON.parse(lines[1]) as { result: string; streamed: string; rows: string[] }
+      expect({ profile, streamed: printed.streamed, first: printed.rows[0], last: printed.rows.at(-1) }).toEqual({ profile, streamed: 'Hello, world!', first: 'user', last: 'turn_end' })
+      // The Claude CLI's result is its last text block (the fake, like the real one, sends the text as two messages).
+      if (profile === manifest.profiles.provider) expect(printed).toEqual({ result: 'Hello, world!', streamed: 'Hello, world!', rows: ['user', 'assistant', 'turn_end'] })
+      else expect('Hello, world!'.endsWith(printed.result)).toBe(true)
+    }
+  })
+
+  it('names its repository, homepage, issue tracker and licence, ships the LICENSE, and links the repository files its README names', async () => {
+    const installed = join(project, 'node_modules/agent-session-client')
+    expectPublishedMetadata(JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')), 'packages/client')
+    expect(await readFile(join(installed, 'LICENSE'), 'utf8')).toBe(await readFile(join(ROOT, 'LICENSE'), 'utf8'))
+    expect(unlinkedRepositoryPaths(await readFile(join(installed, 'README.md'), 'utf8'))).toEqual([])
+    expect(readdirSync(installed, { recursive: true }).filter((f) => String(f).endsWith('.map'))).toEqual([])
   })
 })

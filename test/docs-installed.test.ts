@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { expectPublishedMetadata, unlinkedRepositoryPaths } from './published-metadata.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
@@ -77,5 +78,27 @@ describe('the pages an installed user reads', () => {
     expect(doc).toMatch(/^ExecStart=\/srv\/gateway\/app\/node_modules\/\.bin\/gateway serve --config /m)
     expect(doc).toMatch(/exec \/srv\/gateway\/app\/node_modules\/\.bin\/gateway serve/)
     expect(doc).toMatch(/npx and npm do not forward SIGTERM/)
+  })
+
+  it('operating.md signs Claude in with the commands Claude Code 2.1 has, and installs the codex configuration.md pins', () => {
+    const doc = read('docs/operating.md')
+    // Claude Code 2.1.332 has `auth login` and `setup-token`; a bare `claude login` is not a command.
+    expect(doc).not.toMatch(/claude login/)
+    expect(doc).toMatch(/claude auth login/)
+    expect(doc).toMatch(/claude setup-token/)
+    const pinned = /npm install @openai\/codex@(\S+)/.exec(read('docs/configuration.md'))?.[1]
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/)
+    const installs = [...doc.matchAll(/npm install (?:-g )?@openai\/codex(?:@[\w.-]+)?/g)].map((m) => m[0])
+    expect(installs.length).toBeGreaterThan(0)
+    expect(installs.filter((install) => !install.endsWith(`@${pinned}`))).toEqual([])
+  })
+
+  it('each package names its repository, homepage, issue tracker and licence, packs a LICENSE, and its README links the repository files it names', () => {
+    for (const name of ['gateway', 'conformance', 'client']) {
+      const pkg = JSON.parse(read(`packages/${name}/package.json`)) as Record<string, unknown> & { files: string[] }
+      expectPublishedMetadata(pkg, `packages/${name}`)
+      expect({ name, license: read(`packages/${name}/LICENSE`), files: pkg.files.includes('LICENSE') }).toEqual({ name, license: read('LICENSE'), files: true })
+      expect({ name, unlinked: unlinkedRepositoryPaths(read(`packages/${name}/README.md`)) }).toEqual({ name, unlinked: [] })
+    }
   })
 })

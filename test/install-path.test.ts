@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
 import { installPinned } from '../gateway/test/real-binaries.ts'
+import { expectPublishedMetadata, unlinkedRepositoryPaths } from './published-metadata.ts'
 import { ENV, PATH, userShell } from './user-shell.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
@@ -88,6 +90,7 @@ let project: string
 let kitOnly: string
 let gatewayTgz: string
 let kitTgz: string
+let clientTgz: string
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'install-path-'))
@@ -96,8 +99,8 @@ beforeAll(async () => {
   kitOnly = join(work, 'kit-only')
   for (const dir of [packs, project, kitOnly]) await mkdir(dir)
   const t0 = Date.now()
-  await ok('npm', ['pack', join(ROOT, 'packages/gateway'), join(ROOT, 'packages/conformance'), '--pack-destination', packs, '--silent'], packs)
-  ;[gatewayTgz, kitTgz] = ['agent-session-gateway', 'gateway-conformance'].map((name) => join(packs, (readdirSync(packs).find((f) => f.startsWith(`${name}-`)))!)) as [string, string]
+  await ok('npm', ['pack', join(ROOT, 'packages/gateway'), join(ROOT, 'packages/conformance'), join(ROOT, 'packages/client'), '--pack-destination', packs, '--silent'], packs)
+  ;[gatewayTgz, kitTgz, clientTgz] = ['agent-session-gateway', 'gateway-conformance', 'agent-session-client'].map((name) => join(packs, (readdirSync(packs).find((f) => f.startsWith(`${name}-`)))!)) as [string, string, string]
   const t1 = Date.now()
   for (const dir of [project, kitOnly]) await writeFile(join(dir, 'package.json'), `${JSON.stringify({ name: 'install-path-check', private: true, type: 'module' })}\n`)
   const install = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent']
@@ -177,6 +180,17 @@ describe('installed from the packed tarballs into an empty project', () => {
     expect(JSON.stringify(report)).not.toContain(TOKEN)
     expect(await readdir(reports)).toEqual(expect.arrayContaining(['report.json', 'junit.xml', 'index.html']))
   }, SETUP_MS)
+
+  it('each package names its repository, homepage, issue tracker and licence, ships the LICENSE and no source map, and its README links the repository files it names', async () => {
+    const license = await readFile(join(ROOT, 'LICENSE'), 'utf8')
+    for (const [name, directory] of [['agent-session-gateway', 'packages/gateway'], ['gateway-conformance', 'packages/conformance']]) {
+      const installed = join(project, 'node_modules', name)
+      expectPublishedMetadata(JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')), directory)
+      expect({ name, license: await readFile(join(installed, 'LICENSE'), 'utf8') }).toEqual({ name, license })
+      expect({ name, unlinked: unlinkedRepositoryPaths(await readFile(join(installed, 'README.md'), 'utf8')) }).toEqual({ name, unlinked: [] })
+      expect({ name, maps: readdirSync(installed, { recursive: true }).filter((f) => String(f).endsWith('.map')) }).toEqual({ name, maps: [] })
+    }
+  })
 
   it('the gateway command without the optional Claude Agent SDK names the package in one line and exits 2', async () => {
     // `gateway` here is the development gateway, which declares cli_primary profiles.
@@ -333,5 +347,58 @@ describe('docs/operating.md, followed literally from the packed tarballs', () =>
     served.child.kill('SIGTERM')
     expect(await exited).toEqual({ code: 0, signal: null })
     expect(processesNaming(srv)).toEqual([])
+  }, SETUP_MS)
+})
+
+/** A WebSocket message matching `predicate`, or a throw after `timeoutMs` naming what came. */
+function nextFrame(socket: WebSocket, predicate: (frame: any) => boolean, timeoutMs: number): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const seen: string[] = []
+    const timer = setTimeout(() => reject(new Error(`no matching frame in ${timeoutMs} ms; got ${seen.join(', ')}`)), timeoutMs)
+    socket.on('message', (data) => {
+      const frame = JSON.parse(String(data))
+      seen.push(frame.event?.type ?? frame.type)
+      if (predicate(frame)) { clearTimeout(timer); resolve(frame) }
+    })
+  })
+}
+
+describe('examples/browser-panel, copied into an empty project with the packed tarballs and nothing of this repository', () => {
+  it('installs, bundles its page, serves it, logs alice in by cookie and runs her session on the fake Claude CLI', async () => {
+    const panel = join(work, 'panel')
+    await mkdir(join(panel, 'page'), { recursive: true })
+    for (const file of ['main.ts', 'server.ts', 'page/index.html', 'page/panel.ts', 'page/bundle.ts']) await writeFile(join(panel, file), await readFile(join(ROOT, 'examples/browser-panel', file)))
+    await writeFile(join(panel, 'package.json'), `${JSON.stringify({ name: 'browser-panel-check', private: true, type: 'module' })}\n`)
+    // What docs/client.md tells: the three packages, the SDK (without its native CLI: the fake replaces it) and tsx.
+    await ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', '--omit=optional', gatewayTgz, kitTgz, clientTgz,
+      `@anthropic-ai/claude-agent-sdk@${installedVersion('@anthropic-ai/claude-agent-sdk')}`, `tsx@${installedVersion('tsx')}`], panel)
+    const served = await startUntil(join(panel, 'node_modules/.bin/tsx'), ['main.ts'], panel, { ...ENV, PORT: '0' }, /browser panel on (http:\/\/\S+?)\//)
+    const origin = served.match[1]!
+    const page = await fetch(`${origin}/`)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('panel.js')
+    const script = await (await fetch(`${origin}/panel.js`)).text()
+    expect(script).toContain('GatewayClient') // agent-session-client bundled in, from the project's node_modules
+    expect(script).not.toContain(ROOT)
+
+    const login = await fetch(`${origin}/login`, { method: 'POST', body: new URLSearchParams({ user: 'alice' }), redirect: 'manual' })
+    expect(login.status).toBe(303)
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!
+    const workspace = await fetch(`${origin}/app/rpc/workspace`, { method: 'POST', headers: { cookie } })
+    expect(workspace.status).toBe(200)
+    const { profile, cwd } = (await workspace.json()) as { profile: string; cwd: string }
+    const created = await fetch(`${origin}/v1/sessions`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ profile, cwd }) })
+    expect(created.status).toBe(201)
+    const { session } = (await created.json()) as { session: { id: string } }
+    const socket = new WebSocket(`${origin.replace('http', 'ws')}/v1/sessions/${session.id}/ws`, { headers: { cookie } })
+    const attached = nextFrame(socket, (f) => f.type === 'attached', 30_000)
+    await attached
+    const ended = nextFrame(socket, (f) => f.type === 'event' && f.event?.type === 'turn_result', 60_000)
+    socket.send(JSON.stringify({ type: 'user_message', text: 'scenario:hello' }))
+    expect((await ended).event.isError).not.toBe(true)
+    socket.close()
+    // Bob, of another tenant, gets 404 for alice's session, like an unknown id.
+    const bob = (await fetch(`${origin}/login`, { method: 'POST', body: new URLSearchParams({ user: 'bob' }), redirect: 'manual' })).headers.get('set-cookie')!.split(';')[0]!
+    expect((await fetch(`${origin}/v1/sessions/${session.id}`, { headers: { cookie: bob } })).status).toBe(404)
   }, SETUP_MS)
 })

@@ -3,7 +3,8 @@ import { GatewayClient, GatewayError, buildTranscript, streamedText } from 'agen
 // Node: an absolute URL with the route prefix, and a bearer token the gateway's authenticate hook accepts.
 const client = new GatewayClient({ baseUrl: process.env.GATEWAY_URL ?? 'http://127.0.0.1:8787/v1', token: process.env.GATEWAY_TOKEN })
 
-const session = await client.createSession({ profile: process.env.PROFILE, includePartialMessages: true })
+// A CLI profile (Claude Code, codex) runs in a working directory, inside the gateway's allowedCwdRoots.
+const session = await client.createSession({ profile: process.env.PROFILE, cwd: process.env.SESSION_CWD ?? process.cwd(), includePartialMessages: true })
 const handle = await client.attach(session.id) // re-attaches by itself after a drop, from the last seq seen
 let streamed = ''
 handle.on('event', (event) => {

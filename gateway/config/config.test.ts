@@ -27,7 +27,7 @@ describe('configuration validation', () => {
     }, '/')
     expect(config).toBeUndefined()
     expect(problems).toEqual(expect.arrayContaining([
-      "profiles[0].provider.baseURL: required for provider id 'openai-compatible'",
+      "profiles[0].provider.baseURL: required for provider id 'openai-compatible' (or set engines.provider.baseURL)",
       expect.stringMatching(/^profiles\[1\]\.engine: /),
       'profiles[2].provider.apiKeyEnv: an environment variable name',
       'cors.origins[0]: origins are exact, no wildcard',
@@ -42,6 +42,14 @@ describe('configuration validation', () => {
     const { problems } = validateConfig({ ...AUTH, webSockets: { maxBufferedBytes: 1024, maxPerSession: 0 } }, '/')
     expect(problems).toEqual([expect.stringMatching(/^webSockets\.maxBufferedBytes: /), expect.stringMatching(/^webSockets\.maxPerSession: /)])
     expect(validateConfig({ ...AUTH, webSockets: { maxBufferedBytes: 65536, slowReaderTimeoutMs: 5000, maxPerPrincipal: 8, maxPerSession: 4 } }, '/').problems).toEqual([])
+  })
+
+  it("takes engines.provider.baseURL for a declared openai-compatible profile that names no baseURL of its own, as operating.md says", () => {
+    const profile = { name: 'llm', engine: 'provider', provider: { id: 'openai-compatible', model: 'm' } }
+    const withEngine = validateConfig({ ...AUTH, engines: { provider: { baseURL: 'http://127.0.0.1:9/v1' } }, profiles: [profile] }, '/')
+    expect(withEngine.problems).toEqual([])
+    const without = validateConfig({ ...AUTH, profiles: [profile] }, '/')
+    expect(without.problems).toEqual(["profiles[0].provider.baseURL: required for provider id 'openai-compatible' (or set engines.provider.baseURL)"])
   })
 
   it('says "required" for a missing field', () => {

@@ -14,7 +14,7 @@ const permissionMode = z.enum(['default', 'acceptEdits', 'bypassPermissions', 'd
 
 /** Provider engine settings: the AI SDK provider by id; the key comes from `apiKeyEnv` (profile.6). */
 const providerSettings = z.strictObject({
-  id: z.string().min(1).describe("'openai-compatible' (needs baseURL), 'openai', 'anthropic'"),
+  id: z.string().min(1).describe("'openai-compatible' (needs baseURL, here or in engines.provider), 'openai', 'anthropic'"),
   model: z.string().min(1),
   models: z.array(z.string().min(1)).optional(),
   baseURL: z.url().optional(),
@@ -78,10 +78,6 @@ const providerProfile = z.strictObject({
   engine: z.literal('provider'),
   provider: providerSettings,
   session: sessionGrants.optional(),
-}).superRefine((profile, ctx) => {
-  if (profile.provider.id === 'openai-compatible' && !profile.provider.baseURL) {
-    ctx.addIssue({ code: 'custom', path: ['provider', 'baseURL'], message: "required for provider id 'openai-compatible'" })
-  }
 })
 
 export const profileSchema = z.discriminatedUnion('engine', [cliPrimaryProfile, cliSecondaryProfile, providerProfile])
@@ -220,7 +216,22 @@ export const configSchema = z.strictObject({
     /** Extra pino redaction paths on top of the built-in credential paths. */
     redact: z.array(z.string()).optional(),
   }).optional(),
-})
+}).superRefine(openAiCompatibleNeedsBaseUrl, { when: () => true })
+
+/**
+ * An openai-compatible profile needs an endpoint: its own `provider.baseURL`, or the engine's
+ * (`engines.provider.baseURL` serves every provider profile naming none). Decided on the whole file,
+ * and run even when other keys have problems, so every problem is listed at once; the input may
+ * then be malformed anywhere, hence the defensive reads.
+ */
+function openAiCompatibleNeedsBaseUrl(raw: unknown, ctx: z.RefinementCtx): void {
+  const config = (raw ?? {}) as { profiles?: unknown; engines?: { provider?: { baseURL?: unknown } } }
+  if (config.engines?.provider?.baseURL || !Array.isArray(config.profiles)) return
+  config.profiles.forEach((profile: { engine?: unknown; provider?: { id?: unknown; baseURL?: unknown } } | null, index) => {
+    if (profile?.engine !== 'provider' || profile.provider?.id !== 'openai-compatible' || profile.provider.baseURL) return
+    ctx.addIssue({ code: 'custom', path: ['profiles', index, 'provider', 'baseURL'], message: "required for provider id 'openai-compatible' (or set engines.provider.baseURL)" })
+  })
+}
 
 export type GatewayConfig = z.infer<typeof configSchema>
 export type ProfileEntry = z.infer<typeof profileSchema>

@@ -144,7 +144,7 @@ describe('gateway check --config', { timeout: 60_000 }, () => {
     expect(result.code).toBe(2)
     const lines = result.stderr.trim().split('\n')
     expect(lines).toEqual(expect.arrayContaining([
-      "profiles[1].provider.baseURL: required for provider id 'openai-compatible'",
+      "profiles[1].provider.baseURL: required for provider id 'openai-compatible' (or set engines.provider.baseURL)",
       'profiles[2].provider.model: required',
       expect.stringMatching(/^queue\.maxConcurrency: /),
       expect.stringMatching(/^maxBodyBytes: /),

@@ -3,11 +3,13 @@
  * agent-session-client and the protocol it carries are compiled in; nothing else may be, since the
  * client has no runtime dependency. Returns the page, the script, and the bundled inputs.
  */
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
 const HERE = new URL('./', import.meta.url)
+const REPOSITORY_TSCONFIG = fileURLToPath(new URL('../../../tsconfig.json', HERE))
 
 export interface PanelPage {
   html: string
@@ -25,8 +27,9 @@ export async function bundlePanel(): Promise<PanelPage> {
     target: 'es2023',
     write: false,
     metafile: true,
-    // In this repository the package name maps onto client/ (tsconfig paths); installed, it resolves from node_modules.
-    tsconfig: fileURLToPath(new URL('../../../tsconfig.json', HERE)),
+    // In this repository the package name maps onto client/ (tsconfig paths); copied into an app
+    // (no such file there), it resolves from the app's node_modules.
+    ...(existsSync(REPOSITORY_TSCONFIG) ? { tsconfig: REPOSITORY_TSCONFIG } : {}),
     logLevel: 'silent',
   })
   return {
