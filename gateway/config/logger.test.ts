@@ -1,7 +1,8 @@
 /** The logger's two redactions: by path (headers, keys the configuration adds) and by value (credential variables). */
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { createLogger } from './logger.ts'
+import { pino } from 'pino'
+import { createLogger, LOG_BUFFER_BYTES, LOG_FLUSH_INTERVAL_MS } from './logger.ts'
 
 function capture(options: Parameters<typeof createLogger>[0]) {
   const stream = new PassThrough()
@@ -27,5 +28,13 @@ describe('createLogger', () => {
     logger.warn('loud')
     await new Promise((r) => setImmediate(r))
     expect(lines.map((l) => l.msg)).toEqual(['loud'])
+  })
+
+  it('writes stdout through a buffered, asynchronous destination (a write per batch, not per line)', () => {
+    // Not a terminal here, so not pino-pretty: the plain JSON destination serve and dev use.
+    const logger = createLogger({ level: 'info' })
+    const stream = (logger as any)[pino.symbols.streamSym]
+    expect(stream.constructor.name).toBe('SonicBoom')
+    expect(stream).toMatchObject({ fd: 1, sync: false, minLength: LOG_BUFFER_BYTES, _periodicFlush: LOG_FLUSH_INTERVAL_MS })
   })
 })

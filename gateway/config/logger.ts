@@ -3,6 +3,12 @@
  * `pino-pretty` is installed). Credentials are redacted twice: by path (headers, keys the
  * configuration adds) and by value (every credential variable the configuration names), so a
  * secret that reaches an error message still never reaches a line.
+ *
+ * Lines go to stdout through a buffered, asynchronous destination: a `write(2)` per line cost
+ * about as much as the rest of a small request, so lines are gathered and written off the
+ * request's path, when enough have gathered or on a short timer. `flushLogSync` empties the
+ * buffer before an exit; pino does the same on any `exit` (uncaught errors included), so a crash
+ * loses at most what a SIGKILL would.
  */
 import { createRequire } from 'node:module'
 import type { Logger } from 'pino'
@@ -16,6 +22,16 @@ const REDACT_PATHS = [
   'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie',
   '*.apiKey', '*.token', '*.password', '*.secret', 'env.*',
 ]
+
+/** Bytes gathered before a write (a few dozen access lines); below sonic-boom's 16 KiB maximum write. */
+export const LOG_BUFFER_BYTES = 8192
+/** The longest a line waits in the buffer when traffic is too light to fill it. */
+export const LOG_FLUSH_INTERVAL_MS = 100
+/**
+ * When stdout stops being read, lines beyond this many buffered bytes are dropped rather than
+ * growing the heap without end (a synchronous write would have stalled every request instead).
+ */
+export const LOG_MAX_BUFFERED_BYTES = 16 * 1024 * 1024
 
 export interface LoggerOptions {
   level?: string
@@ -44,7 +60,23 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   if (options.destination) return pino(settings as never, options.destination as never)
   // On a terminal, pretty lines when the operator installed pino-pretty; JSON lines otherwise.
   if (process.stdout.isTTY && prettyAvailable()) return pino({ ...settings, transport: { target: 'pino-pretty' } } as never)
-  return pino(settings as never)
+  return pino(settings as never, stdoutDestination())
+}
+
+function stdoutDestination() {
+  return pino.destination({
+    dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS, maxLength: LOG_MAX_BUFFERED_BYTES,
+  })
+}
+
+/** Writes every buffered line now, synchronously (before `process.exit`); a no-op for other destinations. */
+export function flushLogSync(logger: Logger): void {
+  const stream = (logger as unknown as Record<symbol, { flushSync?: () => void } | undefined>)[pino.symbols.streamSym]
+  try {
+    stream?.flushSync?.()
+  } catch {
+    // A destination already closed or never opened has nothing left to write.
+  }
 }
 
 function prettyAvailable(): boolean {
