@@ -2,7 +2,7 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { pino } from 'pino'
-import { createLogger, LOG_BUFFER_BYTES, LOG_FLUSH_INTERVAL_MS } from './logger.ts'
+import { createLogger, flatLinesLogger, LOG_BUFFER_BYTES, LOG_FLUSH_INTERVAL_MS } from './logger.ts'
 
 function capture(options: Parameters<typeof createLogger>[0]) {
   const stream = new PassThrough()
@@ -36,5 +36,17 @@ describe('createLogger', () => {
     const stream = (logger as any)[pino.symbols.streamSym]
     expect(stream.constructor.name).toBe('SonicBoom')
     expect(stream).toMatchObject({ fd: 1, sync: false, minLength: LOG_BUFFER_BYTES, _periodicFlush: LOG_FLUSH_INTERVAL_MS })
+  })
+
+  it('writes flat lines (the access log) as the root logger does, still scrubbing credential values and the configured paths', async () => {
+    const { logger, lines } = capture({ level: 'info', secrets: ['sk-live-123456'], redact: ['principal'] })
+    const line = { kind: 'http', requestId: 'r-1', route: '/v1/sessions/sk-live-123456', status: 200, principal: 'ops' }
+    logger.info(line, 'request')
+    flatLinesLogger(logger).info(line, 'request')
+    await new Promise((r) => setImmediate(r))
+    const [root, flat] = lines.map(({ time, ...rest }) => rest)
+    expect(flat).toEqual(root)
+    expect(flat).toMatchObject({ route: '/v1/sessions/[REDACTED]', principal: '[REDACTED]' })
+    expect(flatLinesLogger(logger)).not.toBe(logger)
   })
 })

@@ -42,7 +42,26 @@ export interface LoggerOptions {
   destination?: NodeJS.WritableStream
 }
 
+/** Each logger's twin for flat lines (see `flatLinesLogger`). */
+const flatLines = new WeakMap<Logger, Logger>()
+
+/**
+ * The logger for lines made only of top-level primitives (the access lines): the built-in
+ * redaction paths name headers and nested keys, so they can never match such a line, and checking
+ * them cost about half of the line (~3 of 7 µs). The operator's `logging.redact` paths still
+ * apply, and so does the scrub of credential values. Any other logger is returned as it is.
+ */
+export function flatLinesLogger(logger: Logger): Logger {
+  return flatLines.get(logger) ?? logger
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
+  const logger = createRootLogger(options)
+  flatLines.set(logger, logger.child({}, { redact: { paths: options.redact ?? [], censor: '[REDACTED]' } }))
+  return logger
+}
+
+function createRootLogger(options: LoggerOptions): Logger {
   const secrets = (options.secrets ?? []).filter((s) => s.length >= 4)
   const scrub = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('[REDACTED]'), text)
   const level = options.level ?? process.env.GATEWAY_LOG_LEVEL ?? 'info'
