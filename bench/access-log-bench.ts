@@ -16,9 +16,9 @@ import { startModelProcess, startOperatorGateway, type OperatorGateway } from '.
 import { createSession } from './stream-client.ts'
 import { pairedRow, type BenchRow } from './stats.ts'
 
-const ROUNDS = 9
-const REQUESTS_PER_ROUND = 3000
-const WARM_UP = 3000
+const ROUNDS = 15
+const REQUESTS_PER_ROUND = 4000
+const WARM_UP = 10_000
 const IN_FLIGHT = 8
 const dispatcher = new Agent({ connections: IN_FLIGHT, pipelining: 1 })
 
