@@ -1,5 +1,7 @@
 /** The logger's two redactions: by path (headers, keys the configuration adds) and by value (credential variables). */
+import { spawnSync } from 'node:child_process'
 import { PassThrough } from 'node:stream'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { pino } from 'pino'
 import { createLogger, flatLinesLogger, LOG_BUFFER_BYTES, LOG_FLUSH_INTERVAL_MS } from './logger.ts'
@@ -48,5 +50,18 @@ describe('createLogger', () => {
     expect(flat).toEqual(root)
     expect(flat).toMatchObject({ route: '/v1/sessions/[REDACTED]', principal: '[REDACTED]' })
     expect(flatLinesLogger(logger)).not.toBe(logger)
+  })
+
+  it('loses no buffered line when the process dies of an uncaught exception', () => {
+    // A process of its own: the lines are still in the buffer (far below its 8 KiB) when it throws.
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(fileURLToPath(new URL('./logger.ts', import.meta.url)))})
+      const logger = createLogger({ level: 'info' })
+      for (let i = 0; i < 5; i++) logger.info({ kind: 'http', n: i }, 'request')
+      setTimeout(() => { throw new Error('boom') }, 1)`
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 })
+    expect(run.status).toBe(1)
+    expect(run.stderr).toContain('boom')
+    expect(run.stdout.trim().split('\n').map((l) => JSON.parse(l).n)).toEqual([0, 1, 2, 3, 4])
   })
 })
