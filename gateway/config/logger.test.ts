@@ -64,4 +64,19 @@ describe('createLogger', () => {
     expect(run.stderr).toContain('boom')
     expect(run.stdout.trim().split('\n').map((l) => JSON.parse(l).n)).toEqual([0, 1, 2, 3, 4])
   })
+
+  it('an orderly exit (flushLog) waits for a write still in flight, which a synchronous flush would lose', () => {
+    // One libuv thread, kept busy: the batch that filled the buffer waits in the pool's queue when the process exits.
+    const script = `
+      const { pbkdf2 } = await import('node:crypto')
+      const { createLogger, flushLog } = await import(${JSON.stringify(fileURLToPath(new URL('./logger.ts', import.meta.url)))})
+      const logger = createLogger({ level: 'info' })
+      pbkdf2('secret', 'salt', 300000, 64, 'sha512', () => {})
+      for (let i = 0; i < 60; i++) logger.info({ kind: 'http', n: i, pad: 'x'.repeat(200) }, 'request')
+      await flushLog(logger, 20000) // longer than the default second: the pool's task is slow on a busy machine
+      process.exit(0)`
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, UV_THREADPOOL_SIZE: '1' } })
+    expect(run.status).toBe(0)
+    expect(run.stdout.trim().split('\n').map((l) => JSON.parse(l).n)).toEqual(Array.from({ length: 60 }, (_, i) => i))
+  })
 })

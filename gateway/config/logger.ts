@@ -88,6 +88,30 @@ function stdoutDestination() {
   })
 }
 
+/** How long an orderly exit waits for the log's writes in flight before it writes the rest synchronously. */
+export const LOG_EXIT_FLUSH_MS = 1000
+
+/**
+ * An orderly exit's last step: waits for the write in flight (a synchronous flush cannot, so its
+ * lines would be lost to `process.exit`) and every buffered line, at most `waitMs`
+ * (a stdout nobody reads must not hold the exit), then writes whatever is left synchronously.
+ */
+export async function flushLog(logger: Logger, waitMs = LOG_EXIT_FLUSH_MS): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, waitMs)
+    const done = () => {
+      clearTimeout(timer)
+      resolve()
+    }
+    try {
+      logger.flush(done)
+    } catch {
+      done()
+    }
+  })
+  flushLogSync(logger)
+}
+
 /** Writes every buffered line now, synchronously (before `process.exit`); a no-op for other destinations. */
 export function flushLogSync(logger: Logger): void {
   const stream = (logger as unknown as Record<symbol, { flushSync?: () => void } | undefined>)[pino.symbols.streamSym]
