@@ -4,11 +4,11 @@
  * configuration adds) and by value (every credential variable the configuration names), so a
  * secret that reaches an error message still never reaches a line.
  *
- * Lines go to stdout through a buffered, asynchronous destination: a `write(2)` per line cost
- * about as much as the rest of a small request, so lines are gathered and written off the
- * request's path, when enough have gathered or on a short timer. `flushLogSync` empties the
- * buffer before an exit; pino does the same on any `exit` (uncaught errors included), so a crash
- * loses at most what a SIGKILL would.
+ * Lines go to stdout through a buffered, asynchronous destination, so no request waits on
+ * stdout (a synchronous write stalls every request while stdout is slow to read): lines are
+ * gathered and written off the request's path when enough have gathered or on a short timer.
+ * `flushLog` empties the buffer before an orderly exit; pino flushes it synchronously on any
+ * `exit` (uncaught errors included), so a crash loses at most what a SIGKILL would.
  */
 import { createRequire } from 'node:module'
 import type { Logger } from 'pino'
