@@ -10,6 +10,7 @@
  * model server's, the fake CLIs' or the client's.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer, type AddressInfo } from 'node:net'
 import { existsSync } from 'node:fs'
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -84,6 +85,29 @@ function spawnUntil<T>(args: string[], match: (line: string) => T | undefined): 
   })
 }
 
+/** Spawns `node <args>` and resolves once `GET <healthUrl>` answers 200. */
+async function spawnUntilHealthy(args: string[], healthUrl: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+  // Drained, or the child blocks on a full pipe.
+  child.stdout!.resume()
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited ${child.exitCode ?? child.signalCode} before ready: ${args.join(' ')}`)
+    if (await fetch(healthUrl).then((res) => res.ok, () => false)) return child
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  child.kill('SIGKILL')
+  throw new Error(`not ready within 60 s: ${args.join(' ')}`)
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
 function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
   return new Promise((resolve) => {
@@ -110,6 +134,12 @@ export interface OperatorGatewayOptions {
   bin?: string
   /** Extra node flags for the gateway process (e.g. `--cpu-prof`). */
   nodeArgs?: string[]
+  /**
+   * `logging.level` of the file (the gateway's default, `info`, when not given). Above `info` the
+   * "gateway listening" line is not written, so the gateway listens on a port chosen here and is
+   * ready when `/healthz` answers.
+   */
+  logLevel?: string
 }
 
 export async function startOperatorGateway(options: OperatorGatewayOptions): Promise<OperatorGateway> {
@@ -120,7 +150,9 @@ export async function startOperatorGateway(options: OperatorGatewayOptions): Pro
   const claudeDir = join(work, '.claude')
   await mkdir(claudeDir)
   await writeFile(join(claudeDir, 'fake-account.json'), JSON.stringify({ apiKeySource: 'ANTHROPIC_API_KEY' }))
-  const config = `listen: { host: 127.0.0.1, port: 0 }
+  const quiet = options.logLevel !== undefined && !['info', 'debug', 'trace'].includes(options.logLevel)
+  const port = quiet ? await freePort() : 0
+  const config = `listen: { host: 127.0.0.1, port: ${port} }
 auth: { principalsFile: principals.json }
 profiles:
   - name: default
@@ -139,12 +171,15 @@ engines:
   cli_secondary: { codexPath: ${JSON.stringify(FAKE_CODEX_APP_SERVER_PATH)}, interpreter: ${JSON.stringify(process.execPath)}, interpreterArgs: ${JSON.stringify(FAKE_CODEX_APP_SERVER_NODE_ARGS)} }
 allowedCwdRoots: [${JSON.stringify(work)}]
 allowedConfigDirRoots: [${JSON.stringify(work)}]
-`
+${options.logLevel ? `logging: { level: ${options.logLevel} }\n` : ''}`
   await writeFile(join(work, 'gateway.yaml'), config)
   const compiled = options.bin !== undefined || (!options.source && existsSync(COMPILED_BIN))
   const entry = compiled ? [options.bin ?? COMPILED_BIN] : ['--import', 'tsx', join(ROOT, 'gateway/bin.ts')]
   const args = [...(options.nodeArgs ?? []), ...entry, 'serve', '--config', join(work, 'gateway.yaml')]
-  const { child, value: url } = await spawnUntil(args, (line) => (line.includes('gateway listening') ? (JSON.parse(line) as { url: string }).url : undefined))
+  const { child, value: url } = quiet
+    // The API under the default basePath, /v1 (the file sets none).
+    ? { child: await spawnUntilHealthy(args, `http://127.0.0.1:${port}/healthz`), value: `http://127.0.0.1:${port}/v1` }
+    : await spawnUntil(args, (line) => (line.includes('gateway listening') ? (JSON.parse(line) as { url: string }).url : undefined))
   const pid = child.pid!
   return {
     url,

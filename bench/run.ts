@@ -3,6 +3,7 @@
  * in the same run. Writes reports/out/bench/latest.json and prints a table. Never part of `npm test`.
  */
 import { mkdir, writeFile } from 'node:fs/promises'
+import { benchAccessLog } from './access-log-bench.ts'
 import { benchCreate, benchList } from './http-bench.ts'
 import { benchMemory } from './memory-bench.ts'
 import { benchMemoryReturned } from './memory-return.ts'
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
   await step('(i) gateway CPU per streamed delta (provider, cli_primary, cli_secondary)', () => benchStreamCpu())
   await step('(j) capacity: concurrent streams at 50 deltas/s', () => benchCapacity())
   await step('(k) lean OpenAI-compatible model vs the AI SDK model, CPU per delta', () => benchLeanModel())
+  await step('(log) GET /sessions/:id at default logging vs at warn', () => benchAccessLog())
   await mkdir(OUT_DIR, { recursive: true })
   await writeFile(new URL('latest.json', OUT_DIR), `${JSON.stringify(rows, null, 2)}\n`)
   printTable(rows)

@@ -1,7 +1,9 @@
 /**
  * Plays one scenario as one CLI turn (reference/claude-cli-protocol.md §4.3, §7): `system/init`,
  * one `assistant` frame per content block (with `stream_event`s under --include-partial-messages),
- * tool calls through `can_use_tool`, then exactly one `result`.
+ * tool calls through `can_use_tool`, then exactly one `result`. Adjacent text steps are one text
+ * block, as a model writes one answer in several deltas (and as the fake model APIs and the
+ * provider fake play them): `hello` is one block "Hello, world!", which is the result.
  */
 import { randomUUID } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
@@ -83,17 +85,18 @@ export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number,
     return true
   }
 
+  const text = textBlock(host.partial, base, pause, (written) => {
+    assistant([{ type: 'text', text: written }])
+    lastText = written
+  })
   try {
     for (const step of steps) {
       if (host.signal.aborted) throw new Interrupted()
+      if (!CONTINUES_TEXT.has(step.type)) text.end()
       switch (step.type) {
-        case 'text': {
-          const text = withToolResult(step.text, lastToolResult)
-          if (host.partial) await streamText(text, step.chunkSize ?? 16, host, base, pause)
-          assistant([{ type: 'text', text }])
-          lastText = text
+        case 'text':
+          await text.write(withToolResult(step.text, lastToolResult), step.chunkSize ?? 16)
           break
-        }
         case 'usage':
           usage = { input_tokens: step.input, output_tokens: step.output, cache_creation_input_tokens: step.cacheCreation ?? 0, cache_read_input_tokens: step.cacheRead ?? 0 }
           break
@@ -158,21 +161,45 @@ export async function playTurn(steps: Step[], host: TurnHost, turnIndex: number,
           assistant([{ type: 'text', text: `(step ${step.type} has no Claude CLI form)` }])
       }
     }
+    text.end()
   } catch (err) {
     if (!(err instanceof Interrupted)) throw err
+    // The answer written so far is the interrupted turn's partial message.
+    text.end()
     send({ type: 'user', ...base, uuid: randomUUID(), parent_tool_use_id: null, message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] } })
     return { result: result({ subtype: 'error_during_execution', is_error: true, errors: ['Request was aborted.'], terminal_reason: 'aborted_streaming' }) }
   }
   return { result: result({ subtype: 'success', is_error: false, result: lastText, stop_reason: 'end_turn', terminal_reason: 'completed' }) }
 }
 
-async function streamText(text: string, size: number, host: TurnHost, base: Record<string, unknown>, pause: (ms: number) => Promise<void>): Promise<void> {
+/** Steps that write no content block, so a text block open before them goes on after them. */
+const CONTINUES_TEXT = new Set<Step['type']>(['text', 'usage', 'cost', 'sleep', 'context_usage', 'rate_limit'])
+
+/**
+ * The text block being written: its deltas as `stream_event`s (with partial messages), and one
+ * `assistant` frame with the whole text when it ends (`finished` is told the text).
+ */
+function textBlock(partial: boolean, base: Record<string, unknown>, pause: (ms: number) => Promise<void>, finished: (text: string) => void) {
   const event = (e: unknown) => send({ type: 'stream_event', ...base, uuid: randomUUID(), parent_tool_use_id: null, event: e })
-  event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })
-  for (let i = 0; i < text.length; i += size) {
-    event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: text.slice(i, i + size) } })
-    await pause(0)
+  let open: string | undefined
+  return {
+    async write(text: string, size: number): Promise<void> {
+      if (!partial) return void (open = (open ?? '') + text)
+      if (open === undefined) event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })
+      open ??= ''
+      for (let i = 0; i < text.length; i += size) {
+        const delta = text.slice(i, i + size)
+        event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: delta } })
+        open += delta
+        await pause(0)
+      }
+    },
+    end(): void {
+      if (open === undefined) return
+      if (partial) event({ type: 'content_block_stop', index: 0 })
+      const text = open
+      open = undefined
+      finished(text)
+    },
   }
-  event({ type: 'content_block_stop', index: 0 })
-  void host
 }

@@ -3,6 +3,8 @@
  * commandExecution and fileChange items that ask through server requests when the thread's
  * sandbox and approval policy say so (or are reviewed under `auto_review`), token usage, and a
  * terminal `turn/completed`. Steps this engine cannot express are listed in scenarios/README.md.
+ * Adjacent text steps are one agentMessage in several deltas, as a model writes one answer (and
+ * as the fake Responses API and the provider fake play them): `hello` is "Hello, world!".
  */
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -38,6 +40,8 @@ export interface TurnEnd {
 class Interrupted extends Error {}
 
 const DEFAULT_USAGE = { input: 100, output: 10, cacheRead: 0, cacheCreation: 0 }
+/** Steps that add no item, so an agentMessage being written before them goes on after them. */
+const CONTINUES_TEXT = new Set<Step['type']>(['text', 'usage', 'cost', 'sleep', 'context_usage', 'rate_limit'])
 export const CONTEXT_WINDOW = 258_400
 
 export async function playTurn(steps: Step[], host: TurnHost): Promise<TurnEnd> {
@@ -55,6 +59,11 @@ export async function playTurn(steps: Step[], host: TurnHost): Promise<TurnEnd> 
   const completed = (item: Record<string, unknown>) => {
     items.push(item)
     notify('item/completed', { ...base, item, completedAtMs: Date.now() })
+  }
+  let message: { id: string; text: string } | undefined
+  const endMessage = () => {
+    if (message) completed({ type: 'agentMessage', id: message.id, text: message.text, phase: null })
+    message = undefined
   }
   /** Asks the client and returns its answer; an interrupt while asking ends the turn. */
   const askFor = async (method: string, params: Record<string, unknown>): Promise<Record<string, unknown> | undefined> => {
@@ -85,14 +94,17 @@ export async function playTurn(steps: Step[], host: TurnHost): Promise<TurnEnd> 
   try {
     for (const step of steps) {
       if (host.signal.aborted) throw new Interrupted()
+      if (!CONTINUES_TEXT.has(step.type)) endMessage()
       switch (step.type) {
         case 'text': {
-          const id = `msg_${++n}`
           const text = withModel(withToolResult(step.text, toolResult), host.model)
-          started({ type: 'agentMessage', id, text: '', phase: null })
+          if (!message) {
+            message = { id: `msg_${++n}`, text: '' }
+            started({ type: 'agentMessage', id: message.id, text: '', phase: null })
+          }
           const size = step.chunkSize ?? 16
-          for (let i = 0; i < text.length; i += size) notify('item/agentMessage/delta', { ...base, itemId: id, delta: text.slice(i, i + size) })
-          completed({ type: 'agentMessage', id, text, phase: null })
+          for (let i = 0; i < text.length; i += size) notify('item/agentMessage/delta', { ...base, itemId: message.id, delta: text.slice(i, i + size) })
+          message.text += text
           break
         }
         case 'usage':
@@ -164,12 +176,16 @@ export async function playTurn(steps: Step[], host: TurnHost): Promise<TurnEnd> 
           toolResult = `unsupported call: ${step.type}`
       }
     }
+    endMessage()
     const u = usage ?? DEFAULT_USAGE
     const last = { inputTokens: u.input + u.cacheRead, cachedInputTokens: u.cacheRead, cacheWriteInputTokens: u.cacheCreation, outputTokens: u.output, reasoningOutputTokens: 0, totalTokens: u.input + u.cacheRead + u.output }
     notify('thread/tokenUsage/updated', { ...base, tokenUsage: { total: last, last, modelContextWindow: CONTEXT_WINDOW } })
     return { status: 'completed', items, error: null }
   } catch (err) {
-    if (err instanceof Interrupted) return { status: 'interrupted', items, error: null }
+    if (err instanceof Interrupted) {
+      endMessage()
+      return { status: 'interrupted', items, error: null }
+    }
     throw err
   }
 

@@ -11,6 +11,7 @@ import type { IncomingMessage, Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import type { Authenticate, Principal } from '../server/principal.ts'
+import { flatLinesLogger } from './logger.ts'
 
 const principals = new WeakMap<IncomingMessage, string>()
 
@@ -59,7 +60,9 @@ export function requestIdFor(req: IncomingMessage): string {
   return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID()
 }
 
-export function attachAccessLog(server: Server, logger: Logger): void {
+export function attachAccessLog(server: Server, root: Logger): void {
+  // Access lines are flat (no headers, no nested values): the cheaper logger for them.
+  const logger = flatLinesLogger(root)
   server.prependListener('request', (req, res) => {
     const started = process.hrtime.bigint()
     const requestId = requestIdFor(req)

@@ -1,7 +1,10 @@
 /** The logger's two redactions: by path (headers, keys the configuration adds) and by value (credential variables). */
+import { spawnSync } from 'node:child_process'
 import { PassThrough } from 'node:stream'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { createLogger } from './logger.ts'
+import { pino } from 'pino'
+import { createLogger, flatLinesLogger, LOG_BUFFER_BYTES, LOG_FLUSH_INTERVAL_MS } from './logger.ts'
 
 function capture(options: Parameters<typeof createLogger>[0]) {
   const stream = new PassThrough()
@@ -27,5 +30,53 @@ describe('createLogger', () => {
     logger.warn('loud')
     await new Promise((r) => setImmediate(r))
     expect(lines.map((l) => l.msg)).toEqual(['loud'])
+  })
+
+  it('writes stdout through a buffered, asynchronous destination (a write per batch, not per line)', () => {
+    // Not a terminal here, so not pino-pretty: the plain JSON destination serve and dev use.
+    const logger = createLogger({ level: 'info' })
+    const stream = (logger as any)[pino.symbols.streamSym]
+    expect(stream.constructor.name).toBe('SonicBoom')
+    expect(stream).toMatchObject({ fd: 1, sync: false, minLength: LOG_BUFFER_BYTES, _periodicFlush: LOG_FLUSH_INTERVAL_MS })
+  })
+
+  it('writes flat lines (the access log) as the root logger does, still scrubbing credential values and the configured paths', async () => {
+    const { logger, lines } = capture({ level: 'info', secrets: ['sk-live-123456'], redact: ['principal'] })
+    const line = { kind: 'http', requestId: 'r-1', route: '/v1/sessions/sk-live-123456', status: 200, principal: 'ops' }
+    logger.info(line, 'request')
+    flatLinesLogger(logger).info(line, 'request')
+    await new Promise((r) => setImmediate(r))
+    const [root, flat] = lines.map(({ time, ...rest }) => rest)
+    expect(flat).toEqual(root)
+    expect(flat).toMatchObject({ route: '/v1/sessions/[REDACTED]', principal: '[REDACTED]' })
+    expect(flatLinesLogger(logger)).not.toBe(logger)
+  })
+
+  it('loses no buffered line when the process dies of an uncaught exception', () => {
+    // A process of its own: the lines are still in the buffer (far below its 8 KiB) when it throws.
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(fileURLToPath(new URL('./logger.ts', import.meta.url)))})
+      const logger = createLogger({ level: 'info' })
+      for (let i = 0; i < 5; i++) logger.info({ kind: 'http', n: i }, 'request')
+      setTimeout(() => { throw new Error('boom') }, 1)`
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 })
+    expect(run.status).toBe(1)
+    expect(run.stderr).toContain('boom')
+    expect(run.stdout.trim().split('\n').map((l) => JSON.parse(l).n)).toEqual([0, 1, 2, 3, 4])
+  })
+
+  it('an orderly exit (flushLog) waits for a write still in flight, which a synchronous flush would lose', () => {
+    // One libuv thread, kept busy: the batch that filled the buffer waits in the pool's queue when the process exits.
+    const script = `
+      const { pbkdf2 } = await import('node:crypto')
+      const { createLogger, flushLog } = await import(${JSON.stringify(fileURLToPath(new URL('./logger.ts', import.meta.url)))})
+      const logger = createLogger({ level: 'info' })
+      pbkdf2('secret', 'salt', 300000, 64, 'sha512', () => {})
+      for (let i = 0; i < 60; i++) logger.info({ kind: 'http', n: i, pad: 'x'.repeat(200) }, 'request')
+      await flushLog(logger, 20000) // longer than the default second: the pool's task is slow on a busy machine
+      process.exit(0)`
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, UV_THREADPOOL_SIZE: '1' } })
+    expect(run.status).toBe(0)
+    expect(run.stdout.trim().split('\n').map((l) => JSON.parse(l).n)).toEqual(Array.from({ length: 60 }, (_, i) => i))
   })
 })

@@ -13,7 +13,7 @@ import { logQueueTransitions, logSessionLifecycle } from './lifecycle-log.ts'
 import { credentialValues } from './env.ts'
 import { preflight } from './preflight.ts'
 import { readinessDependencies } from './run-time-checks.ts'
-import { createLogger } from './logger.ts'
+import { createLogger, flushLog, flushLogSync } from './logger.ts'
 import { buildServerOptions, loadHooks } from './server-options.ts'
 import type { LivePrincipals } from './live-principals.ts'
 import type { GatewayConfig } from './schema.ts'
@@ -103,6 +103,8 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   logger.info({ kind: 'lifecycle', url, profiles: (config.profiles ?? []).map((p) => p.name) }, 'gateway listening')
   const metricsAddress = gateway.metricsAddress()
   if (metricsAddress) logger.info({ kind: 'lifecycle', url: metricsAddress.url }, 'metrics listening')
+  // Lines are buffered (logger.ts); a supervisor waiting for "gateway listening" sees it at once.
+  logger.flush()
   // One reload at a time; a change while one runs is read by a second pass after it.
   let reloading: Promise<void> | undefined
   let again = false
@@ -157,18 +159,27 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
  */
 export function exitOnSignals(starting: RunningGateway | Promise<RunningGateway>): void {
   let signalled = false
+  // The log's buffer is written before the process ends, so no line of the drain is lost; a
+  // second signal asks to exit at once, so it writes only what is buffered, synchronously.
+  const exit = async (running: RunningGateway | undefined, code: number, atOnce = false) => {
+    if (running && atOnce) flushLogSync(running.logger)
+    else if (running) await flushLog(running.logger)
+    process.exit(code)
+  }
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {
-      void Promise.resolve(starting).then((running) => running.logger.warn({ kind: 'lifecycle', signal }, 'second signal: exiting now'), () => {})
-        .finally(() => process.exit(1))
+      void Promise.resolve(starting).then((running) => {
+        running.logger.warn({ kind: 'lifecycle', signal }, 'second signal: exiting now')
+        void exit(running, 1, true)
+      }, () => void exit(undefined, 1))
       return
     }
     signalled = true
     Promise.resolve(starting).then((running) => {
       running.logger.info({ kind: 'lifecycle', signal }, 'signal received')
-      running.shutdown().then(() => process.exit(0), (err) => {
+      running.shutdown().then(() => exit(running, 0), (err) => {
         running.logger.error({ kind: 'lifecycle', err }, 'shutdown failed')
-        process.exit(1)
+        return exit(running, 1)
       })
     }, () => {}) // a failed start is reported (and exits) where it is awaited
   }

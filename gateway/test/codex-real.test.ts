@@ -110,7 +110,7 @@ describe.skipIf(skipReason !== undefined)('cli_secondary against the real codex 
     expect(realRun.produced).toBe(true)
     const results = realRun.first.filter((x) => x.type === 'turn_result')
     expect(results.map((r) => [r.subtype, r.result ?? r.errors])).toEqual([
-      ['success', 'world!'], ['success', 'ran'], ['success', 'ran'], ['success', 'Wrote notes.md.'], ['error_during_execution', ['interrupted']],
+      ['success', 'Hello, world!'], ['success', 'ran'], ['success', 'ran'], ['success', 'Wrote notes.md.'], ['error_during_execution', ['interrupted']],
     ])
     const lastRequest = JSON.stringify(api.requests.at(-1))
     expect(lastRequest).toContain('after resume')

@@ -41,6 +41,7 @@ export interface ServingGateway {
   /** Every stdout line so far (JSON log lines). */
   lines: string[]
   stderr: () => string
+  /** Settles once the process has exited and its output has been read to the end. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
@@ -50,7 +51,9 @@ export function serveGateway(config: string, env: NodeJS.ProcessEnv = process.en
   const lines: string[] = []
   let stderr = ''
   let partial = ''
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
+  // 'close', not 'exit': the process has ended and its stdout is read to the end, so the log lines
+  // it wrote last (the logger's buffer, flushed as it exits) are in `lines`.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })))
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL')

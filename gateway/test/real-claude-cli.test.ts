@@ -40,10 +40,10 @@ describe.skipIf(!real.ok)('the real Claude Code CLI through the cli_primary adap
     const ws = await gw.attach(session.id)
     const result = await ws.waitForEvent('turn_result', () => true, TURN_MS)
     expect(result.isError).toBe(false)
-    // One assistant message per text block, as the fake CLI sends them; the result is the last one.
+    // hello's two text steps are one text block (the fake Messages API streams it in two deltas), as on every fake engine.
     const texts = ws.events().filter((e) => e.type === 'assistant_message').flatMap((e) => e.message.content.map((b: { text?: string }) => b.text ?? ''))
-    expect(texts.join('')).toBe('Hello, world!')
-    expect(result.result).toBe('world!')
+    expect(texts).toEqual(['Hello, world!'])
+    expect(result.result).toBe('Hello, world!')
     expect((await gw.request('GET', `/sessions/${session.id}`)).body.session.apiKeySource).toBe('ANTHROPIC_API_KEY')
     ws.close()
   }, TURN_MS * 2)

@@ -19,7 +19,7 @@ if (!real.ok) console.warn(`SKIPPED the differential test: ${REAL_CLAUDE_PACKAGE
 const TURN_MS = 60_000
 type Decision = 'allow' | 'deny' | undefined
 const CASES: Array<{ title: string; prompt: string; decision: Decision }> = [
-  { title: 'text in two blocks (hello)', prompt: 'scenario:hello', decision: undefined },
+  { title: 'text in one block of two deltas (hello)', prompt: 'scenario:hello', decision: undefined },
   { title: 'a mutating Bash command, allowed (touch)', prompt: 'scenario:touch', decision: 'allow' },
   { title: 'a mutating Bash command, denied with a message (touch)', prompt: 'scenario:touch', decision: 'deny' },
   { title: 'the Write tool, allowed, producing a file (write-file)', prompt: 'scenario:write-file', decision: 'allow' },

@@ -7,7 +7,11 @@
  *
  * Which leg of the scenario to play is derived from the conversation (stateless, like the
  * provider-model fake): assistant turns after the selecting user message. The CLI appends its own
- * `system`-role and `<system-reminder>` text; neither selects anything.
+ * `system`-role and `<system-reminder>` text, and records an interrupted turn with a
+ * `[Request interrupted by user…]` text; none of them selects anything.
+ *
+ * Adjacent text steps are one text block streamed in several deltas (each step's `chunkSize`), as
+ * a model writes one answer and as the provider fake plays them: `hello` is "Hello, world!".
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -33,6 +37,8 @@ export interface FakeAnthropicServer {
 }
 
 interface Block { type: string; text?: string; content?: unknown; name?: string; input?: unknown; id?: string }
+/** A content block as sent, and for text the deltas it streams in. */
+interface Part { block: Block; deltas?: string[] }
 interface ApiMessage { role: string; content: string | Block[] }
 interface MessagesRequest { model?: string; messages?: ApiMessage[]; system?: string | Block[]; tools?: unknown[]; stream?: boolean }
 
@@ -72,36 +78,65 @@ async function handle(req: IncomingMessage, res: ServerResponse, scenariosDir?: 
   }
   if (!Array.isArray(body.messages) || !body.messages.length) return sendError(res, 400, 'invalid_request_error', 'messages: required')
   // Side calls without tools (titles, summaries) get a short answer; only agent turns play scenarios.
-  if (!Array.isArray(body.tools) || body.tools.length === 0) return respond(res, body, [{ type: 'text', text: 'ok' }], 'end_turn')
+  if (!Array.isArray(body.tools) || body.tools.length === 0) return respond(res, body, [textPart('ok')], 'end_turn')
   let plan
   try {
     plan = planLeg(toWire(body.messages), scenariosDir)
   } catch (err) {
-    if (err instanceof ScenarioError) return respond(res, body, [{ type: 'text', text: `scenario error: ${err.message}` }], 'end_turn')
+    if (err instanceof ScenarioError) return respond(res, body, [textPart(`scenario error: ${err.message}`)], 'end_turn')
     throw err
   }
   const cwd = workingDirectory(body)
-  const blocks: Block[] = []
+  const parts: Part[] = []
   for (const step of plan.steps) {
     const mapped = blockOf(step, cwd)
     if (mapped === 'hang') return // the connection stays open: the turn ends only by interrupt
     if (mapped && 'fail' in mapped) return sendError(res, mapped.status, mapped.status === 429 ? 'rate_limit_error' : 'api_error', mapped.fail)
-    if (mapped) blocks.push(mapped)
+    if (mapped) addPart(parts, mapped, step.type === 'text' ? step.chunkSize : undefined)
   }
   const usage = plan.steps.find((s) => s.type === 'usage') as Extract<Step, { type: 'usage' }> | undefined
-  return respond(res, body, blocks, blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', usage)
+  return respond(res, body, parts, parts.some((p) => p.block.type === 'tool_use') ? 'tool_use' : 'end_turn', usage)
 }
 
-/** The CLI's conversation in the provider fake's terms: user text, tool results, assistant turns. */
+function textPart(text: string): Part {
+  return { block: { type: 'text', text }, deltas: chunks(text, CHUNK) }
+}
+
+/** A text block right after another text block continues it (one answer, more deltas). */
+function addPart(parts: Part[], block: Block, chunkSize = CHUNK): void {
+  if (block.type !== 'text') return void parts.push({ block })
+  const last = parts.at(-1)
+  const deltas = chunks(block.text ?? '', chunkSize)
+  if (last?.block.type !== 'text') return void parts.push({ block, deltas })
+  last.block.text = `${last.block.text ?? ''}${block.text ?? ''}`
+  last.deltas!.push(...deltas)
+}
+
+function chunks(text: string, size: number): string[] {
+  const out: string[] = []
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size))
+  return out
+}
+
+/** Text the CLI adds to a user message itself: reminders, and the marker of an interrupted turn. */
+const CLI_OWN_TEXT = /^\s*(<system-reminder>|\[Request interrupted by user)/
+
+/**
+ * The CLI's conversation in the provider fake's terms: user text, tool results, assistant turns.
+ * A user message's prompt is its last text of the user's own: after an interrupt the CLI sends
+ * the interrupted prompt, its marker and the next prompt as one user message (after an interrupt
+ * during a permission prompt, behind the refused call's tool result too).
+ */
 function toWire(messages: ApiMessage[]): WireMessage[] {
   return messages.map((message): WireMessage => {
     if (message.role === 'assistant') return { role: 'assistant', content: '' }
     if (message.role !== 'user') return { role: 'system', content: '' }
     const blocks: Block[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content
+    const prompt = blocks.filter((b) => b.type === 'text' && !CLI_OWN_TEXT.test(b.text ?? '')).at(-1)
+    if (prompt) return { role: 'user', content: prompt.text ?? '' }
     const result = blocks.find((b) => b.type === 'tool_result')
     if (result) return { role: 'tool', content: textOfContent(result.content) }
-    const text = blocks.filter((b) => b.type === 'text' && !(b.text ?? '').trimStart().startsWith('<system-reminder>')).map((b) => b.text ?? '').join('\n')
-    return { role: 'user', content: text }
+    return { role: 'user', content: '' }
   })
 }
 
@@ -152,7 +187,8 @@ function toolId(): string {
   return `toolu_${randomUUID().replaceAll('-', '').slice(0, 24)}`
 }
 
-function respond(res: ServerResponse, body: MessagesRequest, blocks: Block[], stopReason: string, usage?: { input: number; output: number; cacheRead?: number }): void {
+function respond(res: ServerResponse, body: MessagesRequest, parts: Part[], stopReason: string, usage?: { input: number; output: number; cacheRead?: number }): void {
+  const blocks = parts.map((p) => p.block)
   const id = `msg_${randomUUID().replaceAll('-', '').slice(0, 24)}`
   const model = body.model ?? 'claude-fake'
   const outputTokens = usage?.output ?? Math.max(1, Math.ceil(JSON.stringify(blocks).length / 4))
@@ -166,11 +202,10 @@ function respond(res: ServerResponse, body: MessagesRequest, blocks: Block[], st
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': id })
   const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
   event('message_start', { message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usageBlock, output_tokens: 1 } } })
-  blocks.forEach((block, index) => {
+  parts.forEach(({ block, deltas }, index) => {
     if (block.type === 'text') {
       event('content_block_start', { index, content_block: { type: 'text', text: '' } })
-      const text = block.text ?? ''
-      for (let i = 0; i < text.length; i += CHUNK) event('content_block_delta', { index, delta: { type: 'text_delta', text: text.slice(i, i + CHUNK) } })
+      for (const text of deltas ?? []) event('content_block_delta', { index, delta: { type: 'text_delta', text } })
     } else {
       event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } })
       event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } })

@@ -1,6 +1,8 @@
 /**
  * One scenario leg as one Responses stream (§13): `response.created`, then per step either an
- * assistant `message` (with `response.output_text.delta`s) or a `function_call` to codex's
+ * assistant `message` (with `response.output_text.delta`s; adjacent text steps are one message in
+ * several deltas, as a model writes one answer and as the provider fake plays them, so `hello`
+ * is "Hello, world!") or a `function_call` to codex's
  * `exec_command` (a `tool` with `input.command`, asking for escalation so codex requests
  * approval; a `produce_file` as an `apply_patch` heredoc, which codex turns into a fileChange),
  * then `response.completed` with usage.
@@ -29,22 +31,36 @@ export async function playResponse(sse: SseWriter, steps: Step[], ctx: { toolRes
     started = true
     sse.event('response.created', { response: { id, object: 'response', status: 'in_progress', output: [] } })
   }
-  const emitItem = (item: Record<string, unknown>, chunkSize = 16) => {
-    const outputIndex = index++
-    sse.event('response.output_item.added', { output_index: outputIndex, item: { ...item, ...(item.type === 'message' ? { content: [] } : {}) } })
-    if (item.type === 'message') {
-      const text = String((item.content as Array<{ text: string }>)[0].text)
-      for (const delta of chunks(text, chunkSize)) sse.event('response.output_text.delta', { item_id: item.id, output_index: outputIndex, content_index: 0, delta })
+  // The assistant message being written: text steps add deltas to it until another item or the end.
+  let message: { id: string; outputIndex: number; text: string } | undefined
+  const endMessage = () => {
+    if (!message) return
+    const item = { type: 'message', id: message.id, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: message.text, annotations: [] }] }
+    sse.event('response.output_item.done', { output_index: message.outputIndex, item })
+    output.push(item)
+    message = undefined
+  }
+  const writeText = (text: string, chunkSize = 16) => {
+    if (!message) {
+      message = { id: `msg_${randomUUID().slice(0, 8)}`, outputIndex: index++, text: '' }
+      sse.event('response.output_item.added', { output_index: message.outputIndex, item: { type: 'message', id: message.id, role: 'assistant', status: 'in_progress', content: [] } })
     }
+    for (const delta of chunks(text, chunkSize)) sse.event('response.output_text.delta', { item_id: message.id, output_index: message.outputIndex, content_index: 0, delta })
+    message.text += text
+  }
+  const call = (name: string, args: Record<string, unknown>) => {
+    endMessage()
+    const item = { type: 'function_call', id: `fc_${randomUUID().slice(0, 8)}`, call_id: `${ctx.callPrefix}_${index}`, name, arguments: JSON.stringify(args), status: 'completed' }
+    const outputIndex = index++
+    sse.event('response.output_item.added', { output_index: outputIndex, item })
     sse.event('response.output_item.done', { output_index: outputIndex, item })
     output.push(item)
   }
-  const call = (name: string, args: Record<string, unknown>) => emitItem({ type: 'function_call', id: `fc_${randomUUID().slice(0, 8)}`, call_id: `${ctx.callPrefix}_${index}`, name, arguments: JSON.stringify(args), status: 'completed' })
   for (const step of steps) {
     switch (step.type) {
       case 'text':
         start()
-        emitItem({ type: 'message', id: `msg_${randomUUID().slice(0, 8)}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: withModel(withToolResult(step.text, ctx.toolResult), ctx.model), annotations: [] }] }, step.chunkSize)
+        writeText(withModel(withToolResult(step.text, ctx.toolResult), ctx.model), step.chunkSize)
         break
       case 'usage':
         usage = { input_tokens: step.input + (step.cacheRead ?? 0), input_tokens_details: { cached_tokens: step.cacheRead ?? 0 }, output_tokens: step.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: step.input + (step.cacheRead ?? 0) + step.output }
@@ -76,6 +92,7 @@ export async function playResponse(sse: SseWriter, steps: Step[], ctx: { toolRes
     }
   }
   start()
+  endMessage()
   sse.event('response.completed', { response: { id, object: 'response', status: 'completed', output, usage } })
   sse.end()
 }

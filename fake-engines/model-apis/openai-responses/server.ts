@@ -83,16 +83,21 @@ function isReviewerCall(body: Record<string, unknown>): boolean {
   return format?.type === 'json_schema'
 }
 
-/** The text of the latest user message, and the items after it (this turn's tool calls and outputs). */
+/** Codex's own user-role text: its context (environment, instructions) and the marker of an interrupted turn. */
+const CODEX_OWN_TEXT = /^\s*<(environment_context|user_instructions|permissions|turn_aborted)/
+
+/**
+ * The latest prompt, and the items after its message (this turn's tool calls and outputs). A
+ * prompt is the last `input_text` of a user message that is not codex's own, so neither a context
+ * message nor an interrupted turn's marker, alone or in the prompt's message, hides or selects it.
+ */
 function lastUserMessage(input: Array<Record<string, unknown>>): { text: string; after: Array<Record<string, unknown>> } {
   for (let i = input.length - 1; i >= 0; i--) {
     const item = input[i]
     if (item.type === 'message' && item.role === 'user') {
       const content = Array.isArray(item.content) ? (item.content as Array<Record<string, unknown>>) : []
-      const text = content.filter((c) => c.type === 'input_text').map((c) => String(c.text)).join('\n')
-      // Codex adds its own user-role context messages (environment, instructions); they are not the prompt.
-      if (text.startsWith('<') && /^<(environment_context|user_instructions|permissions|turn_aborted)/.test(text)) continue
-      return { text, after: input.slice(i + 1) }
+      const prompt = content.filter((c) => c.type === 'input_text' && !CODEX_OWN_TEXT.test(String(c.text))).at(-1)
+      if (prompt) return { text: String(prompt.text), after: input.slice(i + 1) }
     }
   }
   return { text: '', after: [] }
