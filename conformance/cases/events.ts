@@ -219,7 +219,9 @@ export const eventsCases: Case[] = [
     async run(ctx) {
       const { conn, request } = await asked(ctx)
       conn.deny(request, { message: 'stop here', interrupt: true })
-      const result = await turnOrRefusal(ctx, conn, 1, 'deny with interrupt')
+      // An engine counts an interrupted turn its own way (the real Claude CLI does not report it as
+      // turn 1): the turn_result that follows the deny is the one.
+      const result = await turnOrRefusal(ctx, conn, undefined, 'deny with interrupt')
       ctx.check('events.12', result.isError === true, 'turn_result.isError true for the interrupted turn', result)
       // The spec does not say how an interrupted turn's turn_result reads; the protocol-7 client recognises this one shape.
       ctx.nonStrict(result.subtype === 'error_during_execution' && JSON.stringify(result.errors) === '["interrupted"]', `a deny with interrupt ended the turn with subtype ${JSON.stringify(result.subtype)} and errors ${JSON.stringify(result.errors)}, not the interrupt shape the protocol-7 client reads (error_during_execution, ["interrupted"])`)

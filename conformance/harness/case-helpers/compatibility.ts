@@ -45,8 +45,9 @@ export async function eventOrRefusal<K extends SessionEventType>(ctx: CaseContex
 }
 
 /** The turn's end, or the protocol_error a target answers a protocol-7 command with. */
-export async function turnOrRefusal(ctx: CaseContext, conn: SessionHandle, numTurns: number, what: string): Promise<EventOf<'turn_result'>> {
-  const outcome = await eventOrRefusal(ctx, conn, 'turn_result', (e) => e.numTurns === numTurns)
+/** The turn_result of the turn numbered `numTurns`, or (undefined) the next one whatever the engine counts. */
+export async function turnOrRefusal(ctx: CaseContext, conn: SessionHandle, numTurns: number | undefined, what: string): Promise<EventOf<'turn_result'>> {
+  const outcome = await eventOrRefusal(ctx, conn, 'turn_result', (e) => numTurns === undefined || e.numTurns === numTurns)
   if ('refused' in outcome) throw new NonStrict(`the target refused the protocol-7 client's ${what}: protocol_error "${outcome.refused}" (the spec leaves the command's payload shape open)`)
   return outcome
 }
