@@ -47,6 +47,10 @@ export class QueueState {
   /** Claimed attempts whose session is being started, and ended ones whose end is being written: job id -> attempt. */
   readonly starting = new Map<string, number>()
   readonly ending = new Map<string, number>()
+  /** Starting attempts a cancel ended (job-status.12): their session is closed as soon as it exists, never run. */
+  readonly canceledStarts = new Set<string>()
+  /** Ended attempts' final writes in flight (the write may queue a retry): a cancel waits for it first. */
+  readonly endWrites = new Map<string, Promise<void>>()
   resumeWaiters: ResumeWaiter[] = []
   /**
    * Jobs this process is submitting, until their job_submitted is out: a shared store makes a row
