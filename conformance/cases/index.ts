@@ -31,6 +31,7 @@ import { sessionEdgeCases } from './edges-session.ts'
 import { websocketEdgeCases } from './edges-websocket.ts'
 import { hostFileCases } from './host-files.ts'
 import { jobCases } from './jobs.ts'
+import { jobCancelCases } from './job-cancel.ts'
 import { notificationCases } from './notifications.ts'
 import { parkingCases } from './parking.ts'
 import { peerCases } from './peers.ts'
@@ -38,4 +39,4 @@ import { availabilityCases, profileDefaultCases, serverCases } from './server.ts
 import { sessionCases } from './sessions.ts'
 import { websocketCases } from './websocket.ts'
 
-export const ALL_CASES: Case[] = [] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliEngineRequestCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases, ...notificationEdgeCases, ...commandEdgeCases, ...peerEdgeCases, ...cliSecondaryEdgeCases, ...attachmentEdgeCases, ...jobEdgeCases, ...creatingRouteCases, ...fixedValueCases, ...handshakeCases, ...killCEdgeCases, ...killAEdgeCases, ...killBEdgeCases, ...configurationEdgeCases]
+export const ALL_CASES: Case[] = [] = [...sessionCases, ...createRequestCases, ...authenticationCases, ...websocketCases, ...serverCases, ...profileDefaultCases, ...jobCases, ...jobCancelCases, ...notificationCases, ...parkingCases, ...availabilityCases, ...cliPrimaryCases, ...cliSecondaryCases, ...cliEngineRequestCases, ...cliDormancyCases, ...attachmentCases, ...hostFileCases, ...peerCases, ...compatibilityCases, ...compatibilityP7Cases, ...sessionEdgeCases, ...websocketEdgeCases, ...eventEdgeCases, ...profileEdgeCases, ...profileCatalogEdgeCases, ...queueEdgeCases, ...engineEdgeCases, ...notificationEdgeCases, ...commandEdgeCases, ...peerEdgeCases, ...cliSecondaryEdgeCases, ...attachmentEdgeCases, ...jobEdgeCases, ...creatingRouteCases, ...fixedValueCases, ...handshakeCases, ...killCEdgeCases, ...killAEdgeCases, ...killBEdgeCases, ...configurationEdgeCases]
