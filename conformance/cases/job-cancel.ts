@@ -6,9 +6,9 @@
  * kit's earlier cancel case met only a job long running on the provider engine.
  *
  * Only what the spec says is judged: after the DELETE the job reads `canceled` (the one terminal
- * value the table names), and it stays canceled: a run that went on would end it otherwise, which
- * the later reads, after other phases have run, would see (a job pruned meanwhile was terminal,
- * job-status.13). How long a cancel takes, what the DELETE answers and what becomes of the job's
+ * value the table names), and it stays canceled: a run that went on would show it `running`
+ * again, which the later reads, after other phases have run, would see (a job pruned meanwhile
+ * was terminal, job-status.13). How long a cancel takes, what the DELETE answers and what becomes of the job's
  * session are not stated.
  */
 import type { CaseContext } from '../harness/context.ts'
@@ -81,7 +81,8 @@ async function everyPhase(ctx: CaseContext, engine: Engine): Promise<void> {
   await requireRunningQueue(ctx)
   const canceled: Array<{ id: string; phase: string }> = []
   for (let i = 0; i < IMMEDIATE_TRIES; i++) {
-    const id = await post(ctx, engine, 'scenario:hello')
+    // A turn that never ends by itself: only the cancel can end the job, never a turn that was quicker than the DELETE.
+    const id = await post(ctx, engine, 'scenario:hang')
     await cancel(ctx, id, 'sent at once after its POST')
     canceled.push({ id, phase: 'at once after its POST' })
   }

@@ -44,6 +44,11 @@ export class JobCancel {
     return this.#cancelQueued(id)
   }
 
+  #heldHere(id: string): boolean {
+    const q = this.#q
+    return q.running.has(id) || q.parked.has(id) || q.starting.has(id) || q.endWrites.has(id)
+  }
+
   async #cancelRun(run: JobRun): Promise<JobInfo | undefined | 'moved'> {
     // job_started is recorded before job_completed, as a park waits for it too.
     await run.started
@@ -79,6 +84,12 @@ export class JobCancel {
   async #cancelQueued(id: string): Promise<JobInfo | undefined | 'moved'> {
     const q = this.#q
     const record = await q.adapter.get(id)
+    // Running in the store, and here a claim unanswered, or the job held since the read was sent
+    // (a claim answered meanwhile: its start began): look again, once the claims are answered.
+    if (record?.info.status === 'running' && (q.claimsInFlight.size > 0 || this.#heldHere(id))) {
+      await Promise.allSettled([...q.claimsInFlight])
+      return 'moved'
+    }
     if (!record || record.info.status !== 'queued') return record?.info
     const written = await q.adapter.update(id, { status: 'canceled', finishedAt: q.now(), ...CANCELED, nextRunAt: undefined }, { queued: true }, q.draft({ type: 'job_completed' }, record.request))
     if (!written) return 'moved'

@@ -217,8 +217,8 @@ export class JobQueue {
           // Every free slot's claim in one step when the adapter can (issue 25), else one by one.
           const asked = this.adapter.claimBatch ? Math.min(this.maxConcurrency - q.slotsTaken(), CLAIM_BATCH_MAX) : 1
           const claims = asked > 1
-            ? await this.adapter.claimBatch!(q.now(), limits, asked)
-            : [await this.adapter.claimNext(q.now(), limits)].filter((r) => r !== undefined)
+            ? await q.claiming(this.adapter.claimBatch!(q.now(), limits, asked))
+            : [await q.claiming(this.adapter.claimNext(q.now(), limits))].filter((r) => r !== undefined)
           // Not awaited (issue 25): each start holds its slot from here (q.starting, counted by
           // slotsTaken), and a job that ends while the pump goes on claiming for other slots
           // would otherwise find the pump busy and could not claim the next job with its final
