@@ -32,6 +32,12 @@ export async function openPool(options: PostgresConnectionOptions): Promise<pg.P
   })
   // An idle client's error would otherwise be an unhandled 'error' event and crash the process.
   pool.on('error', (err) => options.onError?.(err))
+  // A client being handed out has neither the pool's listener nor yet its borrower's: a new one
+  // whose server ends it right after its handshake (the FATAL read in one chunk with the
+  // handshake's ReadyForQuery, as a pg_terminate_backend under load gives) emitted an unhandled
+  // 'error' before transaction() could listen, and ended the process. Every client keeps this
+  // listener for life; the borrower's next statement fails as on any broken connection.
+  pool.on('connect', (client) => client.on('error', () => {}))
   try {
     await migrate(pool)
   } catch (err) {

@@ -35,7 +35,8 @@ export interface RetryOptions {
 /**
  * A connection that broke or could not be made: the server terminated it (57P01 admin_shutdown,
  * 57P02 crash_shutdown, 57P03 cannot_connect_now), the SQLSTATE class 08 (connection exception),
- * a socket error, or pg's own "Connection terminated" when the socket closed under a query.
+ * a socket error, pg's own "Connection terminated" when the socket closed under a query, or its
+ * "not queryable" for a statement on a client whose connection had already broken.
  */
 const BROKEN_SQLSTATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03'])
 const BROKEN_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND'])
@@ -44,7 +45,9 @@ export function isBrokenConnection(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false
   const code = (err as { code?: unknown }).code
   if (typeof code === 'string' && (BROKEN_SQLSTATES.has(code) || code.startsWith('08') || BROKEN_SOCKET_CODES.has(code))) return true
-  return /^Connection terminated|timeout exceeded when trying to connect/.test((err as { message?: unknown }).message as string ?? '')
+  // pg's own texts: the socket closed under a query; no connection in time; a client whose
+  // connection broke before its statement was sent (pool.ts: a handshake the server ended).
+  return /^Connection terminated|timeout exceeded when trying to connect|^Client has encountered a connection error/.test((err as { message?: unknown }).message as string ?? '')
 }
 
 /** Database failures that reached a caller: a request answers them 503 `database_unavailable`, never 500. */

@@ -41,6 +41,16 @@ export function describeQueueAdapterContract(name: string, create: () => QueueAd
       expect(await adapter.update('missing', { attempt: 3 })).toBeUndefined()
     })
 
+    it('a queued-fenced update lands only while the job is still queued (a cancel racing a claim, job-status.12)', async () => {
+      const adapter = await create()
+      await adapter.add(job('a'))
+      await adapter.add(job('b'))
+      expect((await adapter.update('a', { status: 'canceled' }, { queued: true }))?.info.status).toBe('canceled')
+      expect((await adapter.claimNext(1))?.info.id).toBe('b')
+      expect(await adapter.update('b', { status: 'canceled' }, { queued: true })).toBeUndefined()
+      expect((await adapter.get('b'))?.info.status).toBe('running')
+    })
+
     it('lists oldest first and returns copies callers cannot mutate', async () => {
       const adapter = await create()
       await adapter.add(job('a'))

@@ -61,9 +61,10 @@ export interface QueueAdapter {
    * Shallow merge into `info`; a key set to undefined clears the field. With `fence` (a shared
    * adapter), only while this process still holds the job's claim for `fence.attempt` (job-status fencing);
    * otherwise nothing changes and the answer is undefined. A single-process adapter
-   * holds every claim and may ignore it.
+   * holds every claim and may ignore it. With a `QueuedFence` (every adapter), only while the job
+   * is still `queued`: a cancel never lands on a job a claim moved on meanwhile (job-status.12).
    */
-  update(id: string, patch: Partial<JobInfo>, fence?: Fence, event?: EventDraft): Promise<WrittenRecord | undefined>
+  update(id: string, patch: Partial<JobInfo>, fence?: Fence | QueuedFence, event?: EventDraft): Promise<WrittenRecord | undefined>
   /** Deletes terminal jobs finished at or before `now - olderThanMs`; returns how many. */
   prune(olderThanMs: number, now: number): Promise<number>
   addDailyTokens(dayKey: string, tokens: number): Promise<number>
@@ -154,6 +155,11 @@ export type ResumeAndAdoptOutcome = { outcome: 'resumed'; park: unknown; event?:
 /** The attempt a write is for: it lands only while this process holds that attempt's claim. */
 export interface Fence {
   attempt: number
+}
+
+/** A write for a job no process holds: it lands only while the job is still `queued`. */
+export interface QueuedFence {
+  queued: true
 }
 
 export interface ClaimLimits {

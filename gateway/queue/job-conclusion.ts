@@ -86,7 +86,7 @@ export class JobConclusion {
         done(await adapter.update(id, patch, fence, event))
         return
       }
-      const outcome = await adapter.completeAndClaim(id, patch, q.now(), { maxRunning: q.maxConcurrency }, fence, event)
+      const outcome = await q.claiming(adapter.completeAndClaim(id, patch, q.now(), { maxRunning: q.maxConcurrency }, fence, event))
       done(outcome.completed && { info: outcome.completed, ...(outcome.completedEvent ? { event: outcome.completedEvent } : {}) })
       claimed = outcome.claimed
     } finally {

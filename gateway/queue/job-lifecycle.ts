@@ -37,9 +37,21 @@ export class JobLifecycle {
       runner = await q.deps.startSession({ ...record.request.session, meta, scope: record.info.scope })
     } catch (err) {
       q.starting.delete(record.info.id)
-      // The claim lapses if this write fails too: another process applies the retry rules.
-      const info = await q.adapter.update(record.info.id, { status: 'failed', finishedAt: q.now(), error: (err as Error).message }, { attempt: record.info.attempt }, q.draft({ type: 'job_completed' }, record.request))
-      if (info) q.announce({ type: 'job_completed' }, info, undefined, record.request)
+      // Canceled while it started: the cancel wrote the job's end (job-status.12).
+      if (!q.canceledStarts.delete(record.info.id)) {
+        // The claim lapses if this write fails too: another process applies the retry rules.
+        const info = await q.adapter.update(record.info.id, { status: 'failed', finishedAt: q.now(), error: (err as Error).message }, { attempt: record.info.attempt }, q.draft({ type: 'job_completed' }, record.request))
+        if (info) q.announce({ type: 'job_completed' }, info, undefined, record.request)
+      }
+      void q.pump() // its slot is free
+      return
+    }
+    if (q.canceledStarts.delete(record.info.id)) {
+      // Canceled while its session started (job-status.12): the cancel wrote the job's end; the
+      // session is closed before it is watched, so the job does not run on.
+      q.starting.delete(record.info.id)
+      try { runner.close('server') } catch { /* already closed */ }
+      void q.pump()
       return
     }
     const run = new JobRun(record, runner, q.now())
@@ -54,27 +66,47 @@ export class JobLifecycle {
     // job), and job_started goes out before job_parked.
     // Claimed while its submit was still settling in this process (a shared store): job_submitted goes out first.
     await q.announcing.get(run.id)
-    try {
-      // Each attempt starts clean: the previous attempt's error went out with its job_retrying.
-      // Recorded with this write, which names the session as protocol 7's job_started does.
-      // The SDK session id too when the session already has it (one write, not two; system_init then writes nothing).
-      const sdkSessionId = runner.info().sdkSessionId
-      const info = await q.adapter.update(run.id, { startedAt: q.now(), sessionId: runner.id, error: undefined, ...(sdkSessionId ? { sdkSessionId } : {}) }, this.#fencing.fenceOf(run), q.draft({ type: 'job_started' }, record.request))
-      if (!info) {
-        started()
-        return this.#fencing.abandon(run)
-      }
-      run.record.info = info.info
-      run.infoCurrent = !run.parked
-      q.announce({ type: 'job_started' }, info, run)
-    } catch (err) {
-      q.report(err, 'job start')
-      // Not recorded: an adapter that records events has the attempt's end record it late (JobConclusion).
-      if (!q.adapter.recordsEvents) q.emit({ type: 'job_started' }, run.record.info, run)
-    }
+    const recorded = await this.#recordStart(run)
     started()
+    if (!recorded) return
     this.armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.onEvent(run, event), 0)
+  }
+
+  /**
+   * The attempt's start in the store: job_started, and the session a park's resume checks the job
+   * by (job-status.5-6). A failed write is tried again until it lands, as an end's is: a run that
+   * went on unrecorded parked with no session named, and its result was refused everywhere. False:
+   * the run is not to be watched (fenced out, or ended meanwhile).
+   */
+  async #recordStart(run: JobRun): Promise<boolean> {
+    const q = this.#q
+    for (let tries = 0; !run.finalized; tries++) {
+      try {
+        // Each attempt starts clean: the previous attempt's error went out with its job_retrying.
+        // Recorded with this write, which names the session as protocol 7's job_started does.
+        // The SDK session id too when the session already has it (one write, not two; system_init then writes nothing).
+        const sdkSessionId = run.runner.info().sdkSessionId
+        const info = await q.adapter.update(run.id, { startedAt: q.now(), sessionId: run.runner.id, error: undefined, ...(sdkSessionId ? { sdkSessionId } : {}) }, this.#fencing.fenceOf(run), q.draft({ type: 'job_started' }, run.record.request))
+        if (!info) {
+          this.#fencing.abandon(run)
+          return false
+        }
+        run.record.info = info.info
+        run.infoCurrent = !run.parked
+        q.announce({ type: 'job_started' }, info, run)
+        return true
+      } catch (err) {
+        q.report(err, 'job start')
+        // Closing: the run goes on unrecorded; an adapter that records events has its end record job_started late (JobConclusion).
+        if (q.closed) {
+          if (!q.adapter.recordsEvents) q.emit({ type: 'job_started' }, run.record.info, run)
+          return true
+        }
+        await new Promise<void>((resolve) => q.later(Math.min(30_000, 50 * 2 ** tries), resolve))
+      }
+    }
+    return false
   }
 
   armDuration(run: JobRun): void {
@@ -154,6 +186,17 @@ export class JobLifecycle {
     q.ending.set(run.id, run.record.info.attempt)
     try { run.runner.close('server') } catch { /* already closed */ }
     if (wasParked) q.deps.discardSession?.(run.runner.id)
+    // A cancel meanwhile waits for the end's write: it may queue a retry, which the cancel then ends.
+    const written = this.#writeEnd(run, status, patch, usage)
+    q.endWrites.set(run.id, written)
+    await written
+    if (q.endWrites.get(run.id) === written) q.endWrites.delete(run.id)
+    void q.pump()
+  }
+
+  /** The attempt's tokens and its end, in the store. */
+  async #writeEnd(run: JobRun, status: JobStatus, patch: Partial<JobInfo>, usage?: AttemptUsage): Promise<void> {
+    const q = this.#q
     const tokens = usage?.tokens ?? run.estimatedTokens
     if (tokens > 0) await q.adapter.addDailyTokens(dayKeyOf(q.now()), tokens).catch((err) => q.report(err, 'daily tokens'))
     // The attempt's end must reach the store, or the job stays `running` under this process's
@@ -176,6 +219,5 @@ export class JobLifecycle {
       }
     }
     await record(0)
-    void q.pump()
   }
 }

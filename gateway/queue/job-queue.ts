@@ -5,7 +5,8 @@
  *
  * JobQueue is the public face and the claim loop (submit, cancel, stats, pump); the parts fencing
  * and fleet parking grew live beside it, each handed the shared QueueState: the run of an attempt (job-lifecycle.ts),
- * its end and final write (job-conclusion.ts), fencing (job-fencing.ts), park/resume (job-parking.ts).
+ * its end and final write (job-conclusion.ts), fencing (job-fencing.ts), park/resume (job-parking.ts),
+ * a cancel in whichever phase the job is (job-cancel.ts).
  */
 import { createHash, randomUUID } from 'node:crypto'
 import {
@@ -13,6 +14,7 @@ import {
 } from '../protocol/index.ts'
 import type { Runner } from '../sessions/runner.ts'
 import { dayKeyOf, type JobRecord, type QueueAdapter } from './adapter.ts'
+import { JobCancel } from './job-cancel.ts'
 import { JobFencing } from './job-fencing.ts'
 import { JobLifecycle } from './job-lifecycle.ts'
 import { JobParking } from './job-parking.ts'
@@ -42,6 +44,7 @@ export class JobQueue {
   readonly #fencing: JobFencing
   readonly #lifecycle: JobLifecycle
   readonly #parking: JobParking
+  readonly #cancel: JobCancel
   readonly #outbox: OutboxDelivery | undefined
 
   constructor(options: QueueOptions, deps: QueueDeps) {
@@ -51,6 +54,7 @@ export class JobQueue {
     this.#fencing = new JobFencing(q)
     this.#lifecycle = new JobLifecycle(q, this.#fencing)
     this.#parking = new JobParking(q, this.#fencing, this.#lifecycle)
+    this.#cancel = new JobCancel(q, this.#lifecycle)
     this.adapter.onWork?.(() => void this.pump())
     // Job webhooks leave from the adapter's outbox when it records events;
     // a claim is held past one delivery's timeout, so only a dead claimant's events go out twice.
@@ -143,20 +147,9 @@ export class JobQueue {
     return (await this.adapter.list()).map((r) => r.info)
   }
 
-  async cancel(id: string): Promise<JobInfo | undefined> {
-    const q = this.#q
-    const run = q.running.get(id) ?? q.parked.get(id)
-    if (run) {
-      run.canceled = true
-      run.killReason = 'canceled'
-      await this.#lifecycle.finalize(run, 'canceled', { error: 'canceled' })
-      return (await this.adapter.get(id))?.info
-    }
-    const record = await this.adapter.get(id)
-    if (!record || record.info.status !== 'queued') return record?.info
-    const info = await this.adapter.update(id, { status: 'canceled', finishedAt: q.now(), error: 'canceled', nextRunAt: undefined }, undefined, q.draft({ type: 'job_completed' }, record.request))
-    if (info) q.announce({ type: 'job_completed' }, info, undefined, record.request)
-    return info?.info
+  /** job-status.12, whatever the job's phase here (job-cancel.ts). */
+  cancel(id: string): Promise<JobInfo | undefined> {
+    return this.#cancel.cancel(id)
   }
 
   async stats(): Promise<QueueStats> {
@@ -224,8 +217,8 @@ export class JobQueue {
           // Every free slot's claim in one step when the adapter can, else one by one.
           const asked = this.adapter.claimBatch ? Math.min(this.maxConcurrency - q.slotsTaken(), CLAIM_BATCH_MAX) : 1
           const claims = asked > 1
-            ? await this.adapter.claimBatch!(q.now(), limits, asked)
-            : [await this.adapter.claimNext(q.now(), limits)].filter((r) => r !== undefined)
+            ? await q.claiming(this.adapter.claimBatch!(q.now(), limits, asked))
+            : [await q.claiming(this.adapter.claimNext(q.now(), limits))].filter((r) => r !== undefined)
           // Not awaited: each start holds its slot from here (q.starting, counted by
           // slotsTaken), and a job that ends while the pump goes on claiming for other slots
           // would otherwise find the pump busy and could not claim the next job with its final

@@ -37,9 +37,11 @@ export function createMemoryQueueAdapter(): QueueAdapter {
     async list() {
       return [...jobs.values()].map(copy)
     },
-    async update(id, patch) {
+    async update(id, patch, fence) {
       const record = jobs.get(id)
       if (!record) return undefined
+      // One process holds every claim; only the queued fence can refuse (a claim came first).
+      if (fence && 'queued' in fence && record.info.status !== 'queued') return undefined
       const info = { ...record.info, ...patch } as JobInfo & Record<string, unknown>
       for (const key of Object.keys(patch)) if ((patch as Record<string, unknown>)[key] === undefined) delete info[key]
       record.info = info

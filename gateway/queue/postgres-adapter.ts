@@ -288,20 +288,17 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     },
 
     async update(id, patch, fence, event) {
+      // The condition is checked in the writing statement itself, under the row lock: Deliver 3's
+      // fence (this process holds the attempt's claim), or a queued job's (no claim came first).
+      const kind = !fence ? '' : 'queued' in fence ? '_queued' : '_fenced'
+      const where = `id = $1${kind === '_fenced' ? ` AND ${FENCED('$4', '$5')}` : kind === '_queued' ? ` AND status = 'queued'` : ''}`
+      const values: unknown[] = [id, ...merge(patch), ...(fence && 'attempt' in fence ? [workerId, fence.attempt] : [])]
       if (event) {
-        const where = fence ? `id = $1 AND ${FENCED('$4', '$5')}` : 'id = $1'
-        const values = [id, ...merge(patch), ...(fence ? [workerId, fence.attempt] : []), draftJson(event)]
         return inJobOrder(id, async () => record((await q<Row>({
-          name: fence ? 'gw_update_recorded_fenced' : 'gw_update_recorded', text: recordedUpdateSql(where, fence ? '$6' : '$4'), values,
+          name: `gw_update_recorded${kind}`, text: recordedUpdateSql(where, `$${values.length + 1}`), values: [...values, draftJson(event)],
         })).rows[0]))
       }
-      if (!fence) {
-        const { rows } = await q<Row>({ name: 'gw_update', text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE id = $1 ${RETURNING}`, values: [id, ...merge(patch)] })
-        return record(rows[0])
-      }
-      // Fenced (Deliver 3): checked in the writing statement itself, under the row lock.
-      const { rows } = await q<Row>({ name: 'gw_update_fenced', text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[]
-        WHERE id = $1 AND ${FENCED('$4', '$5')} ${RETURNING}`, values: [id, ...merge(patch), workerId, fence.attempt] })
+      const { rows } = await q<Row>({ name: `gw_update${kind}`, text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE ${where} ${RETURNING}`, values })
       return record(rows[0])
     },
 

@@ -47,6 +47,15 @@ export class QueueState {
   /** Claimed attempts whose session is being started, and ended ones whose end is being written: job id -> attempt. */
   readonly starting = new Map<string, number>()
   readonly ending = new Map<string, number>()
+  /** Starting attempts a cancel ended (job-status.12): their session is closed as soon as it exists, never run. */
+  readonly canceledStarts = new Set<string>()
+  /** Ended attempts' final writes in flight (the write may queue a retry): a cancel waits for it first. */
+  readonly endWrites = new Map<string, Promise<void>>()
+  /**
+   * Claims sent and not yet answered: a job they claimed reads `running` in the store before its
+   * start here begins (a database round trip); a cancel that finds one waits for them (job-status.12).
+   */
+  readonly claimsInFlight = new Set<Promise<unknown>>()
   resumeWaiters: ResumeWaiter[] = []
   /**
    * Jobs this process is submitting, until their job_submitted is out: a shared store makes a row
@@ -171,6 +180,16 @@ export class QueueState {
       if (this.now() < at) this.wakeAt(at)
       else void this.pump()
     })
+  }
+
+  /** `claim` (a claim sent to the adapter), known to be in flight until it is answered. */
+  async claiming<T>(claim: Promise<T>): Promise<T> {
+    this.claimsInFlight.add(claim)
+    try {
+      return await claim
+    } finally {
+      this.claimsInFlight.delete(claim)
+    }
   }
 
   later(ms: number, fn: () => void): void {

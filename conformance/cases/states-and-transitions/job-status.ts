@@ -2,7 +2,7 @@
 import { doublingProblem, judgeRetryWaits } from '../../harness/backoff.ts'
 import { jobEventMentions, jobEventType } from '../../harness/job-event.ts'
 import type { Case } from '../../types.ts'
-import { submitCwdJob, deliveredTypes, MAX_DURATION_MS, ORDER, RETRY_BASE_MS, deliveries, requireRunningQueue, submit, terminal, waitForJob } from '../../harness/case-helpers/index.ts'
+import { submitCwdJob, deliveredTypes, MAX_DURATION_MS, ORDER, RETRY_BASE_MS, deliveries, requireRunningQueue, submit, terminal, waitForJob, cancelEveryPhaseCase } from '../../harness/case-helpers/index.ts'
 
 export const jobStatusCases: Case[] = [
   {
@@ -145,4 +145,7 @@ export const jobStatusCases: Case[] = [
       ctx.check('job-status.4', progress >= 0 && progress < types.indexOf('job_completed'), 'a job_progress delivery for the run\'s assistant message, before job_completed', `deliveries: ${JSON.stringify(types)}`)
     },
   },
+  cancelEveryPhaseCase('provider'),
+  cancelEveryPhaseCase('cli_primary'),
+  cancelEveryPhaseCase('cli_secondary'),
 ]

@@ -37,10 +37,13 @@ describe('database connections killed under a running fleet', () => {
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
     // A parked job's result goes to either process, again while it is not accepted (a 404 until
     // the park is stored, a 5xx while the database is away).
+    // What each parked job's result got, last (for the failure message: a job left parked).
+    const answers = new Map<string, string>()
     const answer = async (executionId: string) => {
       for (let i = 0; i < 400; i++) {
         const m = members[i % members.length]
         const res = await fetch(`${m.url}/executions/${executionId}/result`, { method: 'POST', headers, body: JSON.stringify({ status: 'ok', output: { type: 'text', value: 'ok' } }) }).catch(() => undefined)
+        answers.set(executionId, `${i + 1} tries, last ${res?.status ?? 'no answer'}${res?.status === 200 ? ` ${await res.text()}` : ''}`)
         if (res?.status === 200) return
         await new Promise((r) => setTimeout(r, 50))
       }
@@ -79,7 +82,15 @@ describe('database connections killed under a running fleet', () => {
         killed += rows[0].n
       }
       expect(killed).toBeGreaterThan(0)
-      await until(terminal, (n) => n === ids.length, 'every job terminal', 60_000)
+      await until(terminal, (n) => n === ids.length, 'every job terminal', 60_000).catch(async (err: Error) => {
+        // Which jobs, in which state, with which events and answers: a liveness hole or a slow run.
+        const stuck = (await db.query(`SELECT j.id, j.status, j.lease_owner, j.info->>'attempt' AS attempt, j.info->>'parkedExecutionId' AS parked_on,
+          (SELECT json_agg(json_build_array(h.from_status, h.to_status, h.worker) ORDER BY h.id) FROM gateway_job_history h WHERE h.job_id = j.id) AS history,
+          (SELECT json_agg(json_build_array(o.seq, o.event->>'type', o.attempts) ORDER BY o.seq) FROM gateway_job_outbox o WHERE o.job_id = j.id) AS undelivered
+          FROM gateway_jobs j WHERE NOT (j.status = ANY($1))`, [TERMINAL])).rows
+        const detail = stuck.map((row) => ({ ...row, answer: row.parked_on ? answers.get(row.parked_on) ?? 'no job_parked delivered' : undefined }))
+        throw new Error(`${err.message}: ${JSON.stringify(detail)}; alive: ${members.map((m) => `${m.workerId} ${m.child.exitCode === null}`).join(', ')}`)
+      })
       for (const m of members) expect(m.child.exitCode, `${m.workerId} exited: ${reports.get(m.workerId)!.join('')}`).toBeNull()
       // The failures were real and reported, not absent.
       expect([...reports.values()].flat().join('')).toMatch(/terminat|Connection/i)
@@ -94,7 +105,7 @@ describe('database connections killed under a running fleet', () => {
     } finally {
       await db.end()
     }
-  }, 90_000)
+  }, 150_000) // setup under load (a PostgreSQL, two gateways) plus the 60 s the jobs get
 
   it('a request while the database is away answers 503 database_unavailable, never 500, and the process stays up', async () => {
     server = await startPostgresServer()
