@@ -162,7 +162,9 @@ describe('gateway serve with metrics: {port}', { timeout: 60_000 }, () => {
     const ended = await until(scrape, (m) => m.sum('gateway_engine_process_exits_total', { engine: 'cli_primary' }) === 1, 'engine exit counted')
     expect(ended.sum('gateway_engine_process_exits_total', { engine: 'cli_primary', reason: 'requested' })).toBe(1)
     expect(ended.sum('gateway_engine_process_spawns_total', { engine: 'cli_primary' })).toBe(1)
-    const exited = gw.lines.map((l) => { try { return JSON.parse(l) } catch { return {} } }).find((l) => l.msg === 'engine process exited')
+    // The log reaches stdout through a buffered destination: wait for the line, not for a moment.
+    const exitLine = () => gw.lines.map((l) => { try { return JSON.parse(l) } catch { return {} } }).find((l) => l.msg === 'engine process exited')
+    const exited = await until(async () => exitLine(), Boolean, 'the engine exit logged')
     expect(exited).toMatchObject({ code: 1, requested: true })
   })
 })
