@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { Scope, SessionInfo } from '../protocol/index.ts'
+import { refuse, UNAUTHORIZED, type Refusal } from './refusal.ts'
 
 export interface Principal {
   scope?: Scope
@@ -51,6 +52,14 @@ export function createAuthenticator(authenticate: Authenticate | undefined, onEr
     if (typeof (answer as PromiseLike<unknown> | undefined)?.then === 'function') return Promise.resolve(answer).then(accept, failed)
     return accept(answer)
   }
+}
+
+const AUTH_FAILED = refuse('internal_error', 'internal error')
+
+/** The one refusal for a failed authentication step: 401, or 500 for a broken hook. */
+export function authRefusal(principal: unknown): Refusal | undefined {
+  if (principal === AUTH_HOOK_FAILED) return AUTH_FAILED
+  return principal ? undefined : UNAUTHORIZED
 }
 
 /** The default rule: every key the principal pins must equal the session's value for it. */

@@ -23,3 +23,4 @@ export const SESSION_NOT_FOUND = refuse('session_not_found', 'session not found'
 export const NOT_FOUND = refuse('not_found', 'not found')
 export const METHOD_NOT_ALLOWED = refuse('method_not_allowed', 'method not allowed')
 export const UNAUTHORIZED = refuse('unauthorized', 'unauthorized')
+export const SHUTTING_DOWN = refuse('shutting_down', 'the gateway is shutting down')
