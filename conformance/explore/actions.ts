@@ -9,6 +9,7 @@ import { badToken, crossTenant, list, scopedOperatorRoute, unknownId } from './a
 import { MAX_SESSIONS, type ExploreModel, type Offer } from './model.ts'
 import { deferredResult, job } from './queue-actions.ts'
 import { read, reattach, remove, rename } from './resource-actions.ts'
+import { bridgedTool, deliverFile } from './tool-actions.ts'
 import type { World } from './world.ts'
 import { answerPermission, clearContext, createSession, interruptTurn, sendMessage, setModel, setPermissionMode, TURN_SCENARIOS } from './session-actions.ts'
 
@@ -46,6 +47,8 @@ export function commandArbitraries(offer: Offer): Array<fc.Arbitrary<Cmd>> {
     arbs.push(w(1, fc.constantFrom('/queue', '/sdk-sessions', '/fs/roots' as const).map(scopedOperatorRoute)))
   }
   if (offer.deferred) arbs.push(w(1, fc.tuple(index, fc.boolean()).map(([i, late]) => deferredResult(i, late))))
+  if (offer.bridge) arbs.push(w(1, fc.tuple(index, fc.constantFrom('result', 'error' as const)).map(([i, a]) => bridgedTool(i, a))))
+  if (offer.scratchFiles) arbs.push(w(1, index.map(deliverFile)))
   if (offer.queue) arbs.push(w(1, fc.constantFrom('complete', 'cancel' as const).map(job)))
   return [fc.oneof(...arbs)]
 }

@@ -17,6 +17,15 @@ export function checkStream(ctx: CaseContext, events: any[], firstSeq: number | 
     last = e.seq
     if (e.type === 'status_changed') ctx.check('session-status-values.1', STATUSES.includes(e.status), `a status in ${STATUSES.join(', ')}`, e.status)
   }
+  // events.14: on a whole stream (from seq 1) each result or failure follows its own dispatch.
+  if (firstSeq !== 1) return
+  const dispatched = new Set<unknown>()
+  for (const e of events) {
+    if (e.type === 'execution_dispatched') dispatched.add(e.executionId)
+    if (e.type === 'execution_result' || e.type === 'execution_failed') {
+      ctx.check('events.14', dispatched.has(e.executionId), `${e.type} correlated by the executionId of an execution_dispatched before it on ${what}`, `${e.seq} ${e.type} ${JSON.stringify(e.executionId)}`)
+    }
+  }
 }
 
 /** After every step: each recorder (attached at seq 0 from creation) is a valid stream starting at seq 1. */
@@ -28,8 +37,11 @@ export function checkAllStreams(world: World): void {
 
 /** Transcript content (events.20): skipped below the latest reset on re-attach. */
 const TRANSCRIPT = new Set(['user_message', 'assistant_message'])
-/** State-bearing events that replay whatever the reset (events.20 "state-bearing events still replay"). */
-const STATE_BEARING = new Set(['status_changed', 'model_changed', 'permission_mode_changed', 'conversation_reset'])
+/**
+ * Events that are state, not transcript, beyond doubt, which replay whatever the reset (events.20
+ * "state-bearing events still replay"). An earlier conversation_reset may count as either.
+ */
+const STATE_BEARING = new Set(['status_changed', 'model_changed', 'permission_mode_changed'])
 
 /**
  * websocket-framing.1 and events.20: a re-attach after `afterSeq` replays the live stream's events

@@ -36,6 +36,8 @@ export interface Offer {
   queue: boolean
   bypassDisabled: boolean
   deferred: boolean
+  bridge: boolean
+  scratchFiles: boolean
   providerModels: string[]
 }
 
@@ -52,6 +54,8 @@ export function offerOf(manifest: TargetManifest): Offer {
     queue: has('queue') && has('provider'),
     bypassDisabled: has('bypassDisabled'),
     deferred: has('parking') && has('provider'),
+    bridge: has('bridge') && has('provider'),
+    scratchFiles: has('scratchFiles') && has('provider'),
     providerModels: manifest.models?.provider ?? [],
   }
 }

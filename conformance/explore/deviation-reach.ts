@@ -1,0 +1,42 @@
+/**
+ * Which reverse-check deviations (conformance/variants/deviations.ts) an explore run can observe,
+ * and for the others why its model cannot reach them. explore-reverse.test.ts holds the first to
+ * being found within the CI budget, and every deviation to being in exactly one list.
+ */
+
+/** Deviations the model observes, with the check that fails. */
+export const EXPLORE_FINDS: Record<string, string> = {
+  'scope-miss-403': 'cross-tenant read: a scope miss is 404, never 403 (errors.1)',
+  'scope-keys-ignored': 'cross-tenant read answers 404 (authentication.3)',
+  'scoped-is-operator': 'a tenant on /queue, /sdk-sessions, /fs/roots is refused (authentication.4)',
+  'unauthorized-403': 'a refused credential is 401 (errors.2)',
+  'replay-inclusive': 're-attach: no event at or below afterSeq (websocket-framing.1)',
+  'replay-drops-superseded': 're-attach: the replay holds every live event after afterSeq (websocket-framing.1)',
+  'reset-skips-nothing': 're-attach after clear_context: transcript below the reset skipped (events.20)',
+  'bypass-allowed': 'create with bypassPermissions while disabled is 403 (server-configuration.16)',
+  'bypass-reported-while-disabled': 'canBypassPermissions not true while disabled (server-configuration.16)',
+  'title-null-keeps': 'PATCH title null brings back the derived title (updatesessionrequest.1)',
+  'title-only-from-create': 'a title derived from the first prompt sent over the socket (session.2)',
+  'job-success-failed': 'a job on scenario:hello does not end failed (job-status.8)',
+  'seq-from-two': 'the live stream starts at seq 1 (event-and-command-envelope.1)',
+  'file-delivered-elsewhere': 'the file file_delivered names is served under /sessions/:id/files/ (events.17)',
+  'execution-result-uncorrelated': 'each execution_result follows the execution_dispatched of its executionId (events.14)',
+}
+
+/** Deviations outside the model, with the reason. */
+export const EXPLORE_CANNOT_REACH: Record<string, string> = {
+  'retry-constant-delay': 'job retry timing (job-status.7) needs a failing job judged over many timed rounds; the model asserts no timing',
+  'concurrency-plus-one': 'queue-options.1 needs many concurrent jobs against a known maxConcurrency; explore runs one command at a time',
+  'grants-widen': 'profiles.6 needs a profile\'s grant list, which the manifest does not give the model',
+  'park-never': 'parking needs the last client detached; the model keeps a recorder attached to every session to compare replays with',
+  'rename-while-parked': 'rename is 409 only while parked, a state the model never leaves its sessions in (see park-never)',
+  'park-delay-ignored': 'told only by timing against the park grace; the model has no parked state (see park-never)',
+  'peer-hops-off-by-one': 'peer messaging limits (limits.6) need two sessions relaying through the peers tools, not modelled',
+  'peer-rate-off-by-one': 'peers.perMinute (limits.5) is a rate over many messages, not modelled',
+  'peer-length-doubled': 'peers.maxMessageChars (limits.4) needs the peers tools, not modelled',
+  'attachment-type-400': 'attachments are not among the modelled commands',
+  'manage-without-right': 'profile management is not among the modelled commands',
+  'profile-name-taken-400': 'profile management is not among the modelled commands',
+  'cors-any-origin': 'CORS preflights from a browser origin are not among the modelled commands',
+  'webhook-no-backoff': 'webhook retry timing needs a receiver answering errors and timed rounds; the model asserts no timing',
+}
