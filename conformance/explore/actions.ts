@@ -8,9 +8,11 @@ import * as fc from 'fast-check'
 import { badToken, crossTenant, list, scopedOperatorRoute, unknownId } from './access-actions.ts'
 import { MAX_SESSIONS, type ExploreModel, type Offer } from './model.ts'
 import { deferredResult, job } from './queue-actions.ts'
+import { createProfile, deleteProfile, recreateProfile, sessionOnProfile } from './profile-actions.ts'
 import { read, reattach, remove, rename } from './resource-actions.ts'
 import { bridgedTool, deliverFile } from './tool-actions.ts'
 import type { World } from './world.ts'
+import { attachment, corsRequest } from './surface-actions.ts'
 import { answerPermission, clearContext, createSession, interruptTurn, sendMessage, setModel, setPermissionMode, TURN_SCENARIOS } from './session-actions.ts'
 
 /** Which of the created sessions a command acts on: resolved modulo their number when it runs (command.ts onSession). */
@@ -49,6 +51,12 @@ export function commandArbitraries(offer: Offer): Array<fc.Arbitrary<Cmd>> {
   if (offer.deferred) arbs.push(w(1, fc.tuple(index, fc.boolean()).map(([i, late]) => deferredResult(i, late))))
   if (offer.bridge) arbs.push(w(1, fc.tuple(index, fc.constantFrom('result', 'error' as const)).map(([i, a]) => bridgedTool(i, a))))
   if (offer.scratchFiles) arbs.push(w(1, index.map(deliverFile)))
+  if (offer.profileStore) {
+    arbs.push(w(2, fc.constant(null).map(() => createProfile('manager'))), w(1, fc.constant(null).map(() => createProfile('operator'))))
+    arbs.push(w(2, index.map(recreateProfile)), w(1, index.map(deleteProfile)), w(2, fc.tuple(index, fc.boolean()).map(([i, n]) => sessionOnProfile(i, n))))
+  }
+  if (offer.attachments) arbs.push(w(1, fc.tuple(index, fc.boolean()).map(([i, a]) => attachment(i, a))))
+  if (offer.cors) arbs.push(w(1, fc.tuple(fc.constantFrom('allowed', 'suffix', 'other' as const), fc.boolean()).map(([k, p]) => corsRequest(k, p))))
   if (offer.queue) arbs.push(w(1, fc.constantFrom('complete', 'cancel' as const).map(job)))
   return [fc.oneof(...arbs)]
 }

@@ -25,13 +25,14 @@ export function command(label: string, applies: (m: Readonly<ExploreModel>) => b
 }
 
 /**
- * A command on one of the sessions the sequence created: `pick` chooses it among those there are
- * when it runs (pick modulo their number), so most drawn commands apply; the label names the
- * session it resolved to (s0, s1, …). Resolution reads the model only, so a seed fixes it.
+ * A command on one of the things the sequence created (`count` of them: sessions, profiles):
+ * `pick` chooses it among those there are when it runs (pick modulo their number), so most drawn
+ * commands apply; the label names what it resolved to. Resolution reads the model only, so a seed
+ * fixes it.
  */
-export function onSession(pick: number, label: (index: number) => string, applies: (m: Readonly<ExploreModel>, index: number) => boolean,
-  run: (m: ExploreModel, w: World, index: number) => Promise<void>): fc.AsyncCommand<ExploreModel, World> {
-  const resolve = (m: Readonly<ExploreModel>) => (m.sessions.length ? pick % m.sessions.length : -1)
+export function onPick(pick: number, count: (m: Readonly<ExploreModel>) => number, label: (index: number) => string,
+  applies: (m: Readonly<ExploreModel>, index: number) => boolean, run: (m: ExploreModel, w: World, index: number) => Promise<void>): fc.AsyncCommand<ExploreModel, World> {
+  const resolve = (m: Readonly<ExploreModel>) => (count(m) ? pick % count(m) : -1)
   return {
     check: (m) => resolve(m) >= 0 && applies(m, resolve(m)),
     async run(m, w) {
@@ -43,4 +44,10 @@ export function onSession(pick: number, label: (index: number) => string, applie
     },
     toString: () => label(pick),
   }
+}
+
+/** A command on one of the sessions the sequence created (s0, s1, …). */
+export function onSession(pick: number, label: (index: number) => string, applies: (m: Readonly<ExploreModel>, index: number) => boolean,
+  run: (m: ExploreModel, w: World, index: number) => Promise<void>): fc.AsyncCommand<ExploreModel, World> {
+  return onPick(pick, (m) => m.sessions.length, label, applies, run)
 }

@@ -20,6 +20,11 @@ export const EXPLORE_FINDS: Record<string, string> = {
   'job-success-failed': 'a job on scenario:hello does not end failed (job-status.8)',
   'seq-from-two': 'the live stream starts at seq 1 (event-and-command-envelope.1)',
   'file-delivered-elsewhere': 'the file file_delivered names is served under /sessions/:id/files/ (events.17)',
+  'grants-widen': 'a session on a managed profile naming a capability outside its grant is a 400 (profiles.6)',
+  'manage-without-right': 'a profile create without canManageProfiles is 403 (authentication.6)',
+  'profile-name-taken-400': 'a managed profile created again is 409 (errors.6)',
+  'attachment-type-400': 'an attachment of a type the engine does not accept is 415 (errors.8)',
+  'cors-any-origin': 'an origin outside cors.origins gets no access-control-allow-origin (authentication.7)',
   'execution-result-uncorrelated': 'each execution_result follows the execution_dispatched of its executionId (events.14)',
 }
 
@@ -27,16 +32,11 @@ export const EXPLORE_FINDS: Record<string, string> = {
 export const EXPLORE_CANNOT_REACH: Record<string, string> = {
   'retry-constant-delay': 'job retry timing (job-status.7) needs a failing job judged over many timed rounds; the model asserts no timing',
   'concurrency-plus-one': 'queue-options.1 needs many concurrent jobs against a known maxConcurrency; explore runs one command at a time',
-  'grants-widen': 'profiles.6 needs a profile\'s grant list, which the manifest does not give the model',
   'park-never': 'parking needs the last client detached; the model keeps a recorder attached to every session to compare replays with',
   'rename-while-parked': 'rename is 409 only while parked, a state the model never leaves its sessions in (see park-never)',
   'park-delay-ignored': 'told only by timing against the park grace; the model has no parked state (see park-never)',
   'peer-hops-off-by-one': 'peer messaging limits (limits.6) need two sessions relaying through the peers tools, not modelled',
   'peer-rate-off-by-one': 'peers.perMinute (limits.5) is a rate over many messages, not modelled',
   'peer-length-doubled': 'peers.maxMessageChars (limits.4) needs the peers tools, not modelled',
-  'attachment-type-400': 'attachments are not among the modelled commands',
-  'manage-without-right': 'profile management is not among the modelled commands',
-  'profile-name-taken-400': 'profile management is not among the modelled commands',
-  'cors-any-origin': 'CORS preflights from a browser origin are not among the modelled commands',
   'webhook-no-backoff': 'webhook retry timing needs a receiver answering errors and timed rounds; the model asserts no timing',
 }

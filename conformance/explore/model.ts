@@ -22,10 +22,14 @@ export interface ModelSession {
 
 export interface ExploreModel {
   sessions: ModelSession[]
+  /** Managed profiles the sequence created (p0, p1, …). */
+  profiles: Array<{ deleted: boolean }>
 }
 
 /** How many sessions one generated sequence may create: enough for scope and list checks, few enough to stay fast. */
 export const MAX_SESSIONS = 3
+
+export const MAX_PROFILES = 2
 
 /** What the manifest offers, read once before generation: the command arbitraries are built from it. */
 export interface Offer {
@@ -37,6 +41,11 @@ export interface Offer {
   bypassDisabled: boolean
   deferred: boolean
   bridge: boolean
+  attachments: boolean
+  /** The manifest names an allowed CORS origin. */
+  cors: boolean
+  /** A profileStore and a manager principal: managed profiles are created and used. */
+  profileStore: boolean
   scratchFiles: boolean
   providerModels: string[]
 }
@@ -55,12 +64,15 @@ export function offerOf(manifest: TargetManifest): Offer {
     bypassDisabled: has('bypassDisabled'),
     deferred: has('parking') && has('provider'),
     bridge: has('bridge') && has('provider'),
+    attachments: has('attachments'),
+    cors: has('cors') && Boolean(manifest.cors?.allowedOrigin),
+    profileStore: has('profileStore') && has('provider') && Boolean(manifest.tokens.manager),
     scratchFiles: has('scratchFiles') && has('provider'),
     providerModels: manifest.models?.provider ?? [],
   }
 }
 
-export const newModel = (): ExploreModel => ({ sessions: [] })
+export const newModel = (): ExploreModel => ({ sessions: [], profiles: [] })
 
 export function alive(model: ExploreModel, index: number): boolean {
   const s = model.sessions[index]

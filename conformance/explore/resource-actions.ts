@@ -8,7 +8,7 @@ import { WsRefused } from '../harness/ws-client.ts'
 import { onSession } from './command.ts'
 import { checkReplay } from './invariants.ts'
 import { expectedTitle, titleMatches, type ModelSession } from './model.ts'
-import type { World } from './world.ts'
+import type { SessionHandle, World } from './world.ts'
 
 function checkTitle(w: World, s: ModelSession, title: unknown, where: string): void {
   const rule = expectedTitle(s)
@@ -74,19 +74,24 @@ export function reattach(pick: number, after: AfterSeqPick) {
       const refused = await w.ctx.ws(h.id, { as: h.owner, afterSeq }).then((c) => (c.close(), undefined), (err) => err)
       return w.ctx.check('sessions.5', refused instanceof WsRefused && refused.status === 404, 'an attach to a deleted session refused with 404', refused instanceof WsRefused ? refused.status : 'attached')
     }
-    const upTo = live.at(-1)?.seq ?? 0
-    const again = await w.ctx.ws(h.id, { as: h.owner, afterSeq })
-    try {
-      // The replay is sent before any command is answered: the answer to a bad frame marks its end.
-      again.send('not a command')
-      const marker = await again.waitFor((f) => f.type === 'protocol_error', w.deadlineMs, 'a protocol_error after the replay')
-      const replayed = again.frames.slice(0, again.frames.indexOf(marker)).filter((f) => f.type === 'event').map((f) => f.event)
-      // The live stream may still be receiving what the replay already holds (a late context_usage).
-      const top = Math.max(0, ...replayed.map((e) => e.seq))
-      if (top > upTo) await h.recorder.waitFor((f) => f.type === 'event' && f.event.seq >= top, w.deadlineMs, `the live stream reaching seq ${top}`).catch(() => undefined)
-      checkReplay(w.ctx, h.recorder.events(), replayed, afterSeq, Math.max(upTo, top))
-    } finally {
-      again.close()
-    }
+    await checkReattach(w, h, afterSeq)
   })
+}
+
+/** Re-attaches after `afterSeq` and compares the replay with the session's live stream (checkReplay). */
+export async function checkReattach(w: World, h: SessionHandle, afterSeq: number): Promise<void> {
+  const upTo = h.recorder.events().at(-1)?.seq ?? 0
+  const again = await w.ctx.ws(h.id, { as: h.owner, afterSeq })
+  try {
+    // The replay is sent before any command is answered: the answer to a bad frame marks its end.
+    again.send('not a command')
+    const marker = await again.waitFor((f) => f.type === 'protocol_error', w.deadlineMs, 'a protocol_error after the replay')
+    const replayed = again.frames.slice(0, again.frames.indexOf(marker)).filter((f) => f.type === 'event').map((f) => f.event)
+    // The live stream may still be receiving what the replay already holds (a late context_usage).
+    const top = Math.max(0, ...replayed.map((e) => e.seq))
+    if (top > upTo) await h.recorder.waitFor((f) => f.type === 'event' && f.event.seq >= top, w.deadlineMs, `the live stream reaching seq ${top}`).catch(() => undefined)
+    checkReplay(w.ctx, h.recorder.events(), replayed, afterSeq, Math.max(upTo, top))
+  } finally {
+    again.close()
+  }
 }

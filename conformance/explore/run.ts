@@ -76,7 +76,8 @@ export async function runExplore(options: ExploreOptions): Promise<ExploreResult
     if (last === undefined) runs++
     else shrinkRuns++
     stepCounter.labels = []
-    const world = new World(manifest, seed, options.timeoutMs ?? 15_000)
+    // Each sequence names what it leaves on the target (profiles) apart from the others'.
+    const world = new World(manifest, seed + runs + shrinkRuns, options.timeoutMs ?? 15_000)
     const before = stepCounter.steps
     try {
       // Every sequence starts from one session (s0) on the first role, a tenant's where there are

@@ -5,6 +5,7 @@
  */
 import { permissionRequestIdOf } from '../harness/permission-request.ts'
 import { command, onSession } from './command.ts'
+import { checkReattach } from './resource-actions.ts'
 import { alive, MAX_SESSIONS, type Offer, type Owner, type Role } from './model.ts'
 import { eventAfter, playTurn } from './world.ts'
 
@@ -76,7 +77,7 @@ export function answerPermission(pick: number, channel: 'ws' | 'rest', behavior:
   })
 }
 
-/** clear_context where the record grants clearContext: a conversation_reset follows (session-status-values table). */
+/** clear_context where the record grants clearContext: a conversation_reset follows (session-status-values table), and a re-attach skips the transcript below it. */
 export function clearContext(pick: number) {
   return onSession(pick, (i) => `clear_context(s${i})`, (m, i) => alive(m, i), async (_m, w, index) => {
     const h = w.handle(index)
@@ -84,6 +85,8 @@ export function clearContext(pick: number) {
     const from = h.recorder.frames.length
     h.recorder.send({ type: 'clear_context' })
     await eventAfter(h.recorder, from, w.deadlineMs, 'conversation_reset', (e) => e.type === 'conversation_reset')
+    // events.20 is about the re-attach after a reset: one from the start, right away.
+    await checkReattach(w, h, 0)
   })
 }
 

@@ -21,6 +21,8 @@ export class World {
   readonly ctx: CaseContext
   /** By model index: undefined until created. */
   readonly sessions: Array<SessionHandle | undefined> = []
+  /** Managed profile names by model index. */
+  readonly profiles: string[] = []
 
   constructor(manifest: TargetManifest, seed: number, deadlineMs: number) {
     this.ctx = new CaseContext(manifest, seed, deadlineMs)
