@@ -8,6 +8,7 @@ import * as fc from 'fast-check'
 import { badToken, crossTenant, list, scopedOperatorRoute, unknownId } from './access-actions.ts'
 import { MAX_SESSIONS, type ExploreModel, type Offer } from './model.ts'
 import { deferredResult, job } from './queue-actions.ts'
+import { parkAndDeliver } from './park-actions.ts'
 import { createProfile, deleteProfile, recreateProfile, sessionOnProfile } from './profile-actions.ts'
 import { read, reattach, remove, rename } from './resource-actions.ts'
 import { bridgedTool, deliverFile } from './tool-actions.ts'
@@ -48,7 +49,7 @@ export function commandArbitraries(offer: Offer): Array<fc.Arbitrary<Cmd>> {
     arbs.push(w(2, fc.tuple(index, fc.constantFrom('get', 'patch', 'attach', 'permission' as const)).map(([i, r]) => crossTenant(i, r))))
     arbs.push(w(1, fc.constantFrom('/queue', '/sdk-sessions', '/fs/roots' as const).map(scopedOperatorRoute)))
   }
-  if (offer.deferred) arbs.push(w(1, fc.tuple(index, fc.boolean()).map(([i, late]) => deferredResult(i, late))))
+  if (offer.deferred) arbs.push(w(1, fc.tuple(index, fc.boolean()).map(([i, late]) => deferredResult(i, late))), w(2, index.map(parkAndDeliver)))
   if (offer.bridge) arbs.push(w(1, fc.tuple(index, fc.constantFrom('result', 'error' as const)).map(([i, a]) => bridgedTool(i, a))))
   if (offer.scratchFiles) arbs.push(w(1, index.map(deliverFile)))
   if (offer.profileStore) {

@@ -25,6 +25,9 @@ export const EXPLORE_FINDS: Record<string, string> = {
   'profile-name-taken-400': 'a managed profile created again is 409 (errors.6)',
   'attachment-type-400': 'an attachment of a type the engine does not accept is 415 (errors.8)',
   'cors-any-origin': 'an origin outside cors.origins gets no access-control-allow-origin (authentication.7)',
+  'park-never': 'a session resting on a deferred execution with nobody attached parks (session-status-values.2)',
+  'rename-while-parked': 'the park is read as a rename refused with 409 (errors.6); without it the park is never seen',
+  'park-delay-ignored': 'parked no sooner than parkDelayMs after the last client left (limits.8)',
   'execution-result-uncorrelated': 'each execution_result follows the execution_dispatched of its executionId (events.14)',
 }
 
@@ -32,9 +35,6 @@ export const EXPLORE_FINDS: Record<string, string> = {
 export const EXPLORE_CANNOT_REACH: Record<string, string> = {
   'retry-constant-delay': 'job retry timing (job-status.7) needs a failing job judged over many timed rounds; the model asserts no timing',
   'concurrency-plus-one': 'queue-options.1 needs many concurrent jobs against a known maxConcurrency; explore runs one command at a time',
-  'park-never': 'parking needs the last client detached; the model keeps a recorder attached to every session to compare replays with',
-  'rename-while-parked': 'rename is 409 only while parked, a state the model never leaves its sessions in (see park-never)',
-  'park-delay-ignored': 'told only by timing against the park grace; the model has no parked state (see park-never)',
   'peer-hops-off-by-one': 'peer messaging limits (limits.6) need two sessions relaying through the peers tools, not modelled',
   'peer-rate-off-by-one': 'peers.perMinute (limits.5) is a rate over many messages, not modelled',
   'peer-length-doubled': 'peers.maxMessageChars (limits.4) needs the peers tools, not modelled',

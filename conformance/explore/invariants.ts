@@ -5,7 +5,7 @@
  */
 import { STATUSES } from '../harness/case-helpers/index.ts'
 import type { CaseContext } from '../harness/context.ts'
-import type { World } from './world.ts'
+import { liveEvents, type World } from './world.ts'
 
 /** seq from 1, strictly increasing, statuses in the spec's set: on one stream of events. */
 export function checkStream(ctx: CaseContext, events: any[], firstSeq: number | undefined, what: string): void {
@@ -31,7 +31,7 @@ export function checkStream(ctx: CaseContext, events: any[], firstSeq: number | 
 /** After every step: each recorder (attached at seq 0 from creation) is a valid stream starting at seq 1. */
 export function checkAllStreams(world: World): void {
   for (const [i, h] of world.sessions.entries()) {
-    if (h) checkStream(world.ctx, h.recorder.events(), 1, `s${i}'s live stream`)
+    if (h) checkStream(world.ctx, liveEvents(h), 1, `s${i}'s live stream`)
   }
 }
 

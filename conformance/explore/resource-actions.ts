@@ -8,7 +8,7 @@ import { WsRefused } from '../harness/ws-client.ts'
 import { onSession } from './command.ts'
 import { checkReplay } from './invariants.ts'
 import { expectedTitle, titleMatches, type ModelSession } from './model.ts'
-import type { SessionHandle, World } from './world.ts'
+import { liveEvents, type SessionHandle, type World } from './world.ts'
 
 function checkTitle(w: World, s: ModelSession, title: unknown, where: string): void {
   const rule = expectedTitle(s)
@@ -68,7 +68,7 @@ export type AfterSeqPick = 'zero' | 'middle' | 'last'
 export function reattach(pick: number, after: AfterSeqPick) {
   return onSession(pick, (i) => `reattach(s${i}, afterSeq=${after})`, () => true, async (m, w, index) => {
     const h = w.handle(index)
-    const live = h.recorder.events()
+    const live = liveEvents(h)
     const afterSeq = after === 'zero' ? 0 : after === 'last' ? (live.at(-1)?.seq ?? 0) : (live[Math.floor(live.length / 2)]?.seq ?? 0)
     if (m.sessions[index].deleted) {
       const refused = await w.ctx.ws(h.id, { as: h.owner, afterSeq }).then((c) => (c.close(), undefined), (err) => err)
@@ -80,7 +80,7 @@ export function reattach(pick: number, after: AfterSeqPick) {
 
 /** Re-attaches after `afterSeq` and compares the replay with the session's live stream (checkReplay). */
 export async function checkReattach(w: World, h: SessionHandle, afterSeq: number): Promise<void> {
-  const upTo = h.recorder.events().at(-1)?.seq ?? 0
+  const upTo = liveEvents(h).at(-1)?.seq ?? 0
   const again = await w.ctx.ws(h.id, { as: h.owner, afterSeq })
   try {
     // The replay is sent before any command is answered: the answer to a bad frame marks its end.
@@ -90,7 +90,7 @@ export async function checkReattach(w: World, h: SessionHandle, afterSeq: number
     // The live stream may still be receiving what the replay already holds (a late context_usage).
     const top = Math.max(0, ...replayed.map((e) => e.seq))
     if (top > upTo) await h.recorder.waitFor((f) => f.type === 'event' && f.event.seq >= top, w.deadlineMs, `the live stream reaching seq ${top}`).catch(() => undefined)
-    checkReplay(w.ctx, h.recorder.events(), replayed, afterSeq, Math.max(upTo, top))
+    checkReplay(w.ctx, liveEvents(h), replayed, afterSeq, Math.max(upTo, top))
   } finally {
     again.close()
   }

@@ -24,7 +24,7 @@ export function createSession(offer: Offer, owner: Owner, role: Role) {
     if (offer.bypassDisabled) ctx.check('server-configuration.16', info.canBypassPermissions !== true, 'canBypassPermissions not true while bypassPermissions is disabled', info.canBypassPermissions)
     const recorder = await ctx.ws(info.id, { as: owner, afterSeq: 0 })
     await recorder.waitForEvent('status_changed', w.deadlineMs, (e) => e.status === 'idle')
-    w.sessions[m.sessions.length] = { id: info.id, owner, role, recorder, info }
+    w.sessions[m.sessions.length] = { id: info.id, owner, role, recorder, earlier: [], info }
     m.sessions.push({ owner, role, deleted: false })
   })
 }

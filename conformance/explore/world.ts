@@ -12,10 +12,16 @@ export interface SessionHandle {
   id: string
   owner: Owner
   role: Role
+  /** The client attached now; a park detaches it and a re-attach after the last seq seen replaces it. */
   recorder: WsClient
+  /** Events earlier recorders received, before the current one attached. */
+  earlier: any[]
   /** SessionInfo as created (capabilities, permissionMode, model). */
   info: any
 }
+
+/** The session's whole live stream: what every recorder received, in order. */
+export const liveEvents = (h: SessionHandle): any[] => [...h.earlier, ...h.recorder.events()]
 
 export class World {
   readonly ctx: CaseContext

@@ -11,7 +11,7 @@ import { DEVIATIONS, judgeDeviation, scratchProject, staleness } from '../varian
 
 /** The CI budget of the reverse check: the same seed and steps for every deviation. */
 const SEED = 1
-const BUDGET_STEPS = 200
+const BUDGET_STEPS = 300
 
 let project: { dir: string; remove(): Promise<void> } | undefined
 const live = DEVIATIONS.filter((m) => m.id in EXPLORE_FINDS && staleness(m) === undefined)
