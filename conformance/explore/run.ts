@@ -56,6 +56,8 @@ export interface ExploreResult {
 }
 
 export const DEFAULT_BUDGET_STEPS = 60
+/** The most sequences a seconds budget plays. */
+export const MAX_SEQUENCES = 5000
 
 export async function runExplore(options: ExploreOptions): Promise<ExploreResult> {
   const { manifest, seed } = options
@@ -97,7 +99,8 @@ export async function runExplore(options: ExploreOptions): Promise<ExploreResult
       options.onRun?.(runs, steps, stepCounter.labels)
     }
   })
-  const numRuns = budgetSteps ?? 100_000
+  // Every sequence past the budget is drawn but not played (cheap): a seconds budget draws at most MAX_SEQUENCES.
+  const numRuns = budgetSteps ?? MAX_SEQUENCES
   const details = await fc.check(property, { seed, numRuns, path: options.path, endOnFailure: false })
   const result: ExploreResult = {
     seed, budget: { steps: budgetSteps, seconds: options.budgetS, maxCommands }, runs, steps, shrinkRuns,

@@ -34,3 +34,21 @@ describe('--explore within its CI budget', () => {
     expect(result.runs).toBeGreaterThan(1)
   }, 180_000)
 })
+
+describe('--explore is deterministic for a seed', () => {
+  it('plays the same command sequences for the same seed, others for another', async () => {
+    const target = await startSelfTarget()
+    const sequences = async (seed: number) => {
+      const played: string[] = []
+      await runExplore({ manifest: target.manifest, seed, budgetSteps: 40, onRun: (_runs, _steps, labels) => played.push(labels.join(' ; ')) })
+      return played
+    }
+    try {
+      const first = await sequences(7)
+      expect(await sequences(7)).toEqual(first)
+      expect(await sequences(8)).not.toEqual(first)
+    } finally {
+      await target.close()
+    }
+  }, 180_000)
+})
