@@ -17,6 +17,7 @@ import type { Report, TargetManifest } from './types.ts'
 const USAGE = `usage: gateway-conformance [--target manifest.json | --target self-serve | --target self-minimal | --url <baseUrl> --token <operator token> [--profile <provider profile>]]
          [--filter <substring|clause id|section>]... [--reports <dir>] [--concurrency N] [--timeout-ms N] [--seed N]
          [--repeat N] [--baseline file] [--update-baseline file] [--list]
+       gateway-conformance --explore [target options] [--seed N] [--budget-steps N | --budget-s S] [--reports <dir>]
        gateway-conformance compare <a/report.json> <b/report.json> [--out file.html]
 
   Without --target or --url the kit starts its self target (our gateway with the fake engines,
@@ -37,6 +38,14 @@ const USAGE = `usage: gateway-conformance [--target manifest.json | --target sel
   --list           the selected cases with their clauses and what the target must offer
   --repeat N       run each case N times; differing outcomes are 'flaky'
   --seed N         reproduce a run's generated inputs (the seed is printed and in report.json)
+  --explore        instead of the cases: generated sequences of REST and WebSocket commands (create,
+                   attach and re-attach with afterSeq, turns, interrupts, permission answers, clear,
+                   model and mode changes, rename, delete, unknown ids, another tenant's reads, jobs,
+                   deferred results — what the manifest offers) checked after every step against a
+                   model of the spec; a failure is shrunk to a minimal sequence, printed with the seed
+                   and path that replay it, and written to <reports>/explore.json. Deterministic for
+                   a seed. --budget-steps N (default 60) or --budget-s S bounds how many sequences
+                   start; --explore-path P [--replay-path R] replays a printed failure.
 
   The console ends with one verdict line: CONFORMANT, NOT CONFORMANT, HARNESS ERROR, or SMOKE TEST
   for a --url run, a --filter run or one where most cases are unsupported (not a conformance
@@ -123,6 +132,7 @@ async function main(): Promise<void> {
       filter: { type: 'string', multiple: true }, reports: { type: 'string' }, concurrency: { type: 'string' },
       'timeout-ms': { type: 'string' }, seed: { type: 'string' }, repeat: { type: 'string' }, baseline: { type: 'string' },
       'update-baseline': { type: 'string' }, list: { type: 'boolean' },
+      explore: { type: 'boolean' }, 'budget-steps': { type: 'string' }, 'budget-s': { type: 'string' }, 'explore-path': { type: 'string' }, 'replay-path': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     } as const
     ;({ values } = parseArgs({ args: withAttachedValues(argv, options), options }))
@@ -194,6 +204,11 @@ async function main(): Promise<void> {
     if (problems.length) {
       for (const line of problems) console.error(`preflight: ${line}`)
       process.exitCode = 2
+      return
+    }
+    if (values.explore) {
+      const { explore } = await import('./explore/cli-run.ts')
+      process.exitCode = await explore({ manifest, seed, timeoutMs, reports: values.reports, budgetSteps: values['budget-steps'], budgetS: values['budget-s'], path: values['explore-path'], replayPath: values['replay-path'] })
       return
     }
     console.log(`running ${selected.length} cases against ${manifest.baseUrl} (seed ${seed}; --seed ${seed} reproduces its inputs)`)

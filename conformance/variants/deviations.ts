@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CURATED, EQUIVALENT, type Mutant } from './curated-mutants.ts'
 import { runSuite } from '../run-suite.ts'
-import { startVariantTarget } from './variant-target.ts'
+import { startVariantTarget, type VariantTarget } from './variant-target.ts'
 import type { VariationName } from './variations.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -87,13 +87,24 @@ export async function scratchProject(): Promise<{ dir: string; remove(): Promise
   return { dir, remove: () => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) }
 }
 
-/** Applies `mutant` in `dir`, runs its cases through the proxy, and restores the files. */
 /**
+ * Applies `mutant` in `dir`, runs its cases through the proxy, and restores the files.
  * Waits run out after `timeoutMs` (8 s, not a full run's 15 s): on a correct gateway the cases a
  * mutant names wait milliseconds, so a deviation that shows as a wait that never ends is reported
  * sooner. The clean run through the proxy (variants.test.ts) keeps the full wait.
  */
 export async function runDeviation(dir: string, mutant: Mutant, options: { seed?: number; variations?: Iterable<VariationName>; timeoutMs?: number } = {}): Promise<DeviationOutcome> {
+  return judgeDeviation(dir, mutant, options, async (target) => {
+    const report = await runSuite({ manifest: target.manifest, seed: options.seed ?? 13, filters: mutant.filters, receiver: target.receiver, restart: target.restart, concurrency: 2, timeoutMs: options.timeoutMs ?? 8000 })
+    return report.cases.filter((c) => ['fail', 'error', 'flaky'].includes(c.outcome)).map((c) => `${c.id} (${c.outcome})`)
+  })
+}
+
+/**
+ * Applies `mutant` in `dir`, starts the variant target on it, lets `judge` say what failed
+ * (the cases, or an explore run), stops the target and restores the files.
+ */
+export async function judgeDeviation(dir: string, mutant: Mutant, options: { variations?: Iterable<VariationName> }, judge: (target: VariantTarget) => Promise<string[]>): Promise<DeviationOutcome> {
   const started = Date.now()
   const originals = new Map<string, string>()
   try {
@@ -112,9 +123,7 @@ export async function runDeviation(dir: string, mutant: Mutant, options: { seed?
       return { id: mutant.id, failedBy: [`startup: ${(err as Error).message.split('\n')[0]}`], ms: Date.now() - started }
     }
     try {
-      const report = await runSuite({ manifest: target.manifest, seed: options.seed ?? 13, filters: mutant.filters, receiver: target.receiver, restart: target.restart, concurrency: 2, timeoutMs: options.timeoutMs ?? 8000 })
-      const failedBy = report.cases.filter((c) => ['fail', 'error', 'flaky'].includes(c.outcome)).map((c) => `${c.id} (${c.outcome})`)
-      return { id: mutant.id, failedBy, ms: Date.now() - started }
+      return { id: mutant.id, failedBy: await judge(target), ms: Date.now() - started }
     } finally {
       await target.close()
     }

@@ -83,7 +83,7 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
     async rebuild(record: StoredSession): Promise<Runner> {
       const profile = deps.catalog.get(record.config.profile)
       if (!profile) throw new Error(`profile ${record.config.profile} of session ${record.id} no longer exists`)
-      const config = record.snapshot.resumeId === undefined ? record.config : wakeConfig(record)
+      const config = withStoredMeta(record.snapshot.resumeId === undefined ? record.config : wakeConfig(record), record)
       const runner = await buildRunner(config, profile, record.snapshot)
       if (runner.id !== record.id) {
         // A runner that ignored the restore (a new id) must fail loudly, never wake as a stranger.
@@ -159,6 +159,14 @@ function sameScope(a: Record<string, string> | undefined, b: Record<string, stri
  * resumed thread), a fork is not repeated, and the model and mode are the ones the session had
  * when its record was written. The title comes back with the replayed first message.
  */
+/**
+ * The meta the session had when stored, not the one it was created with: a title set or cleared
+ * by PATCH since creation lives there (updatesessionrequest.1) and a rebuild keeps it.
+ */
+function withStoredMeta(config: RunnerConfig, record: StoredSession): RunnerConfig {
+  return 'meta' in record.info ? { ...config, meta: record.info.meta } : config
+}
+
 function wakeConfig(record: StoredSession): RunnerConfig {
   const { prompt: _prompt, forkSession: _fork, ...rest } = record.config
   const { model, permissionMode } = record.info
