@@ -125,8 +125,11 @@ export const serverConfigurationCases: Case[] = [
     async run(ctx) {
       const cwd = ctx.manifest.cwdRoot
       if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')
-      const session = await ctx.createSession({ profile: ctx.profile('cliPrimarySubscription'), cwd, prompt: 'hello' })
+      // Attached before the turn starts, so every event is seen live: a replay may compact
+      // superseded events (websocket-framing.1 is judged by the cases that read replays).
+      const session = await ctx.createSession({ profile: ctx.profile('cliPrimarySubscription'), cwd })
       const ws = await ctx.ws(session.id)
+      ws.send({ type: 'user_message', text: 'hello' })
       const init = await ws.waitForEvent('system_init', ctx.deadlineMs)
       ctx.equal('session-status-values.10', init.apiKeySource, 'oauth', 'apiKeySource of the subscription profile')
       const error = await ws.waitForEvent('session_error', ctx.deadlineMs)
