@@ -96,7 +96,7 @@ async function checkJobs(inputs: VerdictInputs, perJob: Map<string, HistoryRow[]
     figures.byStatus[last?.to_status ?? 'missing'] = (figures.byStatus[last?.to_status ?? 'missing'] ?? 0) + 1
     if (terminal.length !== 1 || !TERMINAL.has(last?.to_status ?? '')) violations.push(`job ${id}: terminal transitions ${terminal.length}, last ${last?.to_status}`)
     checkTransitions(id, rows, inputs.faults, figures, violations)
-    // Webhooks (Deliver 6): whole and in order, whoever sent them and whoever died.
+    // Webhooks (events.23): whole and in order, whoever sent them and whoever died.
     const stream = checkJobStream(id, receiver.events.get(id) ?? [])
     figures.duplicateWebhooks += stream.duplicates
     violations.push(...stream.violations)

@@ -1,5 +1,5 @@
 /**
- * What a job's webhook stream must look like from a fleet on PostgreSQL (Deliver 6;
+ * What a job's webhook stream must look like from a fleet on PostgreSQL (events.23;
  * events.23), checked as a receiver sees it: every event carries its `seq`; a second arrival of a
  * seq is a duplicate (at-least-once delivery) and is dropped, as the documented receiver does; what
  * is left arrives in seq order, numbered 1..n without a hole, and follows the spec's order per
