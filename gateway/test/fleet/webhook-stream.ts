@@ -1,6 +1,6 @@
 /**
- * What a job's webhook stream must look like from a fleet on PostgreSQL (events.23;
- * events.23), checked as a receiver sees it: every event carries its `seq`; a second arrival of a
+ * What a job's webhook stream must look like from a fleet on PostgreSQL
+ * (events.23), checked as a receiver sees it: every event carries its `seq`; a second arrival of a
  * seq is a duplicate (at-least-once delivery) and is dropped, as the documented receiver does; what
  * is left arrives in seq order, numbered 1..n without a hole, and follows the spec's order per
  * attempt: started, progress, parked/resumed, then retrying or (last, once) completed.
