@@ -4,7 +4,7 @@
  * transcripts and seq numbering, and the parked ones wake on their results.
  */
 import type { ChildProcess } from 'node:child_process'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -41,6 +41,12 @@ describe('restart with a file store (session-status-values.7-8, embedding-rules.
     }
     for (const { id } of parked) await until(() => first.call('GET', `/sessions/${id}`), (r) => r.body.session.status === 'parked', 'parked')
     await until(() => readdir(join(dir!, 'store')), (files) => files.filter((f) => f.endsWith('.json')).length === 5, 'five records on disk')
+    // A parked row is reported at once, its record written after: a session woken by the first
+    // attach left a live record (reserving seqs ahead), and a kill before the park record lands
+    // brings it back numbering after that reservation — legal (seq only increases), but not the
+    // contiguous numbering this test checks. Kill only once every park is durable.
+    const kindOnDisk = (id: string) => readFile(join(dir!, 'store', `${encodeURIComponent(id)}.json`), 'utf8').then((t) => JSON.parse(t).kind, () => undefined)
+    for (const { id } of parked) await until(() => kindOnDisk(id), (kind) => kind === 'park', 'the park record on disk')
     const before = new Map<string, number>()
     for (const id of [...parked.map((p) => p.id), ...live]) before.set(id, (await first.call('GET', `/sessions/${id}`)).body.session.lastSeq)
     first.child.kill('SIGKILL')
