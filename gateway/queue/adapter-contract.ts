@@ -51,6 +51,19 @@ export function describeQueueAdapterContract(name: string, create: () => QueueAd
       expect((await adapter.get('b'))?.info.status).toBe('running')
     })
 
+    it('cancels a running job through the held fence only while it is still in that attempt (job-status.12)', async () => {
+      const adapter = await create()
+      await adapter.add(job('a'))
+      await adapter.add(job('b'))
+      expect(await adapter.update('a', { status: 'canceled' }, { held: 1 })).toBeUndefined()
+      expect((await adapter.get('a'))?.info.status).toBe('queued')
+      const claimed = (await adapter.claimNext(1))!
+      expect(await adapter.update('a', { status: 'canceled' }, { held: claimed.info.attempt + 1 })).toBeUndefined()
+      expect((await adapter.update('a', { status: 'canceled' }, { held: claimed.info.attempt }))?.info.status).toBe('canceled')
+      expect(await adapter.update('a', { status: 'failed' }, { held: claimed.info.attempt })).toBeUndefined()
+      expect((await adapter.get('a'))?.info.status).toBe('canceled')
+    })
+
     it('lists oldest first and returns copies callers cannot mutate', async () => {
       const adapter = await create()
       await adapter.add(job('a'))

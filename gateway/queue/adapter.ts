@@ -63,8 +63,9 @@ export interface QueueAdapter {
    * otherwise nothing changes and the answer is undefined. A single-process adapter
    * holds every claim and may ignore it. With a `QueuedFence` (every adapter), only while the job
    * is still `queued`: a cancel never lands on a job a claim moved on meanwhile (job-status.12).
+   * With a `HeldFence` (every adapter), only while the job is running or parked in that attempt.
    */
-  update(id: string, patch: Partial<JobInfo>, fence?: Fence | QueuedFence, event?: EventDraft): Promise<WrittenRecord | undefined>
+  update(id: string, patch: Partial<JobInfo>, fence?: Fence | QueuedFence | HeldFence, event?: EventDraft): Promise<WrittenRecord | undefined>
   /** Deletes terminal jobs finished at or before `now - olderThanMs`; returns how many. */
   prune(olderThanMs: number, now: number): Promise<number>
   addDailyTokens(dayKey: string, tokens: number): Promise<number>
@@ -160,6 +161,15 @@ export interface Fence {
 /** A write for a job no process holds: it lands only while the job is still `queued`. */
 export interface QueuedFence {
   queued: true
+}
+
+/**
+ * A cancel of a job another process holds (job-status.12): it lands only while the job is still
+ * running or parked in `held`'s attempt, whoever holds it. The holder's next fenced write then
+ * finds the job terminal and writes nothing; its heartbeat stops the run.
+ */
+export interface HeldFence {
+  held: number
 }
 
 export interface ClaimLimits {

@@ -5,6 +5,7 @@
  * phase ends here with a terminal write, so the answer is the canceled job, and the run stops.
  */
 import type { JobInfo } from '../protocol/index.ts'
+import type { JobRecord } from './adapter.ts'
 import type { JobLifecycle } from './job-lifecycle.ts'
 import type { JobRun } from './job-run.ts'
 import type { QueueState } from './queue-state.ts'
@@ -80,6 +81,19 @@ export class JobCancel {
     }
   }
 
+  /**
+   * Running or parked in another process of a fleet (or in a dead one whose lease has not lapsed
+   * yet): ended in the store while it is still in the attempt read, so the holder's next fenced
+   * write finds it terminal and writes nothing; its next heartbeat stops the run (JobFencing).
+   */
+  async #cancelElsewhere(record: JobRecord): Promise<JobInfo | undefined | 'moved'> {
+    const q = this.#q
+    const written = await q.adapter.update(record.info.id, { status: 'canceled', finishedAt: q.now(), ...CANCELED, nextRunAt: undefined }, { held: record.info.attempt }, q.draft({ type: 'job_completed' }, record.request))
+    if (!written) return 'moved'
+    q.announce({ type: 'job_completed' }, written, undefined, record.request)
+    return written.info
+  }
+
   /** Queued (or held by no run of this process): ended only while still queued, so a claim racing it is seen. */
   async #cancelQueued(id: string): Promise<JobInfo | undefined | 'moved'> {
     const q = this.#q
@@ -90,6 +104,7 @@ export class JobCancel {
       await Promise.allSettled([...q.claimsInFlight])
       return 'moved'
     }
+    if (record && (record.info.status === 'running' || record.info.status === 'parked')) return this.#cancelElsewhere(record)
     if (!record || record.info.status !== 'queued') return record?.info
     const written = await q.adapter.update(id, { status: 'canceled', finishedAt: q.now(), ...CANCELED, nextRunAt: undefined }, { queued: true }, q.draft({ type: 'job_completed' }, record.request))
     if (!written) return 'moved'

@@ -24,14 +24,16 @@ export class JobFencing {
    * `run`'s claim is lost (its lease lapsed and another process reclaimed the job, or moved it
    * on): the run stops here, nothing written or sent.
    */
-  abandon(run: JobRun): void {
+  abandon(run: JobRun, canceled = false): void {
     const q = this.#q
     if (run.finalized) return
     run.finalized = true
     run.unsubscribe()
     run.clearTimers()
     q.forget(run, false)
-    this.fencedOut(run.id, this.fenceOf(run))
+    // Canceled through another process (job-status.12): the end is written, nothing was lost.
+    if (canceled) run.killReason = 'canceled'
+    else this.fencedOut(run.id, this.fenceOf(run))
     try { run.runner.close('server') } catch { /* already closed */ }
     // A park this process stored for the lost attempt must not wake it: the job runs elsewhere.
     if (run.parked) q.deps.discardSession?.(run.runner.id)
@@ -54,7 +56,11 @@ export class JobFencing {
       return q.report(err, 'job fence')
     }
     // A run that ended meanwhile is no longer in running; only the rest are stale.
-    for (const run of runs) if (!held.has(run.id) && q.running.get(run.id) === run) this.abandon(run)
+    for (const run of runs) {
+      if (held.has(run.id) || q.running.get(run.id) !== run) continue
+      const canceled = await q.adapter.get(run.id).then((r) => r?.info.status === 'canceled' && r.info.attempt === run.record.info.attempt, () => false)
+      if (q.running.get(run.id) === run) this.abandon(run, canceled)
+    }
   }
 
   /**

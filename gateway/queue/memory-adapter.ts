@@ -40,8 +40,9 @@ export function createMemoryQueueAdapter(): QueueAdapter {
     async update(id, patch, fence) {
       const record = jobs.get(id)
       if (!record) return undefined
-      // One process holds every claim; only the queued fence can refuse (a claim came first).
+      // One process holds every claim; only the queued and held fences can refuse (the job moved on).
       if (fence && 'queued' in fence && record.info.status !== 'queued') return undefined
+      if (fence && 'held' in fence && !((record.info.status === 'running' || record.info.status === 'parked') && record.info.attempt === fence.held)) return undefined
       const info = { ...record.info, ...patch } as JobInfo & Record<string, unknown>
       for (const key of Object.keys(patch)) if ((patch as Record<string, unknown>)[key] === undefined) delete info[key]
       record.info = info

@@ -54,9 +54,10 @@ export function jobOperations(ctx: PgQueueContext): JobOperations {
     async update(id, patch, fence, event) {
       // The condition is checked in the writing statement itself, under the row lock: the claim
       // fence (this process holds the attempt's claim), or a queued job's (no claim came first).
-      const kind = !fence ? '' : 'queued' in fence ? '_queued' : '_fenced'
-      const where = `id = $1${kind === '_fenced' ? ` AND ${FENCED('$4', '$5')}` : kind === '_queued' ? ` AND status = 'queued'` : ''}`
-      const values: unknown[] = [id, ...mergeOf(patch), ...(fence && 'attempt' in fence ? [workerId, fence.attempt] : [])]
+      const kind = !fence ? '' : 'queued' in fence ? '_queued' : 'held' in fence ? '_held' : '_fenced'
+      const where = `id = $1${kind === '_fenced' ? ` AND ${FENCED('$4', '$5')}` : kind === '_queued' ? ` AND status = 'queued'`
+        : kind === '_held' ? ` AND status IN ('running', 'parked') AND (info->>'attempt')::integer = $4` : ''}`
+      const values: unknown[] = [id, ...mergeOf(patch), ...(fence && 'attempt' in fence ? [workerId, fence.attempt] : fence && 'held' in fence ? [fence.held] : [])]
       if (event) {
         return ctx.inJobOrder(id, async () => recordOf((await q<Row>({
           name: `gw_update_recorded${kind}`, text: recordedUpdateSql(where, `$${values.length + 1}`), values: [...values, draftJson(event)],
