@@ -2,13 +2,10 @@
  * Several gateway processes on one PostgreSQL. The lean run here uses 60 jobs; the
  * full 500-job run is `npm run fleet`.
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
-import { startPostgresServer, type PostgresServer } from './postgres-server.ts'
-import { startMember, type Member } from './fleet/fleet-member.ts'
+import { describe, expect, it } from 'vitest'
+import { useFleet } from './fleet/fleet-fixture.ts'
+import { startMember } from './fleet/fleet-member.ts'
 import { runFleet } from './fleet/run-fleet.ts'
 import { until } from './harness.ts'
 
@@ -26,34 +23,20 @@ describe('a fleet of gateway processes on one PostgreSQL', () => {
 })
 
 describe('kill -9 of a worker holding a claim', () => {
-  let server: PostgresServer | undefined
-  let hook: Server | undefined
-  const members: Member[] = []
-  afterEach(async () => {
-    for (const m of members.splice(0)) if (m.alive) m.child.kill('SIGKILL')
-    hook?.closeAllConnections()
-    await new Promise<void>((r) => (hook ? hook.close(() => r()) : r()))
-    await server?.stop()
-    server = hook = undefined
-  })
+  const fleet = useFleet()
+  const members = fleet.members
 
   it('is reclaimed by another process after its lease lapses and finishes once', async () => {
-    server = await startPostgresServer()
-    const url = await server.createDatabase()
-    const token = randomBytes(8).toString('hex')
+    const url = await fleet.database()
+    const { token } = fleet
     const got: Array<{ type: string; error?: string }> = []
-    hook = createServer((req, res) => {
-      let text = ''
-      req.on('data', (c) => { text += c })
-      req.on('end', () => { res.end(); got.push(JSON.parse(text)) })
-    })
-    await new Promise<void>((r) => hook!.listen(0, '127.0.0.1', r))
+    const hook = await fleet.receiver<{ type: string; error?: string }>((event) => got.push(event))
     const options = (workerId: string) => ({ workerId, maxConcurrency: 2, leaseMs: 600, token })
     members.push(...await Promise.all([startMember(url, options('w1')), startMember(url, options('w2'))]))
     const slow = `scenario:${JSON.stringify({ name: 'slow', steps: [{ type: 'sleep', ms: 1500 }, { type: 'text', text: 'finished' }] })}`
     const res = await fetch(`${members[0].url}/jobs`, {
       method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ session: { prompt: slow }, attempts: 2, retryDelayMs: 10, webhook: { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/` } }),
+      body: JSON.stringify({ session: { prompt: slow }, attempts: 2, retryDelayMs: 10, webhook: { url: hook } }),
     })
     expect(res.status).toBe(201)
     const { job } = (await res.json()) as { job: { id: string } }

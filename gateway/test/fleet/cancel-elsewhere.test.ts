@@ -4,45 +4,22 @@
  * it stops its turn on its next heartbeat without writing or sending anything more (job-status.12,
  * job-status.8): one `job_completed`, canceled, in the job's webhook stream.
  */
-import { randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { until } from '../harness.ts'
-import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
+import { useFleet } from './fleet-fixture.ts'
 import { startMember, type Member } from './fleet-member.ts'
 
 const LONG = `scenario:${JSON.stringify({ name: 'long', steps: [{ type: 'text', text: 'working' }, { type: 'sleep', ms: 60_000 }, { type: 'text', text: 'done' }] })}`
 
 describe('a job canceled through a process that does not run it', () => {
-  let server: PostgresServer | undefined
-  let hook: Server | undefined
-  const members: Member[] = []
-  afterEach(async () => {
-    for (const m of members.splice(0)) if (m.child.exitCode === null) m.child.kill('SIGKILL')
-    hook?.closeAllConnections()
-    await new Promise<void>((r) => (hook ? hook.close(() => r()) : r()))
-    await server?.stop()
-    server = hook = undefined
-  })
+  const fleet = useFleet()
 
   it('ends canceled at once everywhere; the holder stops the run and sends nothing after', async () => {
-    server = await startPostgresServer()
-    const url = await server.createDatabase()
-    const token = randomBytes(8).toString('hex')
+    const url = await fleet.database()
+    const { token, members } = fleet
     const events: Array<{ type: string; status?: string }> = []
-    hook = createServer((req, res) => {
-      let text = ''
-      req.on('data', (c) => { text += c })
-      req.on('end', () => {
-        res.end()
-        const event = JSON.parse(text) as { type: string; job?: { status?: string } }
-        events.push({ type: event.type, status: event.job?.status })
-      })
-    })
-    await new Promise<void>((r) => hook!.listen(0, '127.0.0.1', r))
-    const webhook = { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/` }
+    const webhook = { url: await fleet.receiver<{ type: string; job?: { status?: string } }>((event) => events.push({ type: event.type, status: event.job?.status })) }
     // A short lease: the holder's heartbeat (every leaseMs / 3) notices the cancel within a second.
     const options = (workerId: string) => ({ workerId, maxConcurrency: 2, leaseMs: 3000, token })
     members.push(...await Promise.all([startMember(url, options('c1')), startMember(url, options('c2'))]))

@@ -5,35 +5,23 @@
  * does), four times. Each failed call fails its one operation and is reported; the processes
  * stay up, reconnect, and every job still reaches exactly one terminal state.
  */
-import { randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { until } from '../harness.ts'
-import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
-import { startMember, type Member } from './fleet-member.ts'
+import { useFleet } from './fleet-fixture.ts'
+import { startMember } from './fleet-member.ts'
 
 const SUCCEED = `scenario:${JSON.stringify({ name: 'work', steps: [{ type: 'sleep', ms: 30 }, { type: 'text', text: 'done' }] })}`
 const PROMPTS = [SUCCEED, 'scenario:deferred', 'scenario:model-error']
 const TERMINAL = ['succeeded', 'failed', 'canceled']
 
 describe('database connections killed under a running fleet', () => {
-  let server: PostgresServer | undefined
-  let hook: Server | undefined
-  const members: Member[] = []
-  afterEach(async () => {
-    for (const m of members.splice(0)) if (m.child.exitCode === null) m.child.kill('SIGKILL')
-    hook?.closeAllConnections()
-    await new Promise<void>((r) => (hook ? hook.close(() => r()) : r()))
-    await server?.stop()
-    server = hook = undefined
-  })
+  const fleet = useFleet()
+  const members = fleet.members
 
   it('no process exits; every job ends once', async () => {
-    server = await startPostgresServer()
-    const url = await server.createDatabase()
-    const token = randomBytes(8).toString('hex')
+    const url = await fleet.database()
+    const { token } = fleet
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
     // A parked job's result goes to either process, again while it is not accepted (a 404 until
     // the park is stored, a 5xx while the database is away).
@@ -48,17 +36,9 @@ describe('database connections killed under a running fleet', () => {
         await new Promise((r) => setTimeout(r, 50))
       }
     }
-    hook = createServer((req, res) => {
-      let text = ''
-      req.on('data', (c) => { text += c })
-      req.on('end', () => {
-        res.end()
-        const event = JSON.parse(text) as { type: string; executionId?: string }
-        if (event.type === 'job_parked' && event.executionId) void answer(event.executionId)
-      })
-    })
-    await new Promise<void>((r) => hook!.listen(0, '127.0.0.1', r))
-    const webhook = { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/` }
+    const webhook = { url: await fleet.receiver<{ type: string; executionId?: string }>((event) => {
+      if (event.type === 'job_parked' && event.executionId) void answer(event.executionId)
+    }) }
     const options = (workerId: string) => ({ workerId, maxConcurrency: 3, leaseMs: 1500, token })
     members.push(...await Promise.all([startMember(url, options('k1')), startMember(url, options('k2'))]))
     const reports = new Map(members.map((m) => [m.workerId, [] as string[]]))
@@ -108,14 +88,12 @@ describe('database connections killed under a running fleet', () => {
   }, 150_000) // setup under load (a PostgreSQL, two gateways) plus the 60 s the jobs get
 
   it('a request while the database is away answers 503 database_unavailable, never 500, and the process stays up', async () => {
-    server = await startPostgresServer()
-    const url = await server.createDatabase()
-    const token = randomBytes(8).toString('hex')
+    const url = await fleet.database()
+    const { token } = fleet
     const headers = { authorization: `Bearer ${token}` }
     members.push(await startMember(url, { workerId: 'a1', maxConcurrency: 1, leaseMs: 1500, token }))
     expect((await fetch(`${members[0].url}/queue`, { headers })).status).toBe(200)
-    await server.stop()
-    server = undefined
+    await fleet.stopDatabase()
     for (const path of ['/queue', '/jobs', '/jobs/00000000-0000-4000-8000-000000000000']) {
       const res = await fetch(`${members[0].url}${path}`, { headers })
       expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 503, body: { error: 'the database is unavailable; try again', code: 'database_unavailable' } })

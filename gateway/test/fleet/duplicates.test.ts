@@ -7,33 +7,21 @@
  * exits, each result is applied exactly once fleet-wide and every other delivery answers
  * `applied: false`, and every applied result is followed by `job_resumed` and `job_completed`.
  */
-import { randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { until } from '../harness.ts'
-import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
+import { useFleet } from './fleet-fixture.ts'
 import { startMember, type Member } from './fleet-member.ts'
 
 const SUCCEED = `scenario:${JSON.stringify({ name: 'work', steps: [{ type: 'sleep', ms: 20 }, { type: 'text', text: 'done' }] })}`
 
 describe('duplicate execution results to two gateway processes at once', () => {
-  let server: PostgresServer | undefined
-  let hook: Server | undefined
-  const members: Member[] = []
-  afterEach(async () => {
-    for (const m of members.splice(0)) if (m.child.exitCode === null) m.child.kill('SIGKILL')
-    hook?.closeAllConnections()
-    await new Promise<void>((r) => (hook ? hook.close(() => r()) : r()))
-    await server?.stop()
-    server = hook = undefined
-  })
+  const fleet = useFleet()
+  const members = fleet.members
 
   it('no process exits; one applied: true per execution, the rest applied: false; each applied result resumes and completes its job', async () => {
-    server = await startPostgresServer()
-    const url = await server.createDatabase()
-    const token = randomBytes(8).toString('hex')
+    const url = await fleet.database()
+    const { token } = fleet
     const events = new Map<string, string[]>()
     const answers = new Map<string, Array<{ status: number; applied?: boolean }>>()
     const posts: Array<Promise<void>> = []
@@ -46,23 +34,15 @@ describe('duplicate execution results to two gateway processes at once', () => {
       answers.get(executionId)!.push({ status: res.status, applied: body.applied })
       if (process.env.FLEET_DEBUG) console.error(Date.now() % 100000, executionId.slice(0, 6), m.workerId, res.status, body.applied)
     }
-    hook = createServer((req, res) => {
-      let text = ''
-      req.on('data', (c) => { text += c })
-      req.on('end', () => {
-        res.end()
-        const event = JSON.parse(text) as { type: string; jobId: string; executionId?: string }
-        events.set(event.jobId, [...(events.get(event.jobId) ?? []), event.type])
-        if (process.env.FLEET_DEBUG) console.error(Date.now() % 100000, event.jobId.slice(0, 6), event.type)
-        if (event.type === 'job_parked' && event.executionId && !answers.has(event.executionId)) {
-          answers.set(event.executionId, [])
-          // The same result to both processes at once, twice each.
-          posts.push(Promise.all([...members, ...members].map((m) => post(m, event.executionId!))).then(() => undefined))
-        }
-      })
-    })
-    await new Promise<void>((r) => hook!.listen(0, '127.0.0.1', r))
-    const webhook = { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/` }
+    const webhook = { url: await fleet.receiver<{ type: string; jobId: string; executionId?: string }>((event) => {
+      events.set(event.jobId, [...(events.get(event.jobId) ?? []), event.type])
+      if (process.env.FLEET_DEBUG) console.error(Date.now() % 100000, event.jobId.slice(0, 6), event.type)
+      if (event.type === 'job_parked' && event.executionId && !answers.has(event.executionId)) {
+        answers.set(event.executionId, [])
+        // The same result to both processes at once, twice each.
+        posts.push(Promise.all([...members, ...members].map((m) => post(m, event.executionId!))).then(() => undefined))
+      }
+    }) }
     const options = (workerId: string) => ({ workerId, maxConcurrency: 3, leaseMs: 5000, token })
     members.push(...await Promise.all([startMember(url, options('d1')), startMember(url, options('d2'))]))
 

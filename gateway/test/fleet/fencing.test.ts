@@ -6,43 +6,21 @@
  * transition, the rescuer's row.
  * The lease is 600 ms (an option); the test waits on the database, never on a fixed sleep.
  */
-import { randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { until } from '../harness.ts'
-import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
-import { startMember, type Member } from './fleet-member.ts'
+import { useFleet } from './fleet-fixture.ts'
+import { startMember } from './fleet-member.ts'
 
 describe('a claimant stalled past its lease', () => {
-  let server: PostgresServer | undefined
-  let hook: Server | undefined
-  const members: Member[] = []
-  afterEach(async () => {
-    for (const m of members.splice(0)) {
-      if (m.child.exitCode === null) {
-        m.child.kill('SIGCONT')
-        m.child.kill('SIGKILL')
-      }
-    }
-    hook?.closeAllConnections()
-    await new Promise<void>((r) => (hook ? hook.close(() => r()) : r()))
-    await server?.stop()
-    server = hook = undefined
-  })
+  const fleet = useFleet()
+  const members = fleet.members
 
   it('cannot complete the job another process reclaimed, nor send its job_completed', async () => {
-    server = await startPostgresServer()
-    const url = await server.createDatabase()
-    const token = randomBytes(8).toString('hex')
+    const url = await fleet.database()
+    const { token } = fleet
     const got: Array<{ type: string; job: { attempt: number } }> = []
-    hook = createServer((req, res) => {
-      let text = ''
-      req.on('data', (c) => { text += c })
-      req.on('end', () => { res.end(); got.push(JSON.parse(text)) })
-    })
-    await new Promise<void>((r) => hook!.listen(0, '127.0.0.1', r))
+    const hook = await fleet.receiver<{ type: string; job: { attempt: number } }>((event) => got.push(event))
     const options = (workerId: string) => ({ workerId, maxConcurrency: 2, leaseMs: 600, token })
     members.push(...await Promise.all([startMember(url, options('f1')), startMember(url, options('f2'))]))
     const reports = new Map<string, string>()
@@ -54,7 +32,7 @@ describe('a claimant stalled past its lease', () => {
     const slow = `scenario:${JSON.stringify({ name: 'slow', steps: [{ type: 'sleep', ms: 400 }, { type: 'text', text: 'finished' }] })}`
     const res = await fetch(`${members[0].url}/jobs`, {
       method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ session: { prompt: slow }, attempts: 2, retryDelayMs: 10, webhook: { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/` } }),
+      body: JSON.stringify({ session: { prompt: slow }, attempts: 2, retryDelayMs: 10, webhook: { url: hook } }),
     })
     expect(res.status).toBe(201)
     const { job } = (await res.json()) as { job: { id: string } }

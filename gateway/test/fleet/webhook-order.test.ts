@@ -5,46 +5,26 @@
  * webhooks still arrive whole and in order (checkJobStream), from the processes alive after.
  * Lease 1 s, webhook timeout 1 s (a delivery claim lasts 6 s).
  */
-import { randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { until } from '../harness.ts'
-import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
 import type { FleetGatewayOptions } from './fleet-gateway.ts'
+import { useFleet } from './fleet-fixture.ts'
 import { startMember, type Member } from './fleet-member.ts'
 import { checkJobStream, type ReceivedEvent } from './webhook-stream.ts'
 
 const work = (name: string) => `scenario:${JSON.stringify({ name, steps: [{ type: 'text', text: 'done' }, { type: 'usage', input: 3, output: 2 }] })}`
 
 describe('per-job webhook order across processes', () => {
-  let server: PostgresServer | undefined
-  let receiver: Server | undefined
-  const members: Member[] = []
-  afterEach(async () => {
-    for (const m of members.splice(0)) if (m.child.exitCode === null) m.child.kill('SIGKILL')
-    receiver?.closeAllConnections()
-    await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()))
-    await server?.stop()
-    server = receiver = undefined
-  })
+  const fleet = useFleet()
+  const members = fleet.members
 
   it('holds across a SIGKILL right after a job claim and one right after a delivery claim: no event lost, none out of order', async () => {
-    server = await startPostgresServer()
-    const url = await server.createDatabase()
-    const token = randomBytes(8).toString('hex')
+    const url = await fleet.database()
+    const { token } = fleet
     const received = new Map<string, ReceivedEvent[]>()
-    receiver = createServer((req, res) => {
-      let text = ''
-      req.on('data', (c) => { text += c })
-      req.on('end', () => {
-        res.end()
-        const event = JSON.parse(text) as { jobId: string; type: string; seq?: number; job: { attempt: number; error?: string } }
-        received.set(event.jobId, [...received.get(event.jobId) ?? [], { type: event.type, seq: event.seq, attempt: event.job.attempt, ...(event.job.error !== undefined ? { error: event.job.error } : {}) }])
-      })
+    const hook = await fleet.receiver<{ jobId: string; type: string; seq?: number; job: { attempt: number; error?: string } }>((event) => {
+      received.set(event.jobId, [...received.get(event.jobId) ?? [], { type: event.type, seq: event.seq, attempt: event.job.attempt, ...(event.job.error !== undefined ? { error: event.job.error } : {}) }])
     })
-    await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r))
-    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
     const options = (workerId: string, extra: Partial<FleetGatewayOptions> = {}): FleetGatewayOptions => ({ workerId, maxConcurrency: 2, leaseMs: 1000, token, webhookTimeoutMs: 1000, ...extra })
     const submit = async (member: Member, prompt: string) => {
       const res = await fetch(`${member.url}/jobs`, {
