@@ -32,7 +32,7 @@ export interface MetricsOptions {
   host?: string
   /**
    * How many managed profiles (created over HTTP) get a `profile` label value of their own; the
-   * tokens of the others count under `profile="other"`, so tenants that manage profiles cannot grow
+   * tokens of the others count under `profile="(other)"`, so tenants that manage profiles cannot grow
    * the series beyond this. Declared profiles always have their own. Default 50.
    */
   managedProfileLabels?: number
@@ -55,7 +55,10 @@ export interface MetricsSources {
 const FAMILIES = new Set(['sessions', 'profiles', 'executions', 'sdk-sessions', 'fs', 'jobs', 'queue', 'metrics'])
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 const TOKEN_DIRECTIONS = ['input', 'output'] as const
-const PROFILE_OTHER = 'other'
+// Parentheses never occur in a profile name (1-64 of [A-Za-z0-9._-]), so a profile named `other`
+// or `unknown` keeps series of its own, apart from the overflow and the deleted.
+const PROFILE_OTHER = '(other)'
+const PROFILE_UNKNOWN = '(unknown)'
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/
 
 /** Validates `metrics` of createGatewayServer; throws a message naming the option. */
@@ -175,11 +178,11 @@ export class GatewayMetrics {
 
   /**
    * A declared profile's own name; a managed one's while it exists and one of the first
-   * managedProfileLabels to need one, else `other`; `unknown` for none or a deleted one.
+   * managedProfileLabels to need one, else `(other)`; `(unknown)` for none or a deleted one.
    */
   #profileLabel(profile: string | undefined): string {
     const kind = profile === undefined ? undefined : this.#sources.profileKind(profile)
-    if (kind === undefined) return ENGINE_UNKNOWN
+    if (kind === undefined) return PROFILE_UNKNOWN
     if (kind === 'declared' || this.#labelled.has(profile!)) return profile!
     if (this.#labelled.size >= this.#sources.managedProfileLabels) return PROFILE_OTHER
     this.#labelled.add(profile!)

@@ -58,7 +58,7 @@ describe('metrics series of managed profiles', () => {
     expect(after.length).toBe(before.length)
   })
 
-  it('counts a turn that ends after its profile was deleted under profile="unknown", never the deleted name', async () => {
+  it('counts a turn that ends after its profile was deleted under profile="(unknown)", never the deleted name', async () => {
     gateway = await startTestGateway({ profileStore: createMemoryProfileStore() })
     expect((await gateway.request('POST', '/profiles', { who: 'manager', body: managed('short-lived') })).status).toBe(200)
     const session = await gateway.createSession({ profile: 'short-lived' })
@@ -69,12 +69,12 @@ describe('metrics series of managed profiles', () => {
     socket.close()
     const scraped = parseExposition((await gateway.request('GET', '/metrics')).text)
     expect(scraped.samples.filter((s) => s.labels.profile === 'short-lived')).toEqual([])
-    expect(scraped.sum('gateway_tokens_total', { profile: 'unknown', direction: 'output' })).toBe(4)
+    expect(scraped.sum('gateway_tokens_total', { profile: '(unknown)', direction: 'output' })).toBe(4)
   })
 })
 
 describe('the profile label', () => {
-  it('names at most managedProfileLabels managed profiles at a time; the others count as "other"; declared ones always have their own', async () => {
+  it('names at most managedProfileLabels managed profiles at a time; the others count as "(other)"; declared ones always have their own', async () => {
     gateway = await startTestGateway({ profileStore: createMemoryProfileStore(), metrics: { managedProfileLabels: 2 } })
     const turn = async (profile: string) => {
       const session = await gateway!.createSession({ profile, prompt: 'scenario:hello' })
@@ -89,11 +89,27 @@ describe('the profile label', () => {
       const scraped = parseExposition((await gateway!.request('GET', '/metrics')).text)
       return new Set(scraped.samples.filter((s) => s.name === 'gateway_tokens_total').map((s) => s.labels.profile))
     }
-    expect(await profiles()).toEqual(new Set(['m0', 'm1', 'other', 'default']))
+    expect(await profiles()).toEqual(new Set(['m0', 'm1', '(other)', 'default']))
     // A deleted profile frees its label: the next managed profile to report tokens takes it.
     await gateway.request('DELETE', '/profiles/m0', { who: 'manager' })
     await turn('m3')
-    expect(await profiles()).toEqual(new Set(['m1', 'm3', 'other', 'default']))
+    expect(await profiles()).toEqual(new Set(['m1', 'm3', '(other)', 'default']))
+  })
+
+  it('keeps a profile named other or unknown apart from the overflow and the deleted', async () => {
+    gateway = await startTestGateway({ profileStore: createMemoryProfileStore(), metrics: { managedProfileLabels: 2 } })
+    const turn = async (profile: string) => {
+      const session = await gateway!.createSession({ profile, prompt: 'scenario:hello' })
+      await (await gateway!.attach(session.id, { afterSeq: 0 })).waitForEvent('turn_result')
+    }
+    for (const name of ['other', 'unknown', 'm2']) {
+      expect((await gateway.request('POST', '/profiles', { who: 'manager', body: managed(name) })).status).toBe(200)
+      await turn(name)
+    }
+    const scraped = parseExposition((await gateway.request('GET', '/metrics')).text)
+    const labels = new Set(scraped.samples.filter((s) => s.name === 'gateway_tokens_total').map((s) => s.labels.profile))
+    expect(labels).toEqual(new Set(['other', 'unknown', '(other)']))
+    expect(scraped.sum('gateway_tokens_total', { profile: 'other', direction: 'output' })).toBe(scraped.sum('gateway_tokens_total', { profile: '(other)', direction: 'output' }))
   })
 
   it('refuses a managedProfileLabels that is not a non-negative integer', async () => {
