@@ -161,8 +161,15 @@ export class ParkingManager {
     return this.store.findSettled?.(executionId)
   }
 
+  /** A stored row, not rebuilt: resting parked, or a persistLive or dormant record after a restart. */
   isParked(id: string): boolean {
     return this.#deps.registry.get(id) instanceof ParkedSession
+  }
+
+  /** A stored row whose status is `parked` (waiting on deferred executions), not a dormant one. */
+  restsParked(id: string): boolean {
+    const row = this.#deps.registry.get(id)
+    return row instanceof ParkedSession && row.info().status === 'parked'
   }
 
   /** The live runner, waking a parked or not-yet-rebuilt session; undefined when it is gone. */

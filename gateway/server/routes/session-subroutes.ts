@@ -7,7 +7,7 @@ import type { GatewayContext } from '../context.ts'
 import { readJsonBody, sendJson, sendRefusal } from '../http.ts'
 import type { Principal } from '../principal.ts'
 import { isRefusal, METHOD_NOT_ALLOWED, NOT_FOUND, refuse } from '../refusal.ts'
-import { gateSession } from './session-gate.ts'
+import { commandRunner, gateSession } from './session-gate.ts'
 import { serveScratchFile } from './scratch-files.ts'
 import { handleMcp } from './mcp.ts'
 import { handleAttachments } from './attachments.ts'
@@ -32,8 +32,9 @@ export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMe
       if (!decision || typeof decision !== 'object' || (decision.behavior !== 'allow' && decision.behavior !== 'deny')) {
         return sendRefusal(res, refuse('invalid_request', "behavior must be 'allow' or 'deny'"))
       }
-      if (ctx.parking.isParked(id)) return sendRefusal(res, refuse('session_parked', 'session is parked (it has no pending permission requests)'))
-      const resolved = runner.resolvePermission(second, {
+      const live = await commandRunner(ctx, id, runner, 'session is parked (it has no pending permission requests)')
+      if (isRefusal(live)) return sendRefusal(res, live)
+      const resolved = live.resolvePermission(second, {
         behavior: decision.behavior,
         updatedInput: decision.behavior === 'allow' ? decision.updatedInput : undefined,
         message: decision.behavior === 'deny' && typeof decision.message === 'string' ? decision.message : undefined,
@@ -43,8 +44,11 @@ export async function handleSessionSubroute(ctx: GatewayContext, req: IncomingMe
       return sendJson(res, 200, { resolved: true })
     }
     case 'mcp':
-      if (ctx.parking.isParked(id)) return sendRefusal(res, refuse('session_parked', 'session is parked (attach to wake it first)'))
-      return handleMcp(req, res, runner, info, rest, ctx.resolved.maxBodyBytes)
+    {
+      const live = await commandRunner(ctx, id, runner, 'session is parked (attach to wake it first)')
+      if (isRefusal(live)) return sendRefusal(res, live)
+      return handleMcp(req, res, live, ctx.registry.info(id) ?? info, rest, ctx.resolved.maxBodyBytes)
+    }
     case 'files':
       if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
       return serveScratchFile(res, info.capabilities.scratchFiles ? runner.files?.() : undefined, rest.slice(1))

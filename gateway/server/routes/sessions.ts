@@ -5,7 +5,7 @@ import { readJsonBody, sendJson, sendRawJson, sendRefusal } from '../http.ts'
 import type { Principal } from '../principal.ts'
 import { isRefusal, METHOD_NOT_ALLOWED, refuse } from '../refusal.ts'
 import { validateCreate } from '../create-request.ts'
-import { gateSession } from './session-gate.ts'
+import { commandRunner, gateSession } from './session-gate.ts'
 
 export async function handleSessionCollection(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
   if (req.method === 'GET') return listSessions(ctx, res, principal)
@@ -53,7 +53,8 @@ export async function handleSession(ctx: GatewayContext, req: IncomingMessage, r
     case 'PATCH': {
       const body = await readJsonBody(req, ctx.resolved.maxBodyBytes)
       if (!body.ok) return sendRefusal(res, body.refusal)
-      if (ctx.parking.isParked(id)) return sendRefusal(res, refuse('session_parked', 'session is parked (wake it before renaming)'))
+      const live = await commandRunner(ctx, id, runner, 'session is parked (wake it before renaming)')
+      if (isRefusal(live)) return sendRefusal(res, live)
       const value = body.value ?? {}
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         return sendRefusal(res, refuse('invalid_request', 'request body must be a JSON object'))
@@ -64,7 +65,7 @@ export async function handleSession(ctx: GatewayContext, req: IncomingMessage, r
           return sendRefusal(res, refuse('invalid_request', 'title must be a string or null'))
         }
         // A rename is metadata only; the engine never hears of it (updatesessionrequest.2).
-        runner.setTitle(typeof title === 'string' && title.trim() ? title.trim() : undefined)
+        live.setTitle(typeof title === 'string' && title.trim() ? title.trim() : undefined)
         ctx.registry.invalidate(id)
       }
       const renamed = ctx.registry.singleText(id)
