@@ -1,12 +1,12 @@
 /**
  * A shutdown resets nothing at the moment the listener closes. Several clients fire requests
- * without pause across that moment, on new connections and on keep-alive ones, through 20
- * shutdowns: 17 of a gateway in this process (the path SIGTERM takes: `shutdown`) and 4 SIGTERMs
- * to `gateway serve` as a child process (where one reset in four is tolerated: see there). Every request is answered (its result, or 503
+ * without pause across that moment, on new connections and on keep-alive ones, through 40
+ * shutdowns: 20 of a gateway in this process (the path SIGTERM takes: `shutdown`) and 20 SIGTERMs
+ * to `gateway serve` as a child process. Every request is answered (its result, or 503
  * `shutting_down`) or its connection refused (ECONNREFUSED: nothing was sent, a client retries
  * elsewhere); a connection reset (ECONNRESET, EPIPE, "socket hang up") is a failure, whether or
- * not the gateway had accepted the connection: before, the kernel reset the connections it had
- * queued but the process not yet accepted when the listener closed.
+ * not the gateway had accepted the connection: the kernel resets the connections it queued, and
+ * the handshakes it answered, that the process had not accepted when the listener closed.
  */
 import { Agent, request } from 'node:http'
 import { connect } from 'node:net'
@@ -79,7 +79,7 @@ async function answeredAtLeast(outcomes: Outcome[], n: number): Promise<void> {
 }
 
 describe('the listener closes without resetting a connection', () => {
-  it('17 in-process shutdowns under continuous load: every request answered or refused, 0 resets', { timeout: 120_000 }, async () => {
+  it('20 in-process shutdowns under continuous load: every request answered or refused, 0 resets', { timeout: 120_000 }, async () => {
     const round = async () => {
       const gw = await startTestGateway()
       cleanups.push(() => gw.close())
@@ -96,15 +96,12 @@ describe('the listener closes without resetting a connection', () => {
       expect(await idle).toMatchObject({ error: undefined, last: expect.stringMatching(/^HTTP\/1\.1 503 .*"code":"shutting_down"/s) })
     }
     // Rounds in parallel keep the test short; each has its own gateway and clients.
-    for (let batch = 0; batch < 17; batch += 6) await Promise.all(Array.from({ length: Math.min(6, 17 - batch) }, round))
+    for (let batch = 0; batch < 20; batch += 5) await Promise.all(Array.from({ length: 5 }, round))
   })
 
-  // A child process adds one hazard the in-process rounds do not meet: a client whose handshake's
-  // last ACK the one-slot accept queue dropped (it believes itself connected) while the sentinel
-  // held the slot is reset with the listening socket. Measured under CPU contention: about one
-  // reset in 15 SIGTERMs, against 2-4 in every shutdown with the plain close. So at most one reset
-  // in four SIGTERMs passes; the plain close fails this in its first rounds.
-  it('4 SIGTERMs to gateway serve under continuous load: every request answered or refused, at most one reset', { timeout: 150_000 }, async () => {
+  // A child process meets what the in-process rounds may not: the gateway and its clients scheduled
+  // apart on a busy machine, so handshakes are in progress at any moment of the stop.
+  it('20 SIGTERMs to gateway serve under continuous load: every request answered or refused, 0 resets', { timeout: 240_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gw-boundary-'))
     cleanups.push(() => rm(dir, { recursive: true, force: true }))
     const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
@@ -116,8 +113,7 @@ describe('the listener closes without resetting a connection', () => {
       profiles: [{ name: 'default', engine: 'provider', provider: { id: 'openai-compatible', baseURL: model.baseURL, model: 'fake-small' } }],
       shutdown: { graceMs: 200 },
     }))
-    const resets: Outcome[] = []
-    for (let i = 0; i < 4; i++) {
+    const round = async () => {
       const gw = await serveGateway(config)
       cleanups.push(() => void gw.child.kill('SIGKILL'))
       const load = fireContinuously(gw.url, token, 4)
@@ -125,10 +121,12 @@ describe('the listener closes without resetting a connection', () => {
       gw.child.kill('SIGTERM')
       expect(await gw.exited).toEqual({ code: 0, signal: null })
       await load.done
-      resets.push(...load.outcomes.filter((o) => 'error' in o && o.error !== 'ECONNREFUSED'))
-      expectNoReset(load.outcomes.filter((o) => !('error' in o) || o.error === 'ECONNREFUSED'))
+      return load.outcomes
     }
-    expect(resets.length, JSON.stringify(resets)).toBeLessThanOrEqual(1)
+    // Four gateways at a time keep the test short and the machine busy.
+    const outcomes: Outcome[] = []
+    for (let batch = 0; batch < 20; batch += 4) outcomes.push(...(await Promise.all(Array.from({ length: 4 }, round))).flat())
+    expectNoReset(outcomes)
   })
 })
 
