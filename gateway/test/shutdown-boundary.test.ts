@@ -24,7 +24,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-type Outcome = { status: number; code?: string } | { error: string }
+/** What became of one request, and when (`Date.now()`) it ended. */
+type Outcome = ({ status: number; code?: string } | { error: string }) & { at: number }
 
 /** One request; `agent` false opens a connection for it, else the agent's keep-alive socket is reused. */
 function fire(url: string, token: string, agent: Agent | false, post: boolean): Promise<Outcome> {
@@ -38,11 +39,11 @@ function fire(url: string, token: string, agent: Agent | false, post: boolean): 
       res.on('end', () => {
         let code: string | undefined
         try { code = JSON.parse(text).code } catch { /* a result */ }
-        resolve({ status: res.statusCode!, code })
+        resolve({ status: res.statusCode!, code, at: Date.now() })
       })
-      res.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }))
+      res.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message, at: Date.now() }))
     })
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }))
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message, at: Date.now() }))
     req.end(body)
   })
 }
@@ -65,10 +66,16 @@ function fireContinuously(url: string, token: string, loops: number): { outcomes
   return { outcomes, done }
 }
 
-function expectNoReset(outcomes: Outcome[]): void {
-  const failures = outcomes.filter((o) => 'error' in o && o.error !== 'ECONNREFUSED')
+/**
+ * No request ending from `since` (the stop's start) on was reset. One ending before is not the
+ * stop's doing: on a machine this loaded the gateway can stall longer than Node's 5 s
+ * keep-alive timeout, which then closes a kept-alive socket with a request already in its
+ * buffer.
+ */
+function expectNoReset(outcomes: Outcome[], since: number): void {
+  const failures = outcomes.filter((o) => 'error' in o && o.error !== 'ECONNREFUSED' && o.at >= since)
   expect(failures).toEqual([])
-  const answered = outcomes.filter((o): o is { status: number; code?: string } => 'status' in o)
+  const answered = outcomes.filter((o): o is Outcome & { status: number; code?: string } => 'status' in o)
   expect(answered.length).toBeGreaterThan(0)
   expect(answered.filter((o) => ![200, 201].includes(o.status) && !(o.status === 503 && o.code === 'shutting_down'))).toEqual([])
 }
@@ -88,9 +95,10 @@ describe('the listener closes without resetting a connection', () => {
       const idle = rawClient(gw.url, 'GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n')
       const load = fireContinuously(gw.url, TOKENS.operator, 6)
       await answeredAtLeast(load.outcomes, 20)
+      const since = Date.now()
       await gw.gateway.shutdown({ graceMs: 100 })
       await load.done
-      expectNoReset(load.outcomes)
+      expectNoReset(load.outcomes, since)
       // Neither is reset: each gets the closing 503 and then the end of its connection.
       expect(await partial).toMatchObject({ error: undefined, last: expect.stringContaining('"code":"shutting_down"') })
       expect(await idle).toMatchObject({ error: undefined, last: expect.stringMatching(/^HTTP\/1\.1 503 .*"code":"shutting_down"/s) })
@@ -118,15 +126,16 @@ describe('the listener closes without resetting a connection', () => {
       cleanups.push(() => void gw.child.kill('SIGKILL'))
       const load = fireContinuously(gw.url, token, 4)
       await answeredAtLeast(load.outcomes, 20)
+      const since = Date.now()
       gw.child.kill('SIGTERM')
       expect(await gw.exited).toEqual({ code: 0, signal: null })
       await load.done
-      return load.outcomes
+      return { outcomes: load.outcomes, since }
     }
     // Four gateways at a time keep the test short and the machine busy.
-    const outcomes: Outcome[] = []
-    for (let batch = 0; batch < 20; batch += 4) outcomes.push(...(await Promise.all(Array.from({ length: 4 }, round))).flat())
-    expectNoReset(outcomes)
+    const rounds: Array<{ outcomes: Outcome[]; since: number }> = []
+    for (let batch = 0; batch < 20; batch += 4) rounds.push(...(await Promise.all(Array.from({ length: 4 }, round))))
+    for (const { outcomes, since } of rounds) expectNoReset(outcomes, since)
   })
 })
 
