@@ -79,7 +79,7 @@ export function stopListening(server: NetServer, { backlog = 511, fallbackMs = 5
       // A handshake in progress completes (or its client retransmits) after the restore.
       ms ? setTimeout(attempt, ms) : setImmediate(attempt)
     }
-    // Node accepts one connection a turn. A sentinel is closed here, never served; a client is
+    // Node takes queued connections in order, one callback each. A sentinel is closed here, never served; a client is
     // served. Frozen, once every client queued ahead of a sentinel is accepted, the listener closes
     // while that sentinel still fills the queue; if the last sentinel goes first, the backlog is
     // restored while the clients behind it still fill the queue.
