@@ -88,6 +88,10 @@ export class HttpDrain {
   /** From now on responses close their connection (an idle keep-alive socket closes after its next answer). */
   drain(): void {
     this.#draining = true
+    // Node's keep-alive timeout would destroy an idle socket whose client is sending its next
+    // request (on a stalled event loop, one already in the socket's buffer: a reset). Its next
+    // request is answered instead, and `finish` closes it if none comes.
+    for (const socket of this.#sockets.keys()) socket.setTimeout(0)
   }
 
   /**

@@ -1,23 +1,34 @@
 /**
- * Stops a listening socket without resetting a connection. Closing a listening TCP socket makes
- * the kernel reset every connection it completed that the process has not accepted yet (the
- * accept queue): its client already sent its request and sees ECONNRESET, unable to tell whether
- * it was processed. A connection attempt the kernel refuses (ECONNREFUSED) is safe to retry.
+ * Stops a listening socket without resetting a connection. When a listening TCP socket closes, a
+ * client the kernel already answered but the process has not accepted is reset: one whose
+ * connection waits in the accept queue, and one whose handshake is still in progress (it got the
+ * SYN-ACK, so it believes itself connected; its ACK or request then meets a closed port). Either
+ * client may have sent its request and cannot tell whether it was processed. A connection attempt
+ * whose SYN the kernel dropped or refused is safe: it is refused (ECONNREFUSED) and can retry.
  *
- * So the listener is closed only at a moment the accept queue is empty and cannot fill:
- * 1. The backlog becomes 0: the kernel then holds at most one completed connection and drops
- *    further connection attempts (their clients retry the handshake after about a second and are
- *    then refused by the closed port).
- * 2. A connection of our own (the sentinel) is made to the listener. Entering an empty queue it
- *    fills it, so nothing can queue behind it; if the queue was full, it is dropped and another
- *    is made after each connection accepted, until one enters.
- * 3. When the sentinel is accepted, the queue is empty and stays so: the listener closes then,
- *    synchronously, before anything else runs.
- * What remains is the few microseconds between an accept and the next sentinel or the close, in
- * which another process's handshake can still complete. Where the runtime does not offer what
- * this needs (Node's listening handle, a TCP address), the listener closes at once.
+ * So the listener closes only at a moment the kernel answers no SYN and no client is left between
+ * its SYN-ACK and our accept. An attempt:
+ * 1. A loopback connection of our own (the sentinel) is made; on loopback its handshake completes
+ *    within the connect call, and it waits in the accept queue. The steps up to 3 run before the
+ *    event loop's next turn, so nothing is accepted meanwhile.
+ * 2. The queue not being empty, the backlog becomes 0: a queue holding a connection is then full,
+ *    and the kernel drops every SYN (no SYN-ACK, nothing half-open; the client retries the SYN a
+ *    second later and is refused by the closed port). Nothing can join the queue or start a
+ *    handshake while it stays full ("frozen").
+ * 3. The kernel's table (tcp-table.ts) shows what is queued and whether a handshake is in
+ *    progress. One in progress (its ACK would now be dropped, its client reset at the close):
+ *    the backlog is restored and a later attempt follows.
+ * 4. The clients queued are accepted and served one by one (the queue stays full while they are
+ *    taken); when none is left ahead of a sentinel, the listener closes with only sentinels queued.
+ *    Should the last sentinel be taken first, the backlog is restored (while clients still fill
+ *    the queue) and another attempt follows.
+ * A backlog of 0 over an empty queue is never left: the kernel would answer SYNs with SYN
+ * cookies, handshakes no table shows. Where the table is not readable (not Linux), or no clean
+ * moment came by `fallbackMs`, the listener closes at once. With `tcp_abort_on_overflow` set (off
+ * by default), an ACK meeting the frozen queue is answered with a reset instead of being dropped.
  */
 import { connect, Server as NetServer, type AddressInfo, type Socket } from 'node:net'
+import { acceptQueueLength, portSockets } from './tcp-table.ts'
 
 /** Node's TCP handles, for the calls net.Server and net.Socket do not expose. */
 interface TcpHandle {
@@ -29,45 +40,87 @@ interface TcpHandle {
 }
 
 export interface ListenerStopOptions {
-  /** Close anyway when no sentinel was accepted by then (loopback unreachable, a firewall). */
+  /** The backlog the listener was opened with, restored between attempts (Node's default). */
+  backlog?: number
+  /** Close anyway when no clean moment came by then (loopback unreachable, a firewall). */
   fallbackMs?: number
 }
 
 /** Resolves when the listening socket is closed (connections already accepted stay open). */
-export function stopListening(server: NetServer, { fallbackMs = 1000 }: ListenerStopOptions = {}): Promise<void> {
+export function stopListening(server: NetServer, { backlog = 511, fallbackMs = 5000 }: ListenerStopOptions = {}): Promise<void> {
   if (!server.listening) return Promise.resolve()
   const handle = (server as unknown as { _handle?: TcpHandle })._handle
   const address = server.address()
   const accepted = handle?.onconnection
-  if (!handle?.listen || !accepted || typeof address !== 'object' || address === null || handle.listen(0) !== 0) {
+  if (!handle?.listen || !accepted || typeof address !== 'object' || address === null || acceptQueueLength(address.port, address.family) === undefined) {
     closeNow(server)
     return Promise.resolve()
   }
   return new Promise((resolve) => {
     const sentinels: Socket[] = []
+    const sentinelPorts = new Set<number>()
+    /** While the backlog is 0: the clients queued ahead of a sentinel, still to accept, and the sentinels queued. */
+    let frozen: { clients: Set<number>; sentinels: number; timer: ReturnType<typeof setTimeout> } | undefined
+    let done = false
     const finish = () => {
+      if (done) return
+      done = true
+      clearTimeout(fallback)
+      if (frozen) clearTimeout(frozen.timer)
       handle.onconnection = accepted
-      clearTimeout(timer)
       closeNow(server)
       for (const sentinel of sentinels) sentinel.destroy()
       resolve()
     }
-    // Node's accept callback, ahead of the Socket it builds: the close follows the sentinel's
-    // accept with as little as possible in between.
+    const thaw = (ms: number) => {
+      if (frozen) clearTimeout(frozen.timer)
+      frozen = undefined
+      if (handle.listen!(backlog) !== 0) return finish()
+      // A handshake in progress completes (or its client retransmits) after the restore.
+      ms ? setTimeout(attempt, ms) : setImmediate(attempt)
+    }
+    // Node takes queued connections in order, one callback each. A sentinel is closed here, never served; a client is
+    // served. Frozen, once every client queued ahead of a sentinel is accepted, the listener closes
+    // while that sentinel still fills the queue; if the last sentinel goes first, the backlog is
+    // restored while the clients behind it still fill the queue.
     handle.onconnection = function (this: TcpHandle, err: number, client?: TcpHandle) {
       const peer: { port?: number } = {}
-      if (!err && client?.getpeername?.(peer) === 0 && sentinels.some((sentinel) => localPortOf(sentinel) === peer.port)) {
-        handle.close()
-        client.close()
-        return finish()
+      const port = !err && client?.getpeername?.(peer) === 0 ? peer.port : undefined
+      if (port !== undefined && sentinelPorts.has(port)) {
+        client!.close()
+        if (frozen) frozen.sentinels--
+      } else {
+        accepted.call(this, err, client)
+        if (port !== undefined) frozen?.clients.delete(port)
       }
-      accepted.call(this, err, client)
-      // The queue may be empty again now: a new sentinel fills it before anything else can.
-      sentinels.push(sentinelTo(address))
+      if (frozen?.sentinels === 0) thaw(0)
+      else if (frozen?.clients.size === 0) finish()
     }
-    const timer = setTimeout(finish, fallbackMs)
-    timer.unref()
-    sentinels.push(sentinelTo(address))
+    const attempt = () => {
+      if (done) return
+      if (!server.listening) return finish()
+      const sentinel = sentinelTo(address)
+      sentinels.push(sentinel)
+      // net.connect makes its connect() call on the next tick: this runs right after it, before
+      // the event loop can accept anything.
+      process.nextTick(() => {
+        if (done) return
+        const port = localPortOf(sentinel)
+        if (port !== undefined) sentinelPorts.add(port)
+        // Nothing queued: the sentinel's handshake did not complete in its call (a busy machine).
+        if (!acceptQueueLength(address.port, address.family)) return void setTimeout(attempt, 5)
+        if (handle.listen!(0) !== 0) return finish()
+        const { handshaking, queued } = portSockets(address.port, address.family)
+        const clients = new Set(queued.filter((p) => !sentinelPorts.has(p)))
+        const queuedSentinels = queued.length - clients.size
+        if (handshaking > 0 || queuedSentinels === 0) return thaw(handshaking > 0 ? 50 : 0)
+        if (clients.size === 0) return finish()
+        // Frozen until Node has accepted them; bounded, should a client have left the queue unseen.
+        frozen = { clients, sentinels: queuedSentinels, timer: setTimeout(() => thaw(0), 1000) }
+      })
+    }
+    const fallback = setTimeout(finish, fallbackMs)
+    attempt()
   })
 }
 

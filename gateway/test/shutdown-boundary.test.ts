@@ -1,12 +1,12 @@
 /**
  * A shutdown resets nothing at the moment the listener closes. Several clients fire requests
- * without pause across that moment, on new connections and on keep-alive ones, through 20
- * shutdowns: 17 of a gateway in this process (the path SIGTERM takes: `shutdown`) and 4 SIGTERMs
- * to `gateway serve` as a child process (where one reset in four is tolerated: see there). Every request is answered (its result, or 503
+ * without pause across that moment, on new connections and on keep-alive ones, through 40
+ * shutdowns: 20 of a gateway in this process (the path SIGTERM takes: `shutdown`) and 20 SIGTERMs
+ * to `gateway serve` as a child process. Every request is answered (its result, or 503
  * `shutting_down`) or its connection refused (ECONNREFUSED: nothing was sent, a client retries
  * elsewhere); a connection reset (ECONNRESET, EPIPE, "socket hang up") is a failure, whether or
- * not the gateway had accepted the connection: before, the kernel reset the connections it had
- * queued but the process not yet accepted when the listener closed.
+ * not the gateway had accepted the connection: the kernel resets the connections it queued, and
+ * the handshakes it answered, that the process had not accepted when the listener closed.
  */
 import { Agent, request } from 'node:http'
 import { connect } from 'node:net'
@@ -24,7 +24,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-type Outcome = { status: number; code?: string } | { error: string }
+/** What became of one request, and when (`Date.now()`) it ended. */
+type Outcome = ({ status: number; code?: string } | { error: string }) & { at: number }
 
 /** One request; `agent` false opens a connection for it, else the agent's keep-alive socket is reused. */
 function fire(url: string, token: string, agent: Agent | false, post: boolean): Promise<Outcome> {
@@ -38,11 +39,11 @@ function fire(url: string, token: string, agent: Agent | false, post: boolean): 
       res.on('end', () => {
         let code: string | undefined
         try { code = JSON.parse(text).code } catch { /* a result */ }
-        resolve({ status: res.statusCode!, code })
+        resolve({ status: res.statusCode!, code, at: Date.now() })
       })
-      res.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }))
+      res.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message, at: Date.now() }))
     })
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }))
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message, at: Date.now() }))
     req.end(body)
   })
 }
@@ -65,10 +66,16 @@ function fireContinuously(url: string, token: string, loops: number): { outcomes
   return { outcomes, done }
 }
 
-function expectNoReset(outcomes: Outcome[]): void {
-  const failures = outcomes.filter((o) => 'error' in o && o.error !== 'ECONNREFUSED')
+/**
+ * No request ending from `since` (the stop's start) on was reset. One ending before is not the
+ * stop's doing: on a machine this loaded the gateway can stall longer than Node's 5 s
+ * keep-alive timeout, which then closes a kept-alive socket with a request already in its
+ * buffer.
+ */
+function expectNoReset(outcomes: Outcome[], since: number): void {
+  const failures = outcomes.filter((o) => 'error' in o && o.error !== 'ECONNREFUSED' && o.at >= since)
   expect(failures).toEqual([])
-  const answered = outcomes.filter((o): o is { status: number; code?: string } => 'status' in o)
+  const answered = outcomes.filter((o): o is Outcome & { status: number; code?: string } => 'status' in o)
   expect(answered.length).toBeGreaterThan(0)
   expect(answered.filter((o) => ![200, 201].includes(o.status) && !(o.status === 503 && o.code === 'shutting_down'))).toEqual([])
 }
@@ -79,7 +86,7 @@ async function answeredAtLeast(outcomes: Outcome[], n: number): Promise<void> {
 }
 
 describe('the listener closes without resetting a connection', () => {
-  it('17 in-process shutdowns under continuous load: every request answered or refused, 0 resets', { timeout: 120_000 }, async () => {
+  it('20 in-process shutdowns under continuous load: every request answered or refused, 0 resets', { timeout: 120_000 }, async () => {
     const round = async () => {
       const gw = await startTestGateway()
       cleanups.push(() => gw.close())
@@ -88,23 +95,21 @@ describe('the listener closes without resetting a connection', () => {
       const idle = rawClient(gw.url, 'GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n')
       const load = fireContinuously(gw.url, TOKENS.operator, 6)
       await answeredAtLeast(load.outcomes, 20)
+      const since = Date.now()
       await gw.gateway.shutdown({ graceMs: 100 })
       await load.done
-      expectNoReset(load.outcomes)
+      expectNoReset(load.outcomes, since)
       // Neither is reset: each gets the closing 503 and then the end of its connection.
       expect(await partial).toMatchObject({ error: undefined, last: expect.stringContaining('"code":"shutting_down"') })
       expect(await idle).toMatchObject({ error: undefined, last: expect.stringMatching(/^HTTP\/1\.1 503 .*"code":"shutting_down"/s) })
     }
     // Rounds in parallel keep the test short; each has its own gateway and clients.
-    for (let batch = 0; batch < 17; batch += 6) await Promise.all(Array.from({ length: Math.min(6, 17 - batch) }, round))
+    for (let batch = 0; batch < 20; batch += 5) await Promise.all(Array.from({ length: 5 }, round))
   })
 
-  // A child process adds one hazard the in-process rounds do not meet: a client whose handshake's
-  // last ACK the one-slot accept queue dropped (it believes itself connected) while the sentinel
-  // held the slot is reset with the listening socket. Measured under CPU contention: about one
-  // reset in 15 SIGTERMs, against 2-4 in every shutdown with the plain close. So at most one reset
-  // in four SIGTERMs passes; the plain close fails this in its first rounds.
-  it('4 SIGTERMs to gateway serve under continuous load: every request answered or refused, at most one reset', { timeout: 150_000 }, async () => {
+  // A child process meets what the in-process rounds may not: the gateway and its clients scheduled
+  // apart on a busy machine, so handshakes are in progress at any moment of the stop.
+  it('20 SIGTERMs to gateway serve under continuous load: every request answered or refused, 0 resets', { timeout: 240_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gw-boundary-'))
     cleanups.push(() => rm(dir, { recursive: true, force: true }))
     const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
@@ -116,19 +121,21 @@ describe('the listener closes without resetting a connection', () => {
       profiles: [{ name: 'default', engine: 'provider', provider: { id: 'openai-compatible', baseURL: model.baseURL, model: 'fake-small' } }],
       shutdown: { graceMs: 200 },
     }))
-    const resets: Outcome[] = []
-    for (let i = 0; i < 4; i++) {
+    const round = async () => {
       const gw = await serveGateway(config)
       cleanups.push(() => void gw.child.kill('SIGKILL'))
       const load = fireContinuously(gw.url, token, 4)
       await answeredAtLeast(load.outcomes, 20)
+      const since = Date.now()
       gw.child.kill('SIGTERM')
       expect(await gw.exited).toEqual({ code: 0, signal: null })
       await load.done
-      resets.push(...load.outcomes.filter((o) => 'error' in o && o.error !== 'ECONNREFUSED'))
-      expectNoReset(load.outcomes.filter((o) => !('error' in o) || o.error === 'ECONNREFUSED'))
+      return { outcomes: load.outcomes, since }
     }
-    expect(resets.length, JSON.stringify(resets)).toBeLessThanOrEqual(1)
+    // Four gateways at a time keep the test short and the machine busy.
+    const rounds: Array<{ outcomes: Outcome[]; since: number }> = []
+    for (let batch = 0; batch < 20; batch += 4) rounds.push(...(await Promise.all(Array.from({ length: 4 }, round))))
+    for (const { outcomes, since } of rounds) expectNoReset(outcomes, since)
   })
 })
 
