@@ -11,6 +11,7 @@ export type Outcome = (typeof OUTCOMES)[number]
 export type Principal = 'operator' | 'tenantA' | 'tenantB' | 'restricted' | 'manager' | 'none'
 
 import type { TargetManifest } from './target/manifest-schema.ts'
+import type { Engine, SessionState } from './matrix/dimensions.ts'
 
 export type { TargetManifest }
 
@@ -32,6 +33,12 @@ export interface Case {
    */
   requires: string[]
   isolation?: Isolation
+  /**
+   * The matrix cells the case exercises (conformance/matrix): the engines its sessions run on
+   * (default: the engines `requires` names, else the provider profile ctx.createSession uses) and
+   * the states it sends its commands in (default: `idle`).
+   */
+  cells?: { engines?: readonly Engine[]; states?: readonly SessionState[] }
   run(ctx: CaseContext): Promise<void>
 }
 

@@ -2,7 +2,7 @@
 import { GatewayError } from '../../../client/index.ts'
 import { permissionRequestIdOf } from '../../harness/permission-request.ts'
 import { NonStrict, Unsupported, type Case } from '../../types.ts'
-import { answerOf, upload, UNKNOWN_ID, primary, asked, resolvedAfter, openCwdSession, SCRATCH_WRITTEN, writeDeliverThenWait, parked } from '../../harness/case-helpers/index.ts'
+import { answerOf, upload, UNKNOWN_ID, primary, asked, resolvedAfter, openCwdSession, SCRATCH_WRITTEN, writeDeliverThenWait, parked, casesInStates, RENAME_IN_STATES, DELETE_IN_STATES } from '../../harness/case-helpers/index.ts'
 
 export const sessionsCases: Case[] = [
   {
@@ -290,4 +290,7 @@ export const sessionsCases: Case[] = [
       ctx.check('sessions.3', read.status === 200, 'the session still reads', read.what)
     },
   },
+  // PATCH and DELETE on every engine and in every state (conformance/matrix).
+  ...casesInStates(RENAME_IN_STATES),
+  ...casesInStates(DELETE_IN_STATES),
 ]
