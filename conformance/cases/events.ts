@@ -4,7 +4,7 @@ import { permissionRequestIdOf } from '../harness/permission-request.ts'
 import { scripted } from '../harness/scripted-engine.ts'
 import { Unsupported, type Case } from '../types.ts'
 import { isDeepStrictEqual } from 'node:util'
-import { resumeAfterCrash, subAgentEvents, primary, secondary, BACKENDS, asked, attached, turnOrRefusal, bridgedTurn, liveTextMatches, primaryBody, resolvedAfter, turnDeliveries, openCwdSession, submitCwdJob, engineDeath, delivered, untilNotified, bridgedRequest, toolUseIds, holds, jobSession } from '../harness/case-helpers/index.ts'
+import { resumeAfterCrash, subAgentEvents, primary, secondary, BACKENDS, asked, attached, turnOrRefusal, bridgedTurn, liveTextMatches, primaryBody, resolvedAfter, turnDeliveries, openCwdSession, submitCwdJob, engineDeath, delivered, untilNotified, bridgedRequest, toolUseIds, holds, jobSession, eventShapesCase } from '../harness/case-helpers/index.ts'
 
 export const eventsCases: Case[] = [
   ...(['cli_primary', 'cli_secondary'] as const).flatMap((engine): Case[] => [
@@ -436,4 +436,8 @@ export const eventsCases: Case[] = [
       ctx.check('server-configuration.23', problems.length === 0, `every delivery carries the configured header(s) ${Object.keys(expected).join(', ')} with the configured value`, problems[0])
     },
   },
+  // The events an engine may emit, judged on each engine (conformance/matrix).
+  eventShapesCase('provider'),
+  eventShapesCase('cli_primary'),
+  eventShapesCase('cli_secondary'),
 ]

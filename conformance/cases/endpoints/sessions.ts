@@ -2,7 +2,7 @@
 import { GatewayError } from '../../../client/index.ts'
 import { permissionRequestIdOf } from '../../harness/permission-request.ts'
 import { NonStrict, Unsupported, type Case } from '../../types.ts'
-import { answerOf, upload, UNKNOWN_ID, primary, asked, resolvedAfter, openCwdSession, SCRATCH_WRITTEN, writeDeliverThenWait, parked, casesInStates, RENAME_IN_STATES, DELETE_IN_STATES } from '../../harness/case-helpers/index.ts'
+import { answerOf, upload, UNKNOWN_ID, primary, asked, resolvedAfter, openCwdSession, SCRATCH_WRITTEN, writeDeliverThenWait, parked, casesInStates, RENAME_IN_STATES, DELETE_IN_STATES, attachmentsCase } from '../../harness/case-helpers/index.ts'
 
 export const sessionsCases: Case[] = [
   {
@@ -293,4 +293,8 @@ export const sessionsCases: Case[] = [
   // PATCH and DELETE on every engine and in every state (conformance/matrix).
   ...casesInStates(RENAME_IN_STATES),
   ...casesInStates(DELETE_IN_STATES),
+  // Attachments on each engine (conformance/matrix).
+  attachmentsCase('provider'),
+  attachmentsCase('cli_primary'),
+  attachmentsCase('cli_secondary'),
 ]

@@ -20,6 +20,7 @@ export const createsessionrequestCases: Case[] = [
   {
     id: 'create-cwd-required-for-host-engines', title: 'cwd is required for an engine that runs against a host directory', section: 'createsessionrequest',
     clauses: ['createsessionrequest.2', 'errors.4'], requires: [],
+    cells: { engines: ['cli_primary'] },
     async run(ctx) {
       const profile = ctx.profile('cli_primary')
       const record = (await ctx.http('GET', `/profiles/${encodeURIComponent(profile)}`)).json?.profile?.capabilities
