@@ -48,7 +48,7 @@ export function expand(clause: string, section: string, applies: Applies): Claus
   for (const engine of engines) {
     for (const state of states) {
       const na = applies.na?.[`${engine}/${state}`] ?? applies.na?.[`${engine}/*`] ?? applies.na?.[`*/${state}`]
-      cells.push(na ? { key: cellKey(engine, state), na } : { key: cellKey(engine, state) })
+      cells.push(na ? { key: cellKey(engine, state), na: na.replaceAll('{clause}', clause) } : { key: cellKey(engine, state) })
     }
   }
   return { clause, section, engines, states, cells }

@@ -2,7 +2,7 @@
 import { GatewayError } from '../../../client/index.ts'
 import { permissionRequestIdOf } from '../../harness/permission-request.ts'
 import { NonStrict, Unsupported, type Case } from '../../types.ts'
-import { answerOf, upload, UNKNOWN_ID, primary, asked, resolvedAfter, openCwdSession, SCRATCH_WRITTEN, writeDeliverThenWait, parked, casesInStates, RENAME_IN_STATES, DELETE_IN_STATES, attachmentsCase } from '../../harness/case-helpers/index.ts'
+import { answerOf, upload, UNKNOWN_ID, primary, asked, resolvedAfter, openCwdSession, SCRATCH_WRITTEN, writeDeliverThenWait, parked, casesInStates, RENAME_IN_STATES, DELETE_IN_STATES, attachmentsCase, mcpStatusCase } from '../../harness/case-helpers/index.ts'
 
 export const sessionsCases: Case[] = [
   {
@@ -297,4 +297,6 @@ export const sessionsCases: Case[] = [
   attachmentsCase('provider'),
   attachmentsCase('cli_primary'),
   attachmentsCase('cli_secondary'),
+  // The MCP status route on cli_secondary (conformance/matrix); the other engines' are the cases above.
+  mcpStatusCase('cli_secondary'),
 ]

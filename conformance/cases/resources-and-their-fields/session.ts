@@ -1,7 +1,7 @@
 /** The cases of § Session (SessionInfo): each case's first clause is `session.N`. */
 import { NonStrict, Unsupported, type Case } from '../../types.ts'
 import { createHash } from 'node:crypto'
-import { compareFixed, sessionStreamCase } from '../../harness/case-helpers/index.ts'
+import { compareFixed, sessionStreamCase, projectCase } from '../../harness/case-helpers/index.ts'
 
 export const sessionCases: Case[] = [
   {
@@ -138,4 +138,6 @@ export const sessionCases: Case[] = [
   sessionStreamCase('provider'),
   sessionStreamCase('cli_primary'),
   sessionStreamCase('cli_secondary'),
+  // The project found from a cli_secondary session's cwd (conformance/matrix).
+  projectCase('cli_secondary'),
 ]
