@@ -3,7 +3,7 @@
  * where it applies, or why a cell does not. The data lives in one module per spec part
  * (matrix/parts); a clause neither section nor clause entry names has one cell, `any/any`.
  */
-import { CLAUSES, EXCLUSIONS } from '../coverage.ts'
+import { CLAUSES, EXCLUSIONS } from '../clause-list.ts'
 import { expand, type Applies, type ClauseCells } from './dimensions.ts'
 import type { PartMatrix } from './part.ts'
 import { authentication } from './parts/authentication.ts'
