@@ -72,9 +72,18 @@ export const SET_PERMISSION_MODE_IN_STATES: Family = {
 export const CLEAR_CONTEXT_IN_STATES: Family = {
   name: 'clear-context', what: 'clear_context', clauses: ['commands.6', 'session-status-values.9', 'events.20'], turn: 'slow',
   async check(ctx, s, _engine, state) {
-    if (s.session?.capabilities?.clearContext !== true) throw new Unsupported(`the session's capability record does not grant clearContext (${JSON.stringify(s.session?.capabilities?.clearContext)})`)
     const ws = await s.socket()
     ws.send({ type: 'clear_context' })
+    if (s.session?.capabilities?.clearContext !== true) {
+      // The row's condition is the engine's clearContext (absent means false, engine-capability-record.1):
+      // without it the command clears nothing, and as bad input it never breaks the session (errors.12).
+      await s.finish()
+      const ended = state === 'idle' ? s.mark : (await turnEnds(ctx, 'session-status-values.9', ws, s.mark, `the turn in progress ended (${state})`)).seq
+      await stillServes(ctx, 'errors.12', ws, ended, `after clear_context sent ${state} to an engine whose record lacks clearContext`)
+      const resets = ws.events().filter((e) => e.type === 'conversation_reset' && e.seq > s.mark)
+      ctx.check('session-status-values.9', resets.length === 0, `no conversation_reset from an engine whose record has clearContext ${JSON.stringify(s.session?.capabilities?.clearContext)}`, resets)
+      return
+    }
     if (state === 'idle') {
       await expectEvent(ctx, 'session-status-values.9', ws, 'conversation_reset', (e) => e.seq > s.mark, 'conversation_reset after clear_context on an idle session')
       return

@@ -53,9 +53,14 @@ async function commandsWhileDormant(ctx: CaseContext, engine: Engine): Promise<v
   const shown = await expectEvent(ctx, 'commands.1', ws, 'user_message', (e) => e.seq > kept.shown && JSON.stringify(e.message ?? null).includes(text), 'the message sent after the restart shown')
   const result = await expectEvent(ctx, 'commands.10', ws, 'turn_result', (e) => e.seq > shown.seq, 'its turn_result')
   ctx.check('commands.3', result.isError === false, 'an interrupt with nothing running, then unknown answers, leave the next turn without error', result)
+  ws.send({ type: 'clear_context' })
   if (read.json?.session?.capabilities?.clearContext === true) {
-    ws.send({ type: 'clear_context' })
     await expectEvent(ctx, 'commands.6', ws, 'conversation_reset', (e) => e.seq > result.seq, 'conversation_reset after clear_context on a woken dormant session')
+  } else {
+    // Without clearContext in the record the command clears nothing (session-status-values.9's condition).
+    ws.send({ type: 'user_message', text: 'scenario:hello' })
+    const next = await expectEvent(ctx, 'commands.10', ws, 'turn_result', (e) => e.seq > result.seq, 'a turn after clear_context on an engine whose record lacks it')
+    ctx.check('commands.6', !ws.events().some((e) => e.type === 'conversation_reset' && e.seq > result.seq && e.seq < next.seq), 'no conversation_reset from an engine whose record lacks clearContext', ws.events().filter((e) => e.seq > result.seq).map((e) => e.type))
   }
   ws.send({ type: 'close' })
   const closed = await expectEvent(ctx, 'events.21', ws, 'session_closed', (e) => e.seq > kept.shown, 'session_closed after close on a woken dormant session')
