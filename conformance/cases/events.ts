@@ -437,7 +437,5 @@ export const eventsCases: Case[] = [
     },
   },
   // The events an engine may emit, judged on each engine (conformance/matrix).
-  eventShapesCase('provider'),
-  eventShapesCase('cli_primary'),
-  eventShapesCase('cli_secondary'),
+  ...(['provider', 'cli_primary', 'cli_secondary'] as const).map(eventShapesCase),
 ]

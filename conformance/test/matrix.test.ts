@@ -18,7 +18,7 @@ describe('the engine × state matrix', () => {
 
   it('fails naming the clause and the cell when a case is taken out of a cell', () => {
     // interrupt on a cli_secondary session waiting on a permission: one generated case covers it.
-    const without = ALL_CASES.filter((c) => c.id !== 'interrupt-cli-secondary-awaiting-approval')
+    const without = ALL_CASES.filter((c) => c.id !== 'commands-in-state-cli-secondary-awaiting-approval')
     expect(without.length).toBe(ALL_CASES.length - 1)
     expect(matrixGaps(MATRIX, without, OPEN_CELLS)).toContain('commands.3 cli_secondary/awaiting_approval: no case covers this cell and no reason says why it is open')
   })

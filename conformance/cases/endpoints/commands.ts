@@ -1,6 +1,6 @@
 /** The cases of § Commands (SessionCommand): each case's first clause is `commands.N`. */
 import { NonStrict, Unsupported, type Case } from '../../types.ts'
-import { primary, secondary, MODEL_ECHO, turnText, bridgedTurn, openCwdSession, startupCase, casesInStates, USER_MESSAGE_IN_STATES, UNKNOWN_ANSWERS_IN_STATES, PERMISSION_DECISION_IN_STATES, INTERRUPT_IN_STATES, SET_PERMISSION_MODE_IN_STATES, SET_MODEL_IN_STATES, CLEAR_CONTEXT_IN_STATES, CLOSE_IN_STATES } from '../../harness/case-helpers/index.ts'
+import { primary, secondary, MODEL_ECHO, turnText, bridgedTurn, openCwdSession, startupCase, casesInStates, groupedCasesInStates, GROUPED_COMMANDS, PERMISSION_DECISION_IN_STATES, CLOSE_IN_STATES } from '../../harness/case-helpers/index.ts'
 
 export const commandsCases: Case[] = [
   {
@@ -218,13 +218,11 @@ export const commandsCases: Case[] = [
 startupCase('provider'),
  startupCase('cli_primary'),
  startupCase('cli_secondary'),
-  // Each command on every engine and in every state it can be sent in (conformance/matrix).
-  ...casesInStates(USER_MESSAGE_IN_STATES),
-  ...casesInStates(UNKNOWN_ANSWERS_IN_STATES),
+  // Each command on every engine and in every state it can be sent in (conformance/matrix): the
+  // commands that leave the session open one after another on one session per cell; on a parked
+  // session, and close, one case each.
+  ...groupedCasesInStates('commands-in-state', 'user_message, answers for unknown ids, interrupt, set_model, clear_context, a rename and set_permission_mode', GROUPED_COMMANDS),
+  ...GROUPED_COMMANDS.filter((family) => family.clauses[0].startsWith('commands.')).flatMap((family) => casesInStates(family, (state) => state === 'parked')),
   ...casesInStates(PERMISSION_DECISION_IN_STATES),
-  ...casesInStates(INTERRUPT_IN_STATES),
-  ...casesInStates(SET_PERMISSION_MODE_IN_STATES),
-  ...casesInStates(SET_MODEL_IN_STATES),
-  ...casesInStates(CLEAR_CONTEXT_IN_STATES),
   ...casesInStates(CLOSE_IN_STATES),
 ]

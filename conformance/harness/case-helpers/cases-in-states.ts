@@ -8,7 +8,9 @@ import type { CaseContext } from '../context.ts'
 import type { WsClient } from '../ws-client.ts'
 import type { Case } from '../../types.ts'
 import type { Engine, SessionState } from '../../matrix/dimensions.ts'
-import { inState, type InState } from './session-states.ts'
+import { afterOneTurn, againInState, inState, type InState } from './session-states.ts'
+import { Unsupported } from '../../types.ts'
+import { statusOf, waitFor } from './parking.ts'
 
 export type LiveState = Exclude<SessionState, 'dormant'>
 
@@ -43,8 +45,8 @@ const WORDS: Record<LiveState, string> = {
 
 const slug = (s: string) => s.replace(/_/g, '-')
 
-export function casesInStates(family: Family): Case[] {
-  return (family.cells ?? LIVE_CELLS).map(([engine, state]) => ({
+export function casesInStates(family: Family, only: (state: LiveState) => boolean = () => true): Case[] {
+  return (family.cells ?? LIVE_CELLS).filter(([, state]) => only(state)).map(([engine, state]) => ({
     id: `${family.name}-${slug(engine)}-${slug(state)}`,
     title: `${family.what} on a ${engine} session ${WORDS[state]}`,
     section: family.clauses[0].split('.')[0],
@@ -55,6 +57,41 @@ export function casesInStates(family: Family): Case[] {
     async run(ctx: CaseContext) {
       const s = await inState(ctx, engine, state, family.turn)
       await family.check(ctx, s, engine, state)
+    },
+  }))
+}
+
+/**
+ * Several families in one case per cell, one after another on one session (each drives it to the
+ * state afresh, and waits for it to be idle again): a cell costs one session and one engine start,
+ * not one per command. The first family that fails fails the case, naming its clause; one a target
+ * cannot run (`unsupported`) is noted and the next runs. Not for `parked` (a park per command).
+ */
+export function groupedCasesInStates(name: string, what: string, families: Family[]): Case[] {
+  return LIVE_CELLS.filter(([, state]) => state !== 'parked').map(([engine, state]) => ({
+    id: `${name}-${slug(engine)}-${slug(state)}`,
+    title: `${what} on a ${engine} session ${WORDS[state]}, each in turn on one session`,
+    section: families[0].clauses[0].split('.')[0],
+    clauses: [...new Set([...families.flatMap((f) => f.clauses), 'sessions.3', 'session-status-values.1'])],
+    requires: state === 'awaiting_tool' ? [engine, 'parking'] : [engine],
+    cells: { engines: [engine], states: [state] },
+    async run(ctx: CaseContext) {
+      const { session, ws } = await afterOneTurn(ctx, engine)
+      const skipped: string[] = []
+      for (const family of families) {
+        const s = await againInState(ctx, engine, state, family.turn, session, ws)
+        try {
+          await family.check(ctx, s, engine, state)
+        } catch (err) {
+          if (!(err instanceof Unsupported)) throw err
+          skipped.push(`${family.what}: ${err.message}`)
+        }
+        // The turn in progress (if any) ends before the next command's state is reached.
+        if (state !== 'idle') await turnEnds(ctx, family.clauses[0], ws, s.mark, `the turn in progress ended after ${family.what} (${state})`)
+        await waitFor(ctx, () => statusOf(ctx, s.id), (status) => status === 'idle', `the session idle again after ${family.what}`)
+      }
+      if (skipped.length === families.length) throw new Unsupported(skipped.join('; '))
+      for (const note of skipped) ctx.observe(false, `not tried on this target: ${note}`)
     },
   }))
 }

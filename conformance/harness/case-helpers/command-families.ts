@@ -199,3 +199,10 @@ export const RENAME_IN_STATES: Family = {
   },
 }
 
+
+/**
+ * The families tried one after another on one session per cell (cases-in-states.ts): those that
+ * leave it open. set_permission_mode last: a mode that approves edits would answer the next
+ * family's permission request itself.
+ */
+export const GROUPED_COMMANDS: Family[] = [USER_MESSAGE_IN_STATES, UNKNOWN_ANSWERS_IN_STATES, INTERRUPT_IN_STATES, SET_MODEL_IN_STATES, CLEAR_CONTEXT_IN_STATES, RENAME_IN_STATES, SET_PERMISSION_MODE_IN_STATES]

@@ -57,6 +57,11 @@ export async function afterOneTurn(ctx: CaseContext, engine: Engine): Promise<{ 
  */
 export async function inState(ctx: CaseContext, engine: Engine, state: Exclude<SessionState, 'dormant'>, turn: 'hang' | 'slow' = 'hang'): Promise<InState> {
   const { session, ws } = await afterOneTurn(ctx, engine)
+  return againInState(ctx, engine, state, turn, session, ws)
+}
+
+/** The same session (idle, `ws` attached) driven to `state` once more: the next command of a cell tried on one session. */
+export async function againInState(ctx: CaseContext, engine: Engine, state: Exclude<SessionState, 'dormant' | 'parked'> | 'parked', turn: 'hang' | 'slow', session: any, ws: WsClient): Promise<InState> {
   const id = session.id as string
   const reached = await reachState(ctx, engine, state, turn, id, session, ws)
   // sessions.3: GET /sessions/:id reads the state (session-status-values.1, session.5).
