@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest'
 import { ALL_CASES } from '../cases/index.ts'
 import { CLAUSES } from '../coverage.ts'
 import { cellStatuses, matrixGaps } from '../matrix/check.ts'
+import { cellCoverageOf } from '../matrix/coverage.ts'
+import type { CaseResult } from '../types.ts'
 import { ENGINES, STATES } from '../matrix/dimensions.ts'
 import { MATRIX, PARTS } from '../matrix/index.ts'
 import { OPEN_CELLS } from '../matrix/open-cells.ts'
@@ -60,5 +62,21 @@ describe('the engine × state matrix', () => {
       for (const e of c.cells?.engines ?? []) expect(ENGINES, c.id).toContain(e)
       for (const s of c.cells?.states ?? []) expect(STATES, c.id).toContain(s)
     }
+  })
+
+  it('counts cells in a run: every case passing covers all but the open cells; one failing case fails its cells, outweighing a pass', () => {
+    const result = (id: string, outcome: CaseResult['outcome']): CaseResult => ({ id, title: id, section: 's', clauses: [], outcome, durationMs: 1, wireLog: [] })
+    const all = cellCoverageOf(ALL_CASES, ALL_CASES.map((c) => result(c.id, 'pass')))
+    expect(all.failing).toBe(0)
+    expect(all.uncovered).toBe(Object.keys(OPEN_CELLS).length)
+    expect(all.satisfied + all.uncovered).toBe(all.applicable)
+    expect(all.notApplicable).toBe(MATRIX.flatMap((r) => r.cells).filter((c) => c.na).length)
+    const failing = 'commands-in-state-cli-secondary-awaiting-approval'
+    const one = cellCoverageOf(ALL_CASES, ALL_CASES.map((c) => result(c.id, c.id === failing ? 'fail' : 'pass')))
+    // Its commands.* cells on cli_secondary awaiting_approval fail, even where another case passes there.
+    expect(one.failing).toBeGreaterThan(5)
+    expect(one.satisfied + one.failing).toBe(all.satisfied)
+    const none = cellCoverageOf(ALL_CASES, [])
+    expect(none.uncovered).toBe(none.applicable)
   })
 })
