@@ -1,19 +1,13 @@
 /**
  * Clause traceability: the spec's clause list (copied into conformance/spec), the exclusions
- * (clauses not observable on the wire, each with its reason) and what a run showed per clause.
+ * (clauses not observable on the wire, each with its reason) and what a run showed per clause and
+ * per cell of the engine × state matrix (conformance/matrix).
  */
-import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { cellCoverageOf } from './matrix/coverage.ts'
+import { CLAUSES, EXCLUSIONS } from './clause-list.ts'
 import type { Case, CaseResult, Coverage, CoverageCounts } from './types.ts'
 
-export interface Clause { id: string; section: string; kind: string; text: string; testable: boolean }
-
-const CLAUSES_URL = new URL('./spec/clauses.json', import.meta.url)
-const EXCLUSIONS_URL = new URL('./exclusions.json', import.meta.url)
-
-export const CLAUSES: Clause[] = JSON.parse(readFileSync(CLAUSES_URL, 'utf8'))
-export const CLAUSE_LIST_HASH = createHash('sha256').update(readFileSync(CLAUSES_URL)).digest('hex').slice(0, 16)
-export const EXCLUSIONS: Record<string, string> = JSON.parse(readFileSync(EXCLUSIONS_URL, 'utf8'))
+export { CLAUSES, CLAUSE_LIST_HASH, EXCLUSIONS, type Clause } from './clause-list.ts'
 
 /** Outcomes that show a clause holds: `non-strict` departs only where the spec is open. */
 const SHOWS = new Set(['pass', 'non-strict'])
@@ -54,6 +48,7 @@ export function coverageOf(allCases: Case[], results: CaseResult[]): Coverage {
     unsupportedIds: ids.unsupported,
     uncoveredIds: ids.uncovered,
     bySection,
+    cells: cellCoverageOf(allCases, results),
   }
 }
 

@@ -11,6 +11,7 @@ export type Outcome = (typeof OUTCOMES)[number]
 export type Principal = 'operator' | 'tenantA' | 'tenantB' | 'restricted' | 'manager' | 'none'
 
 import type { TargetManifest } from './target/manifest-schema.ts'
+import type { Engine, SessionState } from './matrix/dimensions.ts'
 
 export type { TargetManifest }
 
@@ -32,6 +33,12 @@ export interface Case {
    */
   requires: string[]
   isolation?: Isolation
+  /**
+   * The matrix cells the case exercises (conformance/matrix): the engines its sessions run on
+   * (default: the engines `requires` names, else the provider profile ctx.createSession uses) and
+   * the states it sends its commands in (default: `idle`).
+   */
+  cells?: { engines?: readonly Engine[]; states?: readonly SessionState[] }
   run(ctx: CaseContext): Promise<void>
 }
 
@@ -110,6 +117,21 @@ export interface Coverage extends CoverageCounts {
   unsupportedIds: string[]
   uncoveredIds: string[]
   bySection: Record<string, CoverageCounts>
+  /** The same per cell of the engine × state matrix (conformance/matrix); absent in reports of older kits. */
+  cells?: CellCoverage
+}
+
+/**
+ * Cell coverage of a run: each applicable cell (a clause on one engine, in one state) is
+ * `satisfied` by a passing case that covers it, `failing`, `unsupported` (its cases did not run on
+ * this target) or `uncovered` (no case of the run covers it: filtered out, or listed open in
+ * matrix/open-cells.ts, counted in `open` too). `notApplicable`: cells ruled out with the spec's reason.
+ */
+export interface CellCounts { applicable: number; satisfied: number; failing: number; unsupported: number; uncovered: number; notApplicable: number }
+export interface CellCoverage extends CellCounts {
+  clauses: number
+  open: number
+  bySection: Record<string, CellCounts>
 }
 
 /** Thrown by a check: an explicit clause was violated. */

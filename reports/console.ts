@@ -33,12 +33,18 @@ export function printSummary(report: Report, reportDir: string, out: NodeJS.Writ
   out.write(`  pass ${s.pass}  fail ${s.fail}  non-strict ${s.nonStrict}  unsupported ${s.unsupported}  error ${s.error}  flaky ${s.flaky}`)
   const baselined = report.cases.filter((r) => r.baselined).length
   out.write(baselined ? `  baselined ${baselined}\n` : '\n')
+  if (c.cells) out.write(`  ${cellLine(c.cells)}\n`)
   out.write(`  clauses satisfied: ${c.satisfied}/${c.testable} testable (shown by a passing case); cited but failing ${c.failing}, cited but unsupported ${c.unsupported}, uncovered ${c.uncovered}; ${c.excluded} excluded as not observable\n`)
   for (const r of report.cases.filter((x) => ['fail', 'error', 'flaky'].includes(x.outcome) && !x.baselined)) out.write(`  ${MARK[r.outcome]} ${r.id}: ${r.message}\n`)
   for (const id of report.staleBaseline) out.write(`  stale baseline entry (now passes): ${id}\n`)
   out.write(`reports: ${reportDir}\n`)
   // The last line is the verdict, for a person and for a CI log's tail.
   out.write(`${(report.verdict ?? verdictOf(report)).line}\n`)
+}
+
+/** The coverage line: cells of the engine × state matrix (conformance/matrix), not clauses. */
+export function cellLine(x: NonNullable<Report['coverage']['cells']>): string {
+  return `cells covered: ${x.satisfied}/${x.applicable} applicable (a clause on one engine in one state, shown by a passing case; ${x.clauses} clauses); failing ${x.failing}, unsupported ${x.unsupported}, uncovered ${x.uncovered} (${x.open} open in the kit); ${x.notApplicable} N/A by the spec`
 }
 
 function elapsed(since: number): string {

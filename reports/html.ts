@@ -46,7 +46,7 @@ export function renderHtml(report: Report): string {
 <header id="summary" class="verdict ${look}" data-verdict="${state}">
 <h1>${esc(verdict)}</h1>
 <div class="counts">${counts.map(([label, n]) => `<span class="${label}${n ? ' some' : ''}" data-outcome="${label}">${label} <b>${n}</b></span>`).join('')}${baselined ? `<span>baselined <b>${baselined}</b></span>` : ''}</div>
-<p class="muted">Clauses satisfied: <b>${c.satisfied}/${c.testable}</b> testable (shown by a passing case) · cited but failing ${c.failing} · cited but unsupported ${c.unsupported} · uncovered ${c.uncovered} · ${c.excluded} excluded as not observable<br>
+<p class="muted">${c.cells ? `Cells covered: <b>${c.cells.satisfied}/${c.cells.applicable}</b> applicable (a clause on one engine in one state; ${c.cells.clauses} clauses) · failing ${c.cells.failing} · unsupported ${c.cells.unsupported} · uncovered ${c.cells.uncovered} (${c.cells.open} open in the kit) · ${c.cells.notApplicable} N/A by the spec<br>` : ''}Clauses satisfied: <b>${c.satisfied}/${c.testable}</b> testable (shown by a passing case) · cited but failing ${c.failing} · cited but unsupported ${c.unsupported} · uncovered ${c.uncovered} · ${c.excluded} excluded as not observable<br>
 ${esc(report.target.baseUrl)} · ${esc(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s · seed ${report.seed} (<code>--seed ${report.seed}</code> reproduces the inputs) · kit ${esc(report.kit.version)}</p>
 </header>
 ${failures.length ? `<section id="failures"><h2>Failing cases (${failures.length})</h2>\n${failures.map(failureBlock).join('\n')}</section>` : ''}
@@ -55,6 +55,10 @@ ${report.staleBaseline.length ? `<section id="stale"><h2>Stale baseline entries 
 <table class="cov"><thead><tr><th>section</th><th>satisfied</th><th>failing</th><th>unsupported</th><th>uncovered</th><th>testable</th><th></th></tr></thead><tbody>
 ${Object.entries(c.bySection).map(([section, r]) => `<tr><td>${esc(section)}</td><td>${r.satisfied}</td><td>${r.failing}</td><td>${r.unsupported}</td><td>${r.uncovered}</td><td>${r.testable}</td><td>${bar(r.satisfied, r.failing, r.unsupported, r.testable)}</td></tr>`).join('\n')}
 </tbody></table></section>
+${c.cells ? `<section id="cell-coverage"><h2>Cell coverage by section (engine × state)</h2>
+<table class="cov"><thead><tr><th>section</th><th>satisfied</th><th>failing</th><th>unsupported</th><th>uncovered</th><th>applicable</th><th>N/A</th></tr></thead><tbody>
+${Object.entries(c.cells.bySection).map(([section, r]) => `<tr><td>${esc(section)}</td><td>${r.satisfied}</td><td>${r.failing}</td><td>${r.unsupported}</td><td>${r.uncovered}</td><td>${r.applicable}</td><td>${r.notApplicable}</td></tr>`).join('\n')}
+</tbody></table></section>` : ''}
 <section><h2>All cases (${report.cases.length})</h2>
 <div id="filters"><input id="filter" placeholder="filter by id, title, clause or section"><select id="outcome"><option value="">all outcomes</option>${['pass', 'fail', 'non-strict', 'unsupported', 'error', 'flaky'].map((o) => `<option>${o}</option>`).join('')}</select></div>
 <table id="cases"><thead><tr><th>outcome</th><th>case</th><th>title and message</th><th>clauses</th><th>ms</th></tr></thead><tbody>

@@ -4,7 +4,7 @@ import { permissionRequestIdOf } from '../harness/permission-request.ts'
 import { scripted } from '../harness/scripted-engine.ts'
 import { Unsupported, type Case } from '../types.ts'
 import { isDeepStrictEqual } from 'node:util'
-import { resumeAfterCrash, subAgentEvents, primary, secondary, BACKENDS, asked, attached, turnOrRefusal, bridgedTurn, liveTextMatches, primaryBody, resolvedAfter, turnDeliveries, openCwdSession, submitCwdJob, engineDeath, delivered, untilNotified, bridgedRequest, toolUseIds, holds, jobSession } from '../harness/case-helpers/index.ts'
+import { resumeAfterCrash, subAgentEvents, primary, secondary, BACKENDS, asked, attached, turnOrRefusal, bridgedTurn, liveTextMatches, primaryBody, resolvedAfter, turnDeliveries, openCwdSession, submitCwdJob, engineDeath, delivered, untilNotified, bridgedRequest, toolUseIds, holds, jobSession, eventShapesCase } from '../harness/case-helpers/index.ts'
 
 export const eventsCases: Case[] = [
   ...(['cli_primary', 'cli_secondary'] as const).flatMap((engine): Case[] => [
@@ -216,6 +216,7 @@ export const eventsCases: Case[] = [
   {
     id: 'compat-deny-interrupt-result', title: 'protocol-7 client: a deny with interrupt ends the turn as every interrupt does (error_during_execution, isError, errors ["interrupted"])', section: 'events',
     clauses: ['events.12', 'commands.2'], requires: ['cli_primary'],
+    cells: { states: ['awaiting_approval'] },
     async run(ctx) {
       const { conn, request } = await asked(ctx)
       conn.deny(request, { message: 'stop here', interrupt: true })
@@ -281,6 +282,7 @@ export const eventsCases: Case[] = [
   {
     id: 'compat-execution-id-tool-use-id', title: 'execution events name a bridged call by the id of its tool_use block', section: 'events',
     clauses: ['events.14', 'commands.8'], requires: ['provider', 'bridge'],
+    cells: { states: ['awaiting_tool'] },
     async run(ctx) {
       const { ws, request } = await bridgedRequest(ctx, { output: { type: 'json', value: 42 } })
       const events = ws.events()
@@ -296,6 +298,7 @@ export const eventsCases: Case[] = [
   {
     id: 'compat-execution-failed-bare-error', title: "execution_failed carries the executor's error as given, its reason apart", section: 'events',
     clauses: ['events.14', 'commands.9'], requires: ['provider', 'bridge'],
+    cells: { states: ['awaiting_tool'] },
     async run(ctx) {
       const { ws } = await bridgedRequest(ctx, { reason: 'unsupported', error: 'no sandbox in this client' })
       const failed = ws.events().find((e) => e.type === 'execution_failed')
@@ -307,6 +310,7 @@ export const eventsCases: Case[] = [
   {
     id: 'compat-deny-default-message', title: 'a deny without a message still carries a message on permission_resolved', section: 'events',
     clauses: ['events.13', 'other-shapes.2', 'commands.2'], requires: ['cli_primary'],
+    cells: { states: ['awaiting_approval'] },
     async run(ctx) {
       const { ws } = await ctx.idleSession({ profile: ctx.profile('cli_primary'), cwd: ctx.manifest.cwdRoot })
       // A mutating command: a real CLI (manifest realEngines) runs a read-only one such as `echo` without asking.
@@ -432,4 +436,6 @@ export const eventsCases: Case[] = [
       ctx.check('server-configuration.23', problems.length === 0, `every delivery carries the configured header(s) ${Object.keys(expected).join(', ')} with the configured value`, problems[0])
     },
   },
+  // The events an engine may emit, judged on each engine (conformance/matrix).
+  ...(['provider', 'cli_primary', 'cli_secondary'] as const).map(eventShapesCase),
 ]

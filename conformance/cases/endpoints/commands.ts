@@ -1,6 +1,6 @@
 /** The cases of § Commands (SessionCommand): each case's first clause is `commands.N`. */
 import { NonStrict, Unsupported, type Case } from '../../types.ts'
-import { primary, secondary, MODEL_ECHO, turnText, bridgedTurn, openCwdSession, startupCase } from '../../harness/case-helpers/index.ts'
+import { primary, secondary, MODEL_ECHO, turnText, bridgedTurn, openCwdSession, startupCase, casesInStates, groupedCasesInStates, GROUPED_COMMANDS, PERMISSION_DECISION_IN_STATES, CLOSE_IN_STATES } from '../../harness/case-helpers/index.ts'
 
 export const commandsCases: Case[] = [
   {
@@ -21,6 +21,7 @@ export const commandsCases: Case[] = [
   {
     id: 'ws-interrupt', title: 'interrupt ends a running turn', section: 'commands',
     clauses: ['commands.3', 'commands.10'], requires: ['provider'],
+    cells: { states: ['running'] },
     async run(ctx) {
       const { ws } = await ctx.idleSession()
       ws.send({ type: 'user_message', text: 'scenario:hang' })
@@ -91,6 +92,7 @@ export const commandsCases: Case[] = [
   {
     id: 'cli-primary-controls', title: 'interrupt, set_model and set_permission_mode reach the CLI and are reported', section: 'commands',
     clauses: ['commands.3', 'events.5', 'events.6', 'events.19'], requires: ['cli_primary'],
+    cells: { states: ['running', 'idle'] },
     async run(ctx) {
       const { ws } = await primary(ctx)
       ws.send({ type: 'user_message', text: 'scenario:hang' })
@@ -111,6 +113,7 @@ export const commandsCases: Case[] = [
   {
     id: 'cli-secondary-controls', title: 'cli_secondary: interrupt ends a running turn; set_model and set_permission_mode are reported; a mode outside the record is refused', section: 'commands',
     clauses: ['commands.3', 'events.5', 'events.6', 'errors.12'], requires: ['cli_secondary'],
+    cells: { states: ['running', 'idle'] },
     async run(ctx) {
       const { ws } = await secondary(ctx)
       ws.send({ type: 'user_message', text: 'scenario:hang' })
@@ -131,6 +134,7 @@ export const commandsCases: Case[] = [
   {
     id: 'compat-tool-call-result-output', title: 'protocol-7 client: tool_call_result carries `output: {type, value}` and the model receives the value', section: 'commands',
     clauses: ['commands.8', 'websocket-framing.3'], requires: ['provider', 'bridge'],
+    cells: { states: ['awaiting_tool'] },
     async run(ctx) {
       const { result } = await bridgedTurn(ctx, () => ({ output: { type: 'json', value: 42 } }))
       const text = String(result.result)
@@ -143,6 +147,7 @@ export const commandsCases: Case[] = [
   {
     id: 'compat-tool-call-error', title: 'protocol-7 client: tool_call_error carries `reason` and `error`, fed back as tool output and named on execution_failed', section: 'commands',
     clauses: ['commands.9', 'events.14'], requires: ['provider', 'bridge'],
+    cells: { states: ['awaiting_tool'] },
     async run(ctx) {
       const { conn, result } = await bridgedTurn(ctx, () => ({ reason: 'unsupported', error: 'no sandbox in this client' }))
       ctx.nonStrict(String(result.result).includes('no sandbox in this client'), `the client's error did not reach the model as tool output: ${result.result}`)
@@ -213,4 +218,11 @@ export const commandsCases: Case[] = [
 startupCase('provider'),
  startupCase('cli_primary'),
  startupCase('cli_secondary'),
+  // Each command on every engine and in every state it can be sent in (conformance/matrix): the
+  // commands that leave the session open one after another on one session per cell; on a parked
+  // session, and close, one case each.
+  ...groupedCasesInStates('commands-in-state', 'user_message, answers for unknown ids, interrupt, set_model, clear_context, a rename and set_permission_mode', GROUPED_COMMANDS),
+  ...GROUPED_COMMANDS.filter((family) => family.clauses[0].startsWith('commands.')).flatMap((family) => casesInStates(family, (state) => state === 'parked')),
+  ...casesInStates(PERMISSION_DECISION_IN_STATES),
+  ...casesInStates(CLOSE_IN_STATES),
 ]

@@ -2,7 +2,7 @@
 import { GatewayError } from '../../../client/index.ts'
 import { permissionRequestIdOf } from '../../harness/permission-request.ts'
 import { NonStrict, Unsupported, type Case } from '../../types.ts'
-import { answerOf, upload, UNKNOWN_ID, primary, asked, resolvedAfter, openCwdSession, SCRATCH_WRITTEN, writeDeliverThenWait, parked } from '../../harness/case-helpers/index.ts'
+import { answerOf, upload, UNKNOWN_ID, primary, asked, resolvedAfter, openCwdSession, SCRATCH_WRITTEN, writeDeliverThenWait, parked, casesInStates, RENAME_IN_STATES, DELETE_IN_STATES, attachmentsCase, mcpStatusCase } from '../../harness/case-helpers/index.ts'
 
 export const sessionsCases: Case[] = [
   {
@@ -290,4 +290,14 @@ export const sessionsCases: Case[] = [
       ctx.check('sessions.3', read.status === 200, 'the session still reads', read.what)
     },
   },
+  // DELETE on every engine and in every state (conformance/matrix); PATCH of a parked session (the
+  // other states' PATCH is in the commands-in-state cases of § Commands).
+  ...casesInStates(RENAME_IN_STATES, (state) => state === 'parked'),
+  ...casesInStates(DELETE_IN_STATES),
+  // Attachments on each engine (conformance/matrix).
+  attachmentsCase('provider'),
+  attachmentsCase('cli_primary'),
+  attachmentsCase('cli_secondary'),
+  // The MCP status route on cli_secondary (conformance/matrix); the other engines' are the cases above.
+  mcpStatusCase('cli_secondary'),
 ]

@@ -1,6 +1,6 @@
 /** The cases of § CreateSessionRequest: each case's first clause is `createsessionrequest.N`. */
 import { Unsupported, type Case } from '../../types.ts'
-import { FIELD_KEYS } from '../../harness/case-helpers/index.ts'
+import { FIELD_KEYS, createRefusalsCase } from '../../harness/case-helpers/index.ts'
 
 export const createsessionrequestCases: Case[] = [
   {
@@ -20,6 +20,7 @@ export const createsessionrequestCases: Case[] = [
   {
     id: 'create-cwd-required-for-host-engines', title: 'cwd is required for an engine that runs against a host directory', section: 'createsessionrequest',
     clauses: ['createsessionrequest.2', 'errors.4'], requires: [],
+    cells: { engines: ['cli_primary'] },
     async run(ctx) {
       const profile = ctx.profile('cli_primary')
       const record = (await ctx.http('GET', `/profiles/${encodeURIComponent(profile)}`)).json?.profile?.capabilities
@@ -39,4 +40,7 @@ export const createsessionrequestCases: Case[] = [
       await ctx.http('DELETE', `/sessions/${outside.json.session.id}`)
     },
   },
+  // The create refusals on each CLI engine (conformance/matrix); the provider's are the cases above.
+  createRefusalsCase('cli_primary'),
+  createRefusalsCase('cli_secondary'),
 ]

@@ -33,6 +33,7 @@ export const engineCapabilityRecordCases: Case[] = [
   {
     id: 'compat-capability-record-keys', title: "protocol-7 client: the capability record carries the keys the protocol-7 client reads (vfs, streaming, contextUsage, …)", section: 'engine-capability-record',
     clauses: ['engine-capability-record.1'], requires: [],
+    cells: { engines: ['provider', 'cli_primary', 'cli_secondary'] },
     async run(ctx) {
       const res = await ctx.http('GET', '/profiles')
       ctx.status('profiles.1', res, 200)

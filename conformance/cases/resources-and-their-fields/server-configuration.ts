@@ -1,7 +1,7 @@
 /** The cases of § Server configuration (createGatewayServer options): each case's first clause is `server-configuration.N`. */
 import { scripted } from '../../harness/scripted-engine.ts'
 import { Unsupported, type Case } from '../../types.ts'
-import { primary, cwdRoot, outsideRefused, postJob, requireRunningQueue } from '../../harness/case-helpers/index.ts'
+import { primary, cwdRoot, outsideRefused, postJob, requireRunningQueue, bypassDisabledCase } from '../../harness/case-helpers/index.ts'
 
 export const serverConfigurationCases: Case[] = [
   {
@@ -177,4 +177,7 @@ export const serverConfigurationCases: Case[] = [
       ctx.errorStatus('server-configuration.16', await postJob(ctx, { profile: ctx.profile('provider'), prompt: 'hello', permissionMode: 'bypassPermissions' }), 403)
     },
   },
+  // Bypass disabled on each CLI engine (conformance/matrix); the provider's is the case above.
+  bypassDisabledCase('cli_primary'),
+  bypassDisabledCase('cli_secondary'),
 ]

@@ -1,7 +1,7 @@
 /** The cases of § Session (SessionInfo): each case's first clause is `session.N`. */
 import { NonStrict, Unsupported, type Case } from '../../types.ts'
 import { createHash } from 'node:crypto'
-import { compareFixed } from '../../harness/case-helpers/index.ts'
+import { compareFixed, sessionStreamCase, projectCase } from '../../harness/case-helpers/index.ts'
 
 export const sessionCases: Case[] = [
   {
@@ -134,4 +134,10 @@ export const sessionCases: Case[] = [
       again.close()
     },
   },
+  // The session's fields and its stream on each engine (conformance/matrix).
+  sessionStreamCase('provider'),
+  sessionStreamCase('cli_primary'),
+  sessionStreamCase('cli_secondary'),
+  // The project found from a cli_secondary session's cwd (conformance/matrix).
+  projectCase('cli_secondary'),
 ]

@@ -92,6 +92,7 @@ export const permissionRequestCases: Case[] = [
   {
     id: 'compat-permission-request-id', title: 'protocol-7 client: PermissionRequest carries `id`; permission_decision answers with it; resolvedBy client', section: 'permission-request',
     clauses: ['permission-request.1', 'other-shapes.6', 'commands.2'], requires: ['cli_primary'],
+    cells: { states: ['awaiting_approval'] },
     async run(ctx) {
       const { conn, request } = await asked(ctx)
       conn.decide(request, { behavior: 'allow' })

@@ -1,7 +1,7 @@
 /** The cases of § Session status values: each case's first clause is `session-status-values.N`. */
 import { permissionRequestIdOf } from '../../harness/permission-request.ts'
 import type { Case } from '../../types.ts'
-import { primary, STATUSES, openCwdSession, jobAcrossRestart, longTurnAcrossRestart, appliedOf, parked, transcript, waitFor, wokenTurnAcrossRestart, checkReplayComplete } from '../../harness/case-helpers/index.ts'
+import { primary, STATUSES, openCwdSession, jobAcrossRestart, longTurnAcrossRestart, appliedOf, parked, transcript, waitFor, wokenTurnAcrossRestart, checkReplayComplete, dormantCommandsCase } from '../../harness/case-helpers/index.ts'
 
 export const sessionStatusValuesCases: Case[] = [
   {
@@ -46,6 +46,7 @@ export const sessionStatusValuesCases: Case[] = [
   {
     id: 'parking-scope-before-wake', title: 'another tenant can neither deliver to nor attach a parked session, and triggers no wake', section: 'session-status-values',
     clauses: ['session-status-values.6', 'errors.3', 'errors.1'], requires: ['provider', 'parking', 'principal:tenantA', 'principal:tenantB'],
+    cells: { states: ['parked'] },
     async run(ctx) {
       const { id, dispatched } = await parked(ctx, 'scenario:deferred', 'tenantA')
       const deliver = await ctx.http('POST', `/executions/${dispatched.executionId}/result`, { as: 'tenantB', body: { status: 'ok', output: { value: 'intruder' } } })
@@ -60,6 +61,7 @@ export const sessionStatusValuesCases: Case[] = [
   {
     id: 'parking-attach-wakes', title: 'attaching wakes a parked session; it parks again after the last client leaves', section: 'session-status-values',
     clauses: ['session-status-values.6', 'session-status-values.2', 'limits.8'], requires: ['provider', 'parking'],
+    cells: { states: ['parked'] },
     async run(ctx) {
       const { id } = await parked(ctx)
       const ws = await ctx.ws(id)
@@ -73,6 +75,7 @@ export const sessionStatusValuesCases: Case[] = [
   {
     id: 'parking-delete-drops-state', title: 'DELETE of a parked session drops its stored state; a late result is 404', section: 'session-status-values',
     clauses: ['session-status-values.5', 'errors.3'], requires: ['provider', 'parking'],
+    cells: { states: ['parked'] },
     async run(ctx) {
       const { id, dispatched } = await parked(ctx)
       const del = await ctx.http('DELETE', `/sessions/${id}`)
@@ -87,6 +90,7 @@ export const sessionStatusValuesCases: Case[] = [
     id: 'parking-survives-restart', title: 'after a restart, a parked session is adopted and wakes on its result; a persisted live session rebuilds on attach', section: 'session-status-values',
     clauses: ['session-status-values.7', 'session-status-values.8', 'session-status-values.5', 'embedding-rules.14', 'limits.9', 'embedding-rules.9', 'websocket-framing.1', 'event-and-command-envelope.1', 'job-status.6'],
     requires: ['provider', 'parking', 'persistence', 'restart'], isolation: 'global',
+    cells: { states: ['parked'] },
     async run(ctx) {
       const { id: parkedId, dispatched } = await parked(ctx)
       const { session: live, ws } = await ctx.idleSession({ prompt: 'before the restart' })
@@ -155,6 +159,7 @@ export const sessionStatusValuesCases: Case[] = [
   {
     id: 'cli-primary-interrupt-while-awaiting-approval', title: 'cli_primary: a turn interrupted while it awaits an approval ends, and every status the session reports on the way is a listed one', section: 'session-status-values',
     clauses: ['session-status-values.1', 'events.3', 'commands.3', 'events.12'], requires: ['cli_primary'],
+    cells: { states: ['awaiting_approval'] },
     async run(ctx) {
       // events.3: status_changed carries a SessionStatus value; session-status-values.1 lists them.
       // An interrupt while the agent waits on an approval ends the turn (commands.3, events.12);
@@ -183,4 +188,8 @@ export const sessionStatusValuesCases: Case[] = [
       ctx.check('session-status-values.1', STATUSES.includes(info?.status), 'SessionInfo.status a listed status', info?.status)
     },
   },
+  // Every command and session route on a dormant session, one engine each (conformance/matrix).
+  dormantCommandsCase('provider'),
+  dormantCommandsCase('cli_primary'),
+  dormantCommandsCase('cli_secondary'),
 ]

@@ -69,6 +69,7 @@ export const embeddingRulesCases: Case[] = [
     clauses: ['embedding-rules.14', 'events.10'],
     requires: ['persistence', 'restart'],
     isolation: 'global',
+    cells: { engines: ['cli_primary', 'cli_secondary'], states: ['dormant'] },
     async run(ctx) {
       const cwd = ctx.manifest.cwdRoot
       if (!cwd) throw new Unsupported('the manifest gives no cwdRoot')

@@ -1,0 +1,4 @@
+/** Matrix of § Limits: its rules hold for the service as a whole, with no engine or state dimension (one cell each). */
+import type { PartMatrix } from '../part.ts'
+
+export const limits: PartMatrix = { sections: {}, clauses: {} }
