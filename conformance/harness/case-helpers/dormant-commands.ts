@@ -28,8 +28,11 @@ async function commandsWhileDormant(ctx: CaseContext, engine: Engine): Promise<v
   const read = await ctx.http('GET', `/sessions/${kept.id}`)
   ctx.status('sessions.3', read, 200)
   ctx.check('embedding-rules.14', !['closed', 'failed'].includes(read.json?.session?.status), `the ${engine} session is there after the restart`, read.json?.session?.status)
-  // A rename before the wake is not tried here: this gateway answers it 409 "session is parked"
-  // while GET reads `idle` (errors.6 names only a parked session); matrix/open-cells.ts keeps the cell open.
+  // A rename before the wake: the session is idle, not parked, so errors.6's 409 does not apply.
+  const title = `kit dormant ${engine}`
+  const renamed = await ctx.http('PATCH', `/sessions/${kept.id}`, { body: { title } })
+  ctx.status('sessions.4', renamed, 200)
+  ctx.equal('updatesessionrequest.1', renamed.json?.session?.title, title, 'the title of a dormant session renamed before its wake')
   const del = await ctx.http('DELETE', `/sessions/${removed.id}`)
   ctx.check('sessions.5', del.status >= 200 && del.status < 300, 'a 2xx for the DELETE of a dormant session', `HTTP ${del.status} ${del.text.slice(0, 120)}`)
   ctx.errorStatus('session-status-values.5', await ctx.http('GET', `/sessions/${removed.id}`), 404)
@@ -71,7 +74,7 @@ export const dormantCommandsCase = (engine: Engine): Case => ({
   id: `commands-on-dormant-${engine.replace('_', '-')}`,
   title: `${engine}: after a restart, GET and DELETE on a dormant session, then every command once an attach woke it`,
   section: 'session-status-values',
-  clauses: ['session-status-values.6', 'session-status-values.5', 'sessions.3', 'sessions.5', 'embedding-rules.14',
+  clauses: ['session-status-values.6', 'session-status-values.5', 'sessions.3', 'sessions.4', 'sessions.5', 'updatesessionrequest.1', 'embedding-rules.14',
     'commands.1', 'commands.2', 'commands.3', 'commands.4', 'commands.5', 'commands.6', 'commands.7', 'commands.8', 'commands.9', 'commands.10', 'events.5', 'events.6', 'events.21'],
   requires: [engine, 'persistence', 'restart'],
   isolation: 'global',
