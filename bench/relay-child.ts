@@ -8,9 +8,10 @@
  *
  * - `bare`: `node:http` reads the SSE, each event is split out and `JSON.parse`d, its delta text
  *   sent: what any relay pays, with no model layer at all.
- * - `sdk`: the gateway's own model layer, as the provider runner calls it per leg (turn.ts): the
- *   profile's model from `model-factory.ts` (the lean OpenAI-compatible model by default) under
- *   the AI SDK's `streamLanguageModelCall`. Ours minus this is the gateway's own cost per delta.
+ * - `sdk`: the gateway's own model layer, as the provider runner calls it per leg (turn.ts
+ *   `openModelCall`): the profile's model from `model-factory.ts` (the lean OpenAI-compatible
+ *   model by default, read by lean-call.ts; any other under the AI SDK's
+ *   `streamLanguageModelCall`). Ours minus this is the gateway's own cost per delta.
  *
  * `node --import tsx bench/relay-child.ts <bare|sdk> <model base URL>…` prints its base URL.
  */
@@ -53,13 +54,13 @@ function streamBare(ws: WebSocket, baseURL: string, text: string): void {
 
 // Loaded by the SDK relay only, so the bare relay's process holds no model layer.
 const sdk = layer === 'sdk'
-  ? { ...(await import('ai')), ...(await import('../gateway/engines/provider/model-factory.ts')) }
+  ? { ...(await import('../gateway/engines/provider/turn.ts')), ...(await import('../gateway/engines/provider/model-factory.ts')) }
   : undefined
 
 async function streamSdk(ws: WebSocket, profile: string, text: string): Promise<void> {
-  const { experimental_streamLanguageModelCall: streamModelCall, providerFor } = sdk!
+  const { openModelCall, providerFor } = sdk!
   const { provider } = providerFor({ name: profile, engine: 'provider', provider: { id: 'fake', baseURL: baseURLOf(profile), model: 'fake-small' } }, {})
-  const { stream } = await streamModelCall({ model: provider.chatModel('fake-small'), messages: [{ role: 'user', content: text }] })
+  const { stream } = await openModelCall({ model: provider.chatModel('fake-small'), messages: [{ role: 'user', content: text }], abortSignal: new AbortController().signal })
   for await (const part of stream) if (part.type === 'text-delta' && part.text) ws.send(deltaFrame(part.text))
   ws.send(RESULT)
 }
