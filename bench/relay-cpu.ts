@@ -8,7 +8,7 @@
  * - ours − SDK relay: the gateway's own cost per delta (the SDK relay runs the same model layer,
  *   so the difference is the event log, fan-out, framing and accounting the gateway adds).
  *
- * `npx tsx bench/relay-cpu.ts [--source] [--streams 50] [--paced 250] [--deltas 20000] [--rounds 3] [--prof dir] [paced|provider]`
+ * `npx tsx bench/relay-cpu.ts [--source] [--node-args '<flags>'] [--streams 50] [--paced 250] [--deltas 20000] [--rounds 3] [--prof dir] [paced|provider]`
  */
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -21,6 +21,8 @@ export interface RelayCpuOptions extends Partial<StreamShape> {
   rounds?: number
   source?: boolean
   prof?: string
+  /** More node flags for the gateway process (V8 flags to try). */
+  nodeArgs?: string[]
 }
 
 export interface RelayCpuFigures { ours: number[]; bare: number[]; sdk: number[]; load: number[] }
@@ -32,7 +34,7 @@ export async function measureAgainstRelays(paths: Path[], options: RelayCpuOptio
   const o = { deltas: 20_000, paced: 250, streams: 50, rounds: 3, ...given }
   const model = await startModelProcess()
   const targets: Record<'ours' | 'bare' | 'sdk', OperatorGateway> = {
-    ours: await startOperatorGateway({ modelBaseURL: model.baseURL, source: o.source, nodeArgs: o.prof ? ['--cpu-prof', `--cpu-prof-dir=${o.prof}`] : [] }),
+    ours: await startOperatorGateway({ modelBaseURL: model.baseURL, source: o.source, nodeArgs: [...(o.nodeArgs ?? []), ...(o.prof ? ['--cpu-prof', `--cpu-prof-dir=${o.prof}`] : [])] }),
     bare: await startRelay('bare', [model.baseURL]),
     sdk: await startRelay('sdk', [model.baseURL]),
   }
@@ -87,11 +89,12 @@ export async function benchRelayCpu(paths: Path[] = ['paced', 'provider'], optio
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: {
-    source: { type: 'boolean' }, prof: { type: 'string' }, deltas: { type: 'string' }, paced: { type: 'string' }, streams: { type: 'string' }, rounds: { type: 'string' },
+    source: { type: 'boolean' }, prof: { type: 'string' }, deltas: { type: 'string' }, paced: { type: 'string' }, streams: { type: 'string' }, rounds: { type: 'string' }, 'node-args': { type: 'string' },
   } })
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v))
   const rows = await benchRelayCpu(positionals.length ? (positionals as Path[]) : undefined, {
     source: values.source, prof: values.prof, deltas: num(values.deltas), paced: num(values.paced), streams: num(values.streams), rounds: num(values.rounds),
+    nodeArgs: values['node-args']?.split(' ').filter(Boolean),
   })
   for (const r of rows) console.log(`${r.name}: ${r.value.toFixed(1)} µs${r.ratio === null ? '' : `, ratio ${r.ratio}`}\n  ${r.spread}`)
 }
