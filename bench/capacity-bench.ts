@@ -3,11 +3,12 @@
  * client, through the real provider path (operator-gateway.ts: `gateway serve` in its own
  * process, bearer authentication on), the fake model servers and the clients in other processes.
  * N climbs a ladder; a level holds when the pooled p99 gap between a stream's consecutive deltas
- * is under 100 ms and no stream has a gap over 250 ms. The row is the largest N that holds, with
- * the gateway's peak resident memory there, its memory per streaming session ((peak − before) / N)
- * and its CPU per delta.
+ * is under 100 ms and no stream has a gap over 250 ms. The row is the largest N that holds against
+ * the largest N a bare relay (relay-child.ts: node:http reading the same SSE, one WebSocket frame
+ * per delta, its own process) holds in the same run, with the gateway's peak resident memory
+ * there, its memory per streaming session ((peak − before) / N) and its CPU per delta.
  *
- * `npx tsx bench/capacity-bench.ts [--ladder 25,50,100] [--deltas 2000] [--models 2] [--per-client 250] [--stagger-ms 0]`
+ * `npx tsx bench/capacity-bench.ts [--ladder 25,50,100] [--deltas 1000] [--models 2] [--per-client 250] [--stagger-ms 0]`
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
@@ -17,11 +18,14 @@ import { parseArgs } from 'node:util'
 import { startModelProcess, startOperatorGateway, type OperatorGateway } from './operator-gateway.ts'
 import { createSession, deleteSession, pacedScenario } from './stream-client.ts'
 import { GAP_BUCKETS, type ClientReport } from './capacity-client.ts'
+import { startRelay } from './relay.ts'
 import { row, type BenchRow } from './stats.ts'
 
 const CLIENT = fileURLToPath(new URL('./capacity-client.ts', import.meta.url))
 const P99_LIMIT_MS = 100
 const MAX_GAP_LIMIT_MS = 250
+const LADDER = [25, 50, 75, 100, 150, 200, 300, 400]
+const SIDES: CapacitySide[] = ['ours', 'relay']
 
 export interface CapacityOptions {
   ladder?: number[]
@@ -100,24 +104,41 @@ async function level(gw: OperatorGateway, n: number, o: Required<CapacityOptions
   }
 }
 
-export async function measureCapacity(options: CapacityOptions = {}, report: (r: LevelResult) => void = () => {}): Promise<{ levels: LevelResult[]; rssIdle: number }> {
-  const o: Required<CapacityOptions> = { ladder: [25, 50, 100, 200, 400, 700, 1000, 1500], deltas: 2000, models: 2, perClient: 250, staggerMs: 0, ...options }
+export type CapacitySide = 'ours' | 'relay'
+
+/**
+ * Climbs the ladder on the gateway and on a bare relay (relay-child.ts) in the same run, level by
+ * level (the side going first alternating), each side until a level fails on it.
+ */
+export async function measureCapacity(options: CapacityOptions = {}, report: (side: CapacitySide, r: LevelResult) => void = () => {}): Promise<Record<CapacitySide, { levels: LevelResult[]; rssIdle: number }>> {
+  const o: Required<CapacityOptions> = { ladder: [...LADDER], deltas: 1000, models: 2, perClient: 250, staggerMs: 0, ...options }
   const models = await Promise.all(Array.from({ length: o.models }, () => startModelProcess()))
-  const gw = await startOperatorGateway({ modelBaseURL: models[0].baseURL, moreModelBaseURLs: models.slice(1).map((m) => m.baseURL) })
-  const levels: LevelResult[] = []
+  const urls = models.map((m) => m.baseURL)
+  const targets: Record<CapacitySide, OperatorGateway> = {
+    ours: await startOperatorGateway({ modelBaseURL: urls[0], moreModelBaseURLs: urls.slice(1) }),
+    relay: await startRelay('bare', urls),
+  }
+  const out = { ours: { levels: [] as LevelResult[], rssIdle: 0 }, relay: { levels: [] as LevelResult[], rssIdle: 0 } }
   try {
-    // A warm-up stream: the engine's modules load with the first provider session.
-    await level(gw, 2, { ...o, deltas: 50 })
-    const rssIdle = await gw.rss()
-    for (const n of o.ladder) {
-      const result = await level(gw, n, o)
-      levels.push(result)
-      report(result)
-      if (!result.holds) break
+    for (const side of SIDES) {
+      // A warm-up stream: the engine's modules load with the first provider session.
+      await level(targets[side], 2, { ...o, deltas: 50 })
+      out[side].rssIdle = await targets[side].rss()
     }
-    return { levels, rssIdle }
+    const climbing = new Set<CapacitySide>(SIDES)
+    for (const [i, n] of o.ladder.entries()) {
+      for (const side of i % 2 ? [...SIDES].reverse() : SIDES) {
+        if (!climbing.has(side)) continue
+        const result = await level(targets[side], n, o)
+        out[side].levels.push(result)
+        report(side, result)
+        if (!result.holds) climbing.delete(side)
+      }
+      if (!climbing.size) break
+    }
+    return out
   } finally {
-    await gw.close()
+    for (const t of Object.values(targets)) await t.close()
     for (const m of models) await m.close()
   }
 }
@@ -128,18 +149,21 @@ function describe(r: LevelResult): string {
   return `N=${r.n}: p99 gap ${r.p99} ms, largest ${r.maxGap.toFixed(0)} ms, ${r.stutters} streams over ${MAX_GAP_LIMIT_MS} ms (${r.stuttersAtStart} of them in their first second); RSS ${(r.rssBefore / MiB).toFixed(0)} → peak ${(r.rssPeak / MiB).toFixed(0)} MiB; CPU ${r.cpuPerDelta.toFixed(1)} µs/delta; ${r.holds ? 'holds' : 'FAILS'} (load ${loadavg()[0].toFixed(1)})`
 }
 
-/** Bench rows: N (target ≥ 1,000), and at that N the memory per streaming session and CPU per delta. */
+/** Bench rows: N against the bare relay's N (target ≥ 0.7), and at our N the memory per streaming session and CPU per delta. */
 export async function benchCapacity(options: CapacityOptions = {}): Promise<BenchRow[]> {
-  const { levels, rssIdle } = await measureCapacity(options, (r) => console.log(`  ${describe(r)}`))
-  const best = [...levels].reverse().find((l) => l.holds)
-  const spread = levels.map(describe).join('; ')
-  const nRow = row('capacity: streams at 50 deltas/s, p99 gap < 100 ms, none > 250 ms', 'streams', best?.n ?? 0, null, 'higher', 1000)
-  nRow.spread = spread
+  const result = await measureCapacity(options, (side, r) => console.log(`  ${side}: ${describe(r)}`))
+  const bestOf = (side: CapacitySide) => [...result[side].levels].reverse().find((l) => l.holds)
+  const best = bestOf('ours')
+  const relayBest = bestOf('relay')
+  const nRow = row('capacity: streams at 50 deltas/s, p99 gap < 100 ms, none > 250 ms, vs a bare relay', 'streams', best?.n ?? 0, relayBest?.n ?? 0, 'higher', 0.7)
+  nRow.spread = `ours: ${result.ours.levels.map(describe).join('; ')} | bare relay: ${result.relay.levels.map(describe).join('; ')}`
   if (!best) return [nRow]
+  const relayAtBest = result.relay.levels.find((l) => l.n === best.n)
+  const cpuRow = row(`capacity: CPU per delta at N=${best.n} vs the bare relay`, 'µs', best.cpuPerDelta, relayAtBest?.cpuPerDelta ?? null, 'lower', 1.5)
   return [
     nRow,
-    row(`capacity: gateway memory per streaming session at N=${best.n}`, 'KiB', (best.rssPeak - rssIdle) / best.n / 1024, null, 'lower', 1024),
-    row(`capacity: gateway CPU per delta at N=${best.n}`, 'µs', best.cpuPerDelta, null, 'lower', 25),
+    row(`capacity: gateway memory per streaming session at N=${best.n}`, 'KiB', (best.rssPeak - result.ours.rssIdle) / best.n / 1024, null, 'lower', 1024),
+    cpuRow,
   ]
 }
 

@@ -59,7 +59,7 @@ export async function processRss(pid: number): Promise<number> {
 }
 
 /** Spawns `node <args>` and resolves with the first stdout line `match` accepts, parsed by it. */
-function spawnUntil<T>(args: string[], match: (line: string) => T | undefined): Promise<{ child: ChildProcess; value: T }> {
+export function spawnUntil<T>(args: string[], match: (line: string) => T | undefined): Promise<{ child: ChildProcess; value: T }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
     let buffered = ''
@@ -108,7 +108,7 @@ async function freePort(): Promise<number> {
   return port
 }
 
-function stop(child: ChildProcess): Promise<void> {
+export function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
   return new Promise((resolve) => {
     child.once('exit', () => resolve())

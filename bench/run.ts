@@ -10,6 +10,7 @@ import { benchMemoryReturned } from './memory-return.ts'
 import { benchQueue } from './queue-bench.ts'
 import { benchCapacity } from './capacity-bench.ts'
 import { benchLeanModel } from './lean-model-bench.ts'
+import { benchRelayCpu } from './relay-cpu.ts'
 import { benchLiveProvider, benchStreamCpu } from './stream-cpu.ts'
 import { startBenchGateway } from './rig.ts'
 import { benchKit, benchStartup } from './startup-bench.ts'
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
   await step('(g) full kit run', () => benchKit())
   await step('(h) PostgreSQL queue claim rate', () => benchQueue())
   await step('(i) gateway CPU per streamed delta (provider, cli_primary, cli_secondary)', () => benchStreamCpu())
+  await step('(i) provider CPU per delta against a bare relay and an SDK relay', () => benchRelayCpu())
   await step('(j) capacity: concurrent streams at 50 deltas/s', () => benchCapacity())
   await step('(k) lean OpenAI-compatible model vs the AI SDK model, CPU per delta', () => benchLeanModel())
   await step('(log) GET /sessions/:id at default logging vs at warn', () => benchAccessLog())

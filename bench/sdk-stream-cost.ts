@@ -3,7 +3,8 @@
  * its own process, this process consuming one call's stream through each layer the provider runner
  * could use, and reporting this process's CPU per delta. It tells what floor the SDK leaves to the
  * gateway's share; `leanDoStream` and `leanCall` are the gateway's lean OpenAI-compatible model
- * (lean-model/) alone and under the SDK's model call, beside the SDK model's `doStream` and
+ * (lean-model/) alone and under the SDK's model call, `leanRunnerCall` the runner's call on it
+ * (turn.ts openModelCall: lean-call.ts, no web streams), beside the SDK model's `doStream` and
  * `streamLanguageModelCall`. `npx tsx bench/sdk-stream-cost.ts [deltas] [--paced] [--streams N] [layer…]`
  * (`--streams N`: N calls at once, as a loaded gateway runs them, so wake-ups are shared).
  */
@@ -12,6 +13,7 @@ import { experimental_streamLanguageModelCall, experimental_streamTextLowMemory,
 import { request } from 'node:http'
 import { loadavg } from 'node:os'
 import { LeanChatModel } from '../gateway/engines/provider/lean-model/lean-chat-model.ts'
+import { openModelCall } from '../gateway/engines/provider/turn.ts'
 import { startModelProcess } from './operator-gateway.ts'
 import { pacedScenario, unpacedScenario } from './stream-client.ts'
 
@@ -26,7 +28,7 @@ const lean = new LeanChatModel(provider.chatModel('fake-small') as OpenAICompati
 const text = paced ? pacedScenario(deltas) : unpacedScenario(deltas)
 const messages = [{ role: 'user' as const, content: text }]
 
-type Layer = 'streamText' | 'streamTextLowMemory' | 'streamLanguageModelCall' | 'doStream' | 'leanCall' | 'leanDoStream' | 'fetch' | 'http'
+type Layer = 'streamText' | 'streamTextLowMemory' | 'streamLanguageModelCall' | 'doStream' | 'leanCall' | 'leanRunnerCall' | 'leanDoStream' | 'fetch' | 'http'
 async function consume(layer: Layer): Promise<number> {
   let seen = 0
   if (layer === 'http') {
@@ -68,6 +70,12 @@ async function consume(layer: Layer): Promise<number> {
     }
     return seen
   }
+  if (layer === 'leanRunnerCall') {
+    // The call the provider runner makes per leg on the lean model (turn.ts openModelCall: lean-call.ts, no web streams).
+    const { stream } = await openModelCall({ model: lean, messages, abortSignal: new AbortController().signal })
+    for await (const part of stream) if (part.type === 'text-delta') seen++
+    return seen
+  }
   if (layer === 'streamLanguageModelCall' || layer === 'leanCall') {
     // The call the provider runner makes per leg (turn.ts), on the SDK's model or on the lean one.
     const chat = layer === 'leanCall' ? lean : provider.chatModel('fake-small')
@@ -81,7 +89,7 @@ async function consume(layer: Layer): Promise<number> {
   return seen
 }
 
-const only = process.argv.filter((a) => ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream', 'leanCall', 'leanDoStream', 'fetch', 'http'].includes(a)) as Layer[]
+const only = process.argv.filter((a) => ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream', 'leanCall', 'leanRunnerCall', 'leanDoStream', 'fetch', 'http'].includes(a)) as Layer[]
 const layers: Layer[] = only.length ? only : ['streamText', 'streamTextLowMemory', 'streamLanguageModelCall', 'doStream']
 for (const layer of [...layers, ...layers]) {
   await consume(layer) // warm-up of this layer

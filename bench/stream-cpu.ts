@@ -40,8 +40,10 @@ export interface StreamCpuOptions {
   nodeArgs?: string[]
 }
 
+export type StreamShape = Required<Pick<StreamCpuOptions, 'deltas' | 'paced' | 'streams'>>
+
 /** µs of gateway CPU per delta for one measured unit of work on `path`. */
-async function measureOnce(gw: OperatorGateway, path: StreamPath, o: Required<Omit<StreamCpuOptions, 'prof' | 'source' | 'paths' | 'bin' | 'nodeArgs'>>): Promise<number> {
+export async function measureOnce(gw: OperatorGateway, path: StreamPath, o: StreamShape): Promise<number> {
   const count = path === 'paced' ? o.streams : 1
   const ids = await Promise.all(Array.from({ length: count }, () => createSession(gw, PROFILE[path])))
   const sockets = await Promise.all(ids.map((id) => attach(gw, id)))

@@ -9,12 +9,15 @@
  * SDK's own retry policy (`prepareRetries`, which `streamText` wraps around that same call). A leg
  * is one step with no tool executed here, so `streamText`'s step loop, tool execution and the
  * stream stages it adds per part do nothing for it but cost: 2-3× the CPU per delta of the call
- * alone (bench/README.md).
+ * alone (bench/README.md). On the lean OpenAI-compatible model (the default client of such
+ * profiles) the call is lean-call.ts: the same steps and parts, without the web-stream hops.
  */
 import { experimental_streamLanguageModelCall as streamModelCall, type LanguageModel, type ModelMessage, type ToolSet } from 'ai'
 import { prepareRetries } from 'ai/internal'
 import type { Usage } from '../../protocol/index.ts'
 import type { StreamEventWriter } from '../stream-events.ts'
+import { LeanChatModel } from './lean-model/lean-chat-model.ts'
+import { leanModelCall, type CallPart } from './lean-model/lean-call.ts'
 
 export interface LegToolCall {
   toolCallId: string
@@ -41,6 +44,19 @@ export interface TurnInput {
   stream?: StreamEventWriter
 }
 
+export interface ModelCall {
+  model: LanguageModel
+  messages: ModelMessage[]
+  system?: string
+  abortSignal: AbortSignal
+  tools?: ToolSet
+}
+
+/** One model call's parts: the lean model's own call (lean-call.ts, no web streams), else the SDK's. */
+export function openModelCall({ model, ...call }: ModelCall): Promise<{ stream: AsyncIterable<CallPart> }> {
+  return model instanceof LeanChatModel ? leanModelCall({ model, ...call }) : streamModelCall({ model, ...call })
+}
+
 export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   let text = ''
   const toolCalls: LegToolCall[] = []
@@ -51,13 +67,8 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   try {
     const { retry } = prepareRetries({ maxRetries: input.maxRetries, abortSignal: input.signal })
     // Errors (a refused call after its retries, or an error part mid-stream) become the turn's result.
-    const result = await retry(() => streamModelCall({
-      model: input.model,
-      messages: input.messages,
-      system: input.system,
-      abortSignal: input.signal,
-      tools: input.tools,
-    }))
+    const call = { model: input.model, messages: input.messages, system: input.system, abortSignal: input.signal, tools: input.tools }
+    const result = await retry(() => openModelCall(call))
     for await (const part of result.stream) {
       if (part.type === 'text-delta') {
         text += part.text

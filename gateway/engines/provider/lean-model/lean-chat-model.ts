@@ -11,9 +11,10 @@
  */
 import { TypeValidationError } from 'ai'
 import { VERSION, type OpenAICompatibleChatLanguageModel } from '@ai-sdk/openai-compatible'
-import type { Arbiter } from './chunk-mapper.ts'
+import type { IncomingMessage } from 'node:http'
+import type { Arbiter, MapperOptions } from './chunk-mapper.ts'
 import { DEFAULT_TIMEOUT_MS, postJson } from './http-post.ts'
-import { streamParts } from './sse-parts.ts'
+import { pumpParts, streamParts, type BodyContext, type PartPump, type PartSink } from './sse-parts.ts'
 import type { CallOptions, GenerateResult, LanguageModelV4, StreamResult } from './types.ts'
 
 export type SdkChatModel = OpenAICompatibleChatLanguageModel
@@ -54,6 +55,21 @@ export class LeanChatModel implements LanguageModelV4 {
   }
 
   async doStream(options: CallOptions): Promise<StreamResult> {
+    const { response, mapping, ctx } = await this.#open(options)
+    const stream = streamParts(response, mapping, ctx)
+    return { stream, request: { body: ctx.values }, response: { headers: ctx.responseHeaders } }
+  }
+
+  /**
+   * doStream's call with its parts pushed into `sink` instead of a ReadableStream (lean-call.ts):
+   * the same request, the same parts in the same order, the same errors.
+   */
+  async doStreamInto(options: CallOptions, sink: PartSink): Promise<PartPump> {
+    const { response, mapping, ctx } = await this.#open(options)
+    return pumpParts(response, mapping, ctx, sink)
+  }
+
+  async #open(options: CallOptions): Promise<{ response: IncomingMessage; mapping: MapperOptions; ctx: BodyContext }> {
     const { body, warnings } = await this.#sdk.prepareRequest(options)
     const values = { ...body, stream: true, stream_options: this.#settings.includeUsage ? { include_usage: true } : undefined }
     const url = new URL(`${this.#settings.baseURL}/chat/completions`).toString()
@@ -61,8 +77,7 @@ export class LeanChatModel implements LanguageModelV4 {
     const timeoutMs = this.#settings.timeoutMs ?? DEFAULT_TIMEOUT_MS
     const { response, headers } = await postJson({ url, headers: this.#headers(options.headers), values, signal, timeoutMs })
     const mapping = { metadataKey: metadataKey(this.#settings.name, options.providerOptions), includeRawChunks: options.includeRawChunks === true, warnings, arbiter: this.#arbiter }
-    const stream = streamParts(response, mapping, { url, values, responseHeaders: headers, signal, timeoutMs })
-    return { stream, request: { body: values }, response: { headers } }
+    return { response, mapping, ctx: { url, values, responseHeaders: headers, signal, timeoutMs } }
   }
 
   /** The SDK's headers: content type, bearer key, the call's own headers (an undefined one removes it), a user agent. */

@@ -1,8 +1,9 @@
 /**
  * The response body of a streamed chat completion, read as a Node stream (utf-8 strings), its SSE
- * events split by `eventsource-parser` and mapped to stream parts, all in one ReadableStream
- * source: one web-stream hop where the SDK model has five (body, text decoder, SSE parser, JSON
- * parse, mapping). Backpressure: the socket pauses while the reader is behind.
+ * events split by `eventsource-parser` and mapped to stream parts, all in one pump: one web-stream
+ * hop (`streamParts`, the model's doStream) where the SDK model has five (body, text decoder, SSE
+ * parser, JSON parse, mapping), or none (`pumpParts` into the lean call's queue, lean-call.ts).
+ * Backpressure: the socket pauses while the reader is behind.
  */
 import { APICallError } from 'ai'
 import { createParser } from 'eventsource-parser'
@@ -20,63 +21,102 @@ export interface BodyContext {
   timeoutMs: number
 }
 
-export function streamParts(response: IncomingMessage, mapping: MapperOptions, ctx: BodyContext): ReadableStream<StreamPart> {
+/** Where the parts go: a ReadableStream's controller, or the lean call's queue (lean-call.ts). */
+export interface PartSink {
+  enqueue(part: StreamPart): void
+  error(error: unknown): void
+  close(): void
+  /** True while the reader is behind: the socket pauses until `resume()`. */
+  full(): boolean
+}
+
+export interface PartPump {
+  /** The reader caught up: the socket reads again. */
+  resume(): void
+  /** The reader is gone: the response is dropped. */
+  cancel(): void
+}
+
+/** Reads `response` into `sink`: SSE events split, chunks mapped, part by part, errors as the SDK's. */
+export function pumpParts(response: IncomingMessage, mapping: MapperOptions, ctx: BodyContext, sink: PartSink): PartPump {
   let settled = false
   let onAbort: (() => void) | undefined
   const settle = () => {
     settled = true
     if (onAbort) ctx.signal?.removeEventListener('abort', onAbort)
   }
-  return new ReadableStream<StreamPart>({
-    start(controller) {
-      const fail = (error: unknown) => {
-        if (settled) return
-        settle()
-        controller.error(error)
-        response.destroy()
-      }
-      const mapper = new ChunkMapper((part) => controller.enqueue(part), mapping)
-      const parser = createParser({ onEvent: (event) => mapper.data(event.data) })
-      onAbort = () => fail(abortReason(ctx.signal!))
-      if (ctx.signal?.aborted) return onAbort()
-      ctx.signal?.addEventListener('abort', onAbort, { once: true })
-      response.setEncoding('utf8')
-      response.on('data', (text: string) => {
-        if (settled) return
-        try {
-          parser.feed(text)
-        } catch (error) {
-          return fail(error)
-        }
-        if ((controller.desiredSize ?? 1) <= 0) response.pause()
-      })
-      response.on('end', () => {
-        if (settled) return
-        try {
-          mapper.end()
-        } catch (error) {
-          return fail(error)
-        }
-        settle()
-        controller.close()
-      })
-      // A body cut short: the SDK's retryable "Failed to process successful response".
-      const cut = (cause: unknown) => fail(new APICallError({
-        message: 'Failed to process successful response', cause, statusCode: response.statusCode, url: ctx.url,
-        responseHeaders: ctx.responseHeaders, requestBodyValues: ctx.values, isRetryable: true,
-      }))
-      response.on('error', cut)
-      response.setTimeout(ctx.timeoutMs, () => cut(new Error('Body Timeout Error')))
-      response.on('close', () => {
-        if (!response.complete) cut(new Error('terminated'))
-      })
-    },
-    pull() {
+  const fail = (error: unknown) => {
+    if (settled) return
+    settle()
+    sink.error(error)
+    response.destroy()
+  }
+  const pump: PartPump = {
+    resume() {
       if (response.isPaused()) response.resume()
     },
     cancel() {
       settle()
       response.destroy()
+    },
+  }
+  const mapper = new ChunkMapper((part) => sink.enqueue(part), mapping)
+  const parser = createParser({ onEvent: (event) => mapper.data(event.data) })
+  onAbort = () => fail(abortReason(ctx.signal!))
+  if (ctx.signal?.aborted) {
+    onAbort()
+    return pump
+  }
+  ctx.signal?.addEventListener('abort', onAbort, { once: true })
+  response.setEncoding('utf8')
+  response.on('data', (text: string) => {
+    if (settled) return
+    try {
+      parser.feed(text)
+    } catch (error) {
+      return fail(error)
+    }
+    if (sink.full()) response.pause()
+  })
+  response.on('end', () => {
+    if (settled) return
+    try {
+      mapper.end()
+    } catch (error) {
+      return fail(error)
+    }
+    settle()
+    sink.close()
+  })
+  // A body cut short: the SDK's retryable "Failed to process successful response".
+  const cut = (cause: unknown) => fail(new APICallError({
+    message: 'Failed to process successful response', cause, statusCode: response.statusCode, url: ctx.url,
+    responseHeaders: ctx.responseHeaders, requestBodyValues: ctx.values, isRetryable: true,
+  }))
+  response.on('error', cut)
+  response.setTimeout(ctx.timeoutMs, () => cut(new Error('Body Timeout Error')))
+  response.on('close', () => {
+    if (!response.complete) cut(new Error('terminated'))
+  })
+  return pump
+}
+
+export function streamParts(response: IncomingMessage, mapping: MapperOptions, ctx: BodyContext): ReadableStream<StreamPart> {
+  let pump: PartPump | undefined
+  return new ReadableStream<StreamPart>({
+    start(controller) {
+      pump = pumpParts(response, mapping, ctx, {
+        enqueue: (part) => controller.enqueue(part),
+        error: (error) => controller.error(error),
+        close: () => controller.close(),
+        full: () => (controller.desiredSize ?? 1) <= 0,
+      })
+    },
+    pull() {
+      pump?.resume()
+    },
+    cancel() {
+      pump?.cancel()
     },
   })
 }
