@@ -28,7 +28,7 @@ async function slotFree(client: pg.PoolClient, limits: ClaimLimits): Promise<boo
   return false
 }
 
-export function claimOperations(ctx: PgQueueContext, leases: QueueLeases): ClaimOperations {
+export function claimOperations(ctx: PgQueueContext, leases: QueueLeases, wake: () => void): ClaimOperations {
   const { q, serial, workerId, leaseMs, leaseSql, pool } = ctx
   const toRunning = `UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql} WHERE id = $1`
   const claimSql = `
@@ -127,6 +127,11 @@ export function claimOperations(ctx: PgQueueContext, leases: QueueLeases): Claim
       })
       const r = rows[0]
       if (r?.next_info) leases.claimed(r.next_info.id, sentAt)
+      // The completion freed a slot and claimed for one: the queue is woken once its caller has
+      // settled, so a pump asked for while this claim was in flight (other slots freed by other
+      // ends meanwhile) claims for those now, instead of after the next job's end: each end then
+      // claiming one job after another made the process run one job at a time.
+      setImmediate(wake)
       return {
         completed: r?.done_info ?? undefined,
         ...(r?.done_event ? { completedEvent: r.done_event } : {}),

@@ -11,7 +11,12 @@ type Query = <R extends pg.QueryResultRow>(config: pg.QueryConfig | string, valu
 
 /** A draft as the SQL functions read it (`body`, `ts`, `webhook`), or null for none. */
 export function draftJson(event: EventDraft | undefined): string | null {
-  return event ? JSON.stringify({ body: event.body, ts: event.ts, ...(event.webhook ? { webhook: event.webhook } : {}) }) : null
+  return event ? JSON.stringify(draftOf(event)) : null
+}
+
+/** The same draft as a value, for a statement that serialises several at once. */
+export function draftOf(event: EventDraft | undefined): { body: EventDraft['body']; ts: number; webhook?: EventDraft['webhook'] } | null {
+  return event ? { body: event.body, ts: event.ts, ...(event.webhook ? { webhook: event.webhook } : {}) } : null
 }
 
 /**

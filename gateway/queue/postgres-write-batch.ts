@@ -1,0 +1,125 @@
+/**
+ * Group commit of one process's job writes (queue-options.12 `update`; events.23: ordered per job): every `update` the
+ * queue makes (a run's fenced start, its final write, a progress event, a cancel of a queued job)
+ * joins the next batch, and a batch is ONE statement, so one round trip and one commit for all
+ * the jobs in it instead of one each. Nothing about a single write changes:
+ *
+ * - Fenced: each row's condition (the claim fence: lease owner + attempt, or `queued`) is checked
+ *   in the writing statement, under the row lock, exactly as FENCED does for one write; a row
+ *   whose fence fails is left as it was and its caller gets undefined (the others still land).
+ * - In order: a job's writes reach this batcher one at a time (the adapter sends every `update`
+ *   through `inJobOrder`), so a batch holds at most one write per job, and its event number is
+ *   taken under the row lock as before. The outbox row and the history row of each transition are
+ *   written by the same statement (gateway_record_event, the transition trigger): one transaction.
+ * - Durable before answered: a caller's promise settles only once the statement committed.
+ *
+ * Lock order (LOCKS): the statement first locks every row it writes, in id order, before any row
+ * is written, so the transition trigger's shared claim lock (taken when a running job ends) is
+ * never held while the batch waits for a job row.
+ *
+ * A batch starts at the end of the event-loop turn in which its first write arrived (every write
+ * the same turn made joins it), at most MAX_IN_FLIGHT at once; the rest wait for one to finish.
+ */
+import type { CreateJobRequest, JobEvent, JobInfo } from '../protocol/index.ts'
+import { isBrokenConnection } from '../postgres/retry.ts'
+import type { EventDraft, Fence, QueuedFence, WrittenRecord } from './adapter.ts'
+import type { PgQueueContext } from './postgres-context.ts'
+import { draftOf } from './postgres-outbox.ts'
+
+/** Rows per statement: a larger batch waits longer for its one commit, to no gain measured. */
+export const WRITE_BATCH_MAX = 64
+/** Batches in flight at once: one being written while the next fills. */
+const MAX_IN_FLIGHT = 2
+
+interface PendingWrite {
+  id: string
+  patch: Partial<JobInfo>
+  cleared: string[]
+  kind: 'fenced' | 'queued' | 'none'
+  attempt: number | null
+  draft: unknown
+  resolve(record: WrittenRecord | undefined): void
+  reject(err: unknown): void
+}
+
+/**
+ * The batch as one statement. `$1` is a JSON array of writes (n, id, patch, cleared, kind,
+ * attempt, draft); `$2` this process's worker id (the fence's lease owner); `$3` the ids
+ * again, as an array, which the planner reads as a primary-key lookup (the JSON's rows it cannot
+ * count, and it scanned the whole table for them). Rows come back with
+ * their write's `n`; a write with no row was fenced out (or its job is gone).
+ */
+export const BATCH_SQL = `
+  WITH e AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS e(n integer, id text, patch jsonb, cleared text[], kind text, attempt integer, draft jsonb)
+  ), locked AS (
+    SELECT j.id FROM gateway_jobs j WHERE j.id = ANY($3::text[]) ORDER BY j.id FOR UPDATE OF j
+  ), u AS (
+    UPDATE gateway_jobs j SET info = (j.info || e.patch) - e.cleared, event_seq = j.event_seq + (e.draft IS NOT NULL)::integer
+    FROM e
+    WHERE (SELECT count(*) FROM locked) >= 0 AND j.id = ANY($3::text[]) AND j.id = e.id
+      AND CASE e.kind
+        WHEN 'fenced' THEN j.lease_owner = $2 AND j.status IN ('running', 'parked') AND (j.info->>'attempt')::integer = e.attempt
+        WHEN 'queued' THEN j.status = 'queued'
+        ELSE true END
+    RETURNING e.n, j.id, j.info, j.request, j.event_seq, e.draft)
+  SELECT u.n, u.info, u.request, CASE WHEN u.draft IS NOT NULL THEN gateway_record_event(u.id, u.event_seq, u.info, u.draft) END AS event FROM u`
+
+type BatchRow = { n: number; info: JobInfo; request: CreateJobRequest; event: JobEvent | null }
+
+export class JobWriteBatch {
+  readonly #ctx: PgQueueContext
+  #pending: PendingWrite[] = []
+  #inFlight = 0
+  #scheduled = false
+
+  constructor(ctx: PgQueueContext) {
+    this.#ctx = ctx
+  }
+
+  /** The adapter's `update` (callers keep one write per job in flight: see the header). */
+  write(id: string, patch: Partial<JobInfo>, fence?: Fence | QueuedFence, event?: EventDraft): Promise<WrittenRecord | undefined> {
+    const cleared = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] === undefined)
+    const kind = !fence ? 'none' : 'queued' in fence ? 'queued' : 'fenced'
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ id, patch, cleared, kind, attempt: fence && 'attempt' in fence ? fence.attempt : null, draft: draftOf(event), resolve, reject })
+      this.#schedule()
+    })
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#inFlight >= MAX_IN_FLIGHT || this.#pending.length === 0) return
+    this.#scheduled = true
+    setImmediate(() => {
+      this.#scheduled = false
+      while (this.#inFlight < MAX_IN_FLIGHT && this.#pending.length > 0) void this.#send(this.#pending.splice(0, WRITE_BATCH_MAX))
+    })
+  }
+
+  async #send(batch: PendingWrite[]): Promise<void> {
+    this.#inFlight++
+    try {
+      const rows = await this.#run(batch)
+      const byN = new Map(rows.map((r) => [r.n, r]))
+      batch.forEach((w, n) => {
+        const row = byN.get(n)
+        w.resolve(row ? { info: row.info, request: row.request, ...(row.event ? { event: row.event } : {}) } : undefined)
+      })
+    } catch (err) {
+      // A broken connection leaves the batch's outcome unknown, as for a single write: every
+      // caller hears it. Any other failure is one write's (a value the statement could not
+      // take): each write runs alone, so only its own caller fails.
+      if (batch.length === 1 || isBrokenConnection(err)) for (const w of batch) w.reject(err)
+      else for (const w of batch) void this.#send([w])
+    } finally {
+      this.#inFlight--
+      this.#schedule()
+    }
+  }
+
+  async #run(batch: PendingWrite[]): Promise<BatchRow[]> {
+    const writes = batch.map((w, n) => ({ n, id: w.id, patch: w.patch, cleared: w.cleared, kind: w.kind, attempt: w.attempt, draft: w.draft }))
+    const { rows } = await this.#ctx.q<BatchRow>({ name: 'gw_update_batch', text: BATCH_SQL, values: [JSON.stringify(writes), this.#ctx.workerId, batch.map((w) => w.id)] })
+    return rows
+  }
+}
