@@ -109,4 +109,26 @@ describe('PostgreSQL job writes, group-committed', () => {
     expect((await a.get('ok2'))?.info.prompt).toBe('two')
     expect((await a.get('bad'))?.info.nextRunAt).toBeUndefined()
   })
+  it("waits for no row another transaction holds: that job's write lands once the row is free, the others at once", async () => {
+    const url = await postgres.database()
+    const a = await adapter(url)
+    for (const id of ['k1', 'k2', 'k3']) await a.add(job(id))
+    const holder = new pg.Client({ connectionString: url })
+    await holder.connect()
+    try {
+      await holder.query('BEGIN')
+      await holder.query(`SELECT 1 FROM gateway_jobs WHERE id = 'k2' FOR UPDATE`) // as a stalled resume holds its job's row
+      let held = true
+      const w2 = a.update('k2', { prompt: 'two' }).then((r) => ({ r, held }))
+      const [w1, w3] = await Promise.all([a.update('k1', { prompt: 'one' }), a.update('k3', { prompt: 'three' })])
+      expect([w1?.info.prompt, w3?.info.prompt]).toEqual(['one', 'three'])
+      held = false
+      await holder.query('COMMIT')
+      const landed = await w2
+      expect(landed.held).toBe(false) // it waited for the row, and only it
+      expect(landed.r?.info.prompt).toBe('two')
+    } finally {
+      await holder.end()
+    }
+  })
 })

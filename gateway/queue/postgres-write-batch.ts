@@ -15,7 +15,8 @@
  *
  * Lock order (LOCKS): the statement first locks every row it writes, in id order, before any row
  * is written, so the transition trigger's shared claim lock (taken when a running job ends) is
- * never held while the batch waits for a job row.
+ * never held while the batch waits for a job row; and a batch of several waits for no row at all
+ * (SKIP LOCKED): a write whose row another transaction holds goes again alone, and only it waits.
  *
  * A batch starts at the end of the event-loop turn in which its first write arrived (every write
  * the same turn made joins it), at most MAX_IN_FLIGHT at once; the rest wait for one to finish.
@@ -46,26 +47,36 @@ interface PendingWrite {
  * The batch as one statement. `$1` is a JSON array of writes (n, id, patch, cleared, kind,
  * attempt, draft); `$2` this process's worker id (the fence's lease owner); `$3` the ids
  * again, as an array, which the planner reads as a primary-key lookup (the JSON's rows it cannot
- * count, and it scanned the whole table for them). Rows come back with
- * their write's `n`; a write with no row was fenced out (or its job is gone).
+ * count, and it scanned the whole table for them). Rows come back with their write's `n`; a write
+ * with no row was fenced out (or its job is gone).
+ *
+ * `skipLocked`: a row another transaction holds is not waited for (a process stalled inside a
+ * resume holds its job's row until the server ends its transaction: the other jobs' writes must not
+ * wait behind it); its write comes back `busy` and is sent again alone, by the waiting form.
  */
-export const BATCH_SQL = `
+export function batchSql(skipLocked: boolean): string {
+  return `
   WITH e AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS e(n integer, id text, patch jsonb, cleared text[], kind text, attempt integer, draft jsonb)
   ), locked AS (
-    SELECT j.id FROM gateway_jobs j WHERE j.id = ANY($3::text[]) ORDER BY j.id FOR UPDATE OF j
+    SELECT j.id FROM gateway_jobs j WHERE j.id = ANY($3::text[]) ORDER BY j.id FOR UPDATE OF j${skipLocked ? ' SKIP LOCKED' : ''}
   ), u AS (
     UPDATE gateway_jobs j SET info = (j.info || e.patch) - e.cleared, event_seq = j.event_seq + (e.draft IS NOT NULL)::integer
     FROM e
-    WHERE (SELECT count(*) FROM locked) >= 0 AND j.id = ANY($3::text[]) AND j.id = e.id
+    WHERE (SELECT count(*) FROM locked) >= 0 AND j.id = ANY($3::text[]) AND j.id = e.id AND j.id IN (SELECT l.id FROM locked l)
       AND CASE e.kind
         WHEN 'fenced' THEN j.lease_owner = $2 AND j.status IN ('running', 'parked') AND (j.info->>'attempt')::integer = e.attempt
         WHEN 'queued' THEN j.status = 'queued'
         ELSE true END
     RETURNING e.n, j.id, j.info, j.request, j.event_seq, e.draft)
-  SELECT u.n, u.info, u.request, CASE WHEN u.draft IS NOT NULL THEN gateway_record_event(u.id, u.event_seq, u.info, u.draft) END AS event FROM u`
+  SELECT u.n, u.info, u.request, CASE WHEN u.draft IS NOT NULL THEN gateway_record_event(u.id, u.event_seq, u.info, u.draft) END AS event, false AS busy FROM u
+  UNION ALL
+  SELECT e.n, NULL::jsonb, NULL::jsonb, NULL::jsonb, true FROM e WHERE NOT EXISTS (SELECT 1 FROM locked l WHERE l.id = e.id)`
+}
 
-type BatchRow = { n: number; info: JobInfo; request: CreateJobRequest; event: JobEvent | null }
+const SQL = { skip: batchSql(true), wait: batchSql(false) }
+
+type BatchRow = { n: number; info: JobInfo; request: CreateJobRequest; event: JobEvent | null; busy: boolean }
 
 export class JobWriteBatch {
   readonly #ctx: PgQueueContext
@@ -96,30 +107,36 @@ export class JobWriteBatch {
     })
   }
 
-  async #send(batch: PendingWrite[]): Promise<void> {
+  /** `wait`: the write is sent alone and waits for its row (it was busy in a batch). */
+  async #send(batch: PendingWrite[], wait = false): Promise<void> {
     this.#inFlight++
     try {
-      const rows = await this.#run(batch)
+      const rows = await this.#run(batch, wait || batch.length === 1)
       const byN = new Map(rows.map((r) => [r.n, r]))
       batch.forEach((w, n) => {
         const row = byN.get(n)
-        w.resolve(row ? { info: row.info, request: row.request, ...(row.event ? { event: row.event } : {}) } : undefined)
+        // Busy: another transaction held its row; sent again alone (the job's next write waits for it).
+        if (row?.busy && !wait && batch.length > 1) void this.#send([w], true)
+        else w.resolve(row && !row.busy ? { info: row.info, request: row.request, ...(row.event ? { event: row.event } : {}) } : undefined)
       })
     } catch (err) {
       // A broken connection leaves the batch's outcome unknown, as for a single write: every
       // caller hears it. Any other failure is one write's (a value the statement could not
       // take): each write runs alone, so only its own caller fails.
       if (batch.length === 1 || isBrokenConnection(err)) for (const w of batch) w.reject(err)
-      else for (const w of batch) void this.#send([w])
+      else for (const w of batch) void this.#send([w], true)
     } finally {
       this.#inFlight--
       this.#schedule()
     }
   }
 
-  async #run(batch: PendingWrite[]): Promise<BatchRow[]> {
+  async #run(batch: PendingWrite[], wait: boolean): Promise<BatchRow[]> {
     const writes = batch.map((w, n) => ({ n, id: w.id, patch: w.patch, cleared: w.cleared, kind: w.kind, attempt: w.attempt, draft: w.draft }))
-    const { rows } = await this.#ctx.q<BatchRow>({ name: 'gw_update_batch', text: BATCH_SQL, values: [JSON.stringify(writes), this.#ctx.workerId, batch.map((w) => w.id)] })
+    const { rows } = await this.#ctx.q<BatchRow>({
+      name: wait ? 'gw_update_batch_wait' : 'gw_update_batch', text: wait ? SQL.wait : SQL.skip,
+      values: [JSON.stringify(writes), this.#ctx.workerId, batch.map((w) => w.id)],
+    })
     return rows
   }
 }
