@@ -20,20 +20,6 @@ export function draftOf(event: EventDraft | undefined): { body: EventDraft['body
 }
 
 /**
- * An update that records `$draft`'s event with itself: the row's event number moves on in the
- * same UPDATE (under its row lock, so numbers follow commit order), and the event, built from the
- * row as written, is inserted into the outbox by the same statement. `where` is the UPDATE's
- * condition (the id, and the fence when there is one); `$2`/`$3` are the merge, `draft` the
- * draft's parameter.
- */
-export function recordedUpdateSql(where: string, draft: string): string {
-  return `WITH u AS (
-      UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[], event_seq = event_seq + 1 WHERE ${where}
-      RETURNING id, info, request, event_seq)
-    SELECT u.info, u.request, gateway_record_event(u.id, u.event_seq, u.info, ${draft}::jsonb) AS event FROM u`
-}
-
-/**
  * A parked job moved to running for `$2` (its row already locked by the transaction), with its
  * job_resumed recorded: the execution it resumed on is the one it was parked on, and the park's
  * fields leave the job in the same write, as the single-process queue's resume clears them.
