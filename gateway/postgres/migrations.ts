@@ -25,7 +25,8 @@ import { outboxMigration } from './outbox-migration.ts'
  * lock are taken with `FOR UPDATE SKIP LOCKED` (claims, reclaims) or were locked before it (the
  * resume locks its job row first, then takes the lock). The transition trigger takes the lock
  * shared while its row is locked (order 1 then 2); the completion in gateway_complete_and_claim
- * likewise. So no wait-for cycle between a row and the lock can form: the cycle this order rules out was
+ * likewise, as does a batch of one process's job writes (queue/postgres-write-batch.ts), which locks all
+ * its rows in id order before it writes any. So no wait-for cycle between a row and the lock can form: the cycle this order rules out was
  * the resume holding the lock while it waited for the job row that a completion held while it
  * waited, in the trigger, for the lock. A heartbeat takes only rows, with SKIP LOCKED.
  */

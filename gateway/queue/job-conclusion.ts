@@ -98,6 +98,11 @@ export class JobConclusion {
     // Started after the claim is done: its slot is held from start()'s first step
     // (q.starting), and a job that ends at once must find no claim in flight, so that its own
     // final write can claim the next job rather than leave it to one more round trip.
-    if (claimed) await this.#start(claimed)
+    const started = claimed && this.#start(claimed)
+    // A pump asked for while this claim held the flag returned at once: run it now (the claimed
+    // job's slot already held by its start), or the other free slots wait for the next job's end
+    // to claim (queue-options.12).
+    if (q.pumpAgain && !q.closed) void q.pump()
+    await started
   }
 }

@@ -56,7 +56,7 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     databaseId: databaseIdOf(options.url),
     recordsEvents: true,
     ...jobOperations(ctx),
-    ...claimOperations(ctx, leases),
+    ...claimOperations(ctx, leases, wakeups.wake),
     ...leases.operations(),
     claimOutbox: (limit, claimMs) => claimOutbox(ctx.q, ctx.workerId, limit, claimMs),
     finishOutbox: (entry, retryAfterMs) => finishOutbox(ctx.q, entry, retryAfterMs),

@@ -28,7 +28,7 @@ async function slotFree(client: pg.PoolClient, limits: ClaimLimits): Promise<boo
   return false
 }
 
-export function claimOperations(ctx: PgQueueContext, leases: QueueLeases): ClaimOperations {
+export function claimOperations(ctx: PgQueueContext, leases: QueueLeases, wake: () => void): ClaimOperations {
   const { q, serial, workerId, leaseMs, leaseSql, pool } = ctx
   const toRunning = `UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql} WHERE id = $1`
   const claimSql = `

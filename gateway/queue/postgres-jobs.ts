@@ -5,8 +5,8 @@
  */
 import { TERMINAL_JOB_STATUSES, type JobInfo } from '../protocol/index.ts'
 import type { QueueAdapter } from './adapter.ts'
-import { FENCED, RETURNING, recordOf, type PgQueueContext, type Row } from './postgres-context.ts'
-import { draftJson, recordedUpdateSql } from './postgres-outbox.ts'
+import { recordOf, type PgQueueContext, type Row } from './postgres-context.ts'
+import { JobWriteBatch } from './postgres-write-batch.ts'
 
 const TERMINAL = [...TERMINAL_JOB_STATUSES]
 
@@ -18,7 +18,8 @@ export function mergeOf(patch: Partial<JobInfo>): [string, string[]] {
 type JobOperations = Required<Pick<QueueAdapter, 'add' | 'addOnce' | 'findJobBySession' | 'get' | 'list' | 'update' | 'prune' | 'addDailyTokens' | 'dailyTokens'>>
 
 export function jobOperations(ctx: PgQueueContext): JobOperations {
-  const { q, r, workerId } = ctx
+  const { q, r } = ctx
+  const batch = new JobWriteBatch(ctx)
   return {
     async add(rec) {
       await q('INSERT INTO gateway_jobs (id, info, request) VALUES ($1, $2, $3)', [rec.info.id, rec.info, rec.request])
@@ -51,21 +52,9 @@ export function jobOperations(ctx: PgQueueContext): JobOperations {
       return (await r<Row>('SELECT info, request FROM gateway_jobs ORDER BY seq')).rows.map((row) => recordOf(row)!)
     },
 
-    async update(id, patch, fence, event) {
-      // The condition is checked in the writing statement itself, under the row lock: the claim
-      // fence (this process holds the attempt's claim), or a queued job's (no claim came first).
-      const kind = !fence ? '' : 'queued' in fence ? '_queued' : 'held' in fence ? '_held' : '_fenced'
-      const where = `id = $1${kind === '_fenced' ? ` AND ${FENCED('$4', '$5')}` : kind === '_queued' ? ` AND status = 'queued'`
-        : kind === '_held' ? ` AND status IN ('running', 'parked') AND (info->>'attempt')::integer = $4` : ''}`
-      const values: unknown[] = [id, ...mergeOf(patch), ...(fence && 'attempt' in fence ? [workerId, fence.attempt] : fence && 'held' in fence ? [fence.held] : [])]
-      if (event) {
-        return ctx.inJobOrder(id, async () => recordOf((await q<Row>({
-          name: `gw_update_recorded${kind}`, text: recordedUpdateSql(where, `$${values.length + 1}`), values: [...values, draftJson(event)],
-        })).rows[0]))
-      }
-      const { rows } = await q<Row>({ name: `gw_update${kind}`, text: `UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[] WHERE ${where} ${RETURNING}`, values })
-      return recordOf(rows[0])
-    },
+    // Fenced (or queued-only) and recorded as one write was, several jobs' writes per statement
+    // (postgres-write-batch.ts); a job's writes one at a time, in call order (inJobOrder).
+    update: (id, patch, fence, event) => ctx.inJobOrder(id, () => batch.write(id, patch, fence, event)),
 
     async prune(olderThanMs, now) {
       // The history and settled execution ids go with their job (no foreign key: migration 2), in the same statement.

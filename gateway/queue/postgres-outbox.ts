@@ -11,21 +11,12 @@ type Query = <R extends pg.QueryResultRow>(config: pg.QueryConfig | string, valu
 
 /** A draft as the SQL functions read it (`body`, `ts`, `webhook`), or null for none. */
 export function draftJson(event: EventDraft | undefined): string | null {
-  return event ? JSON.stringify({ body: event.body, ts: event.ts, ...(event.webhook ? { webhook: event.webhook } : {}) }) : null
+  return event ? JSON.stringify(draftOf(event)) : null
 }
 
-/**
- * An update that records `$draft`'s event with itself: the row's event number moves on in the
- * same UPDATE (under its row lock, so numbers follow commit order), and the event, built from the
- * row as written, is inserted into the outbox by the same statement. `where` is the UPDATE's
- * condition (the id, and the fence when there is one); `$2`/`$3` are the merge, `draft` the
- * draft's parameter.
- */
-export function recordedUpdateSql(where: string, draft: string): string {
-  return `WITH u AS (
-      UPDATE gateway_jobs SET info = (info || $2::jsonb) - $3::text[], event_seq = event_seq + 1 WHERE ${where}
-      RETURNING id, info, request, event_seq)
-    SELECT u.info, u.request, gateway_record_event(u.id, u.event_seq, u.info, ${draft}::jsonb) AS event FROM u`
+/** The same draft as a value, for a statement that serialises several at once. */
+export function draftOf(event: EventDraft | undefined): { body: EventDraft['body']; ts: number; webhook?: EventDraft['webhook'] } | null {
+  return event ? { body: event.body, ts: event.ts, ...(event.webhook ? { webhook: event.webhook } : {}) } : null
 }
 
 /**
