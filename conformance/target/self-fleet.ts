@@ -15,7 +15,6 @@
  */
 import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import type { SelfTarget } from './self.ts'
 import { prepareServe, type ServeTargetOptions } from './self-serve.ts'
@@ -45,47 +44,46 @@ export async function startFleetTarget(options: FleetTargetOptions = {}): Promis
   const env = { ...setup.env, [FORWARD_SECRET_ENV]: secret }
   const members: Member[] = []
   let generation = 0
-  const start = async (id: string, port: number): Promise<Member> => {
+  const spawn = (m: Member, port?: number) => {
+    m.process = setup.spawnServe(m.file, env, port)
+    m.alive = true
+    void m.process.exited.then(() => { m.alive = false })
+  }
+  // On port 0: a process's fleet address defaults to the URL it listens on.
+  const start = async (id: string): Promise<Member> => {
     const file = join(setup.etc, `gateway-${id}.yaml`)
-    await writeFile(file, yamlText(fleetMemberConfig(setup.config, { id, url: `http://127.0.0.1:${port}` })))
-    const member: Member = { id, port, file, process: setup.spawnServe(file, env, port), alive: true }
-    void member.process.exited.then(() => { member.alive = false })
+    await writeFile(file, yamlText(fleetMemberConfig(setup.config, { id })))
+    const member = { id, port: 0, file, alive: true } as Member
+    spawn(member)
+    member.port = Number(new URL(await member.process.url).port)
     return member
   }
   const upstreams = () => members.map((m) => ({ host: '127.0.0.1', port: m.port }))
   try {
     const size = options.size ?? 3
-    const ports = await freePorts(size)
-    members.push(...(await Promise.all(ports.map((port, i) => start(`p${i + 1}`, port)))))
     processes.closers.push(() => Promise.all(members.map((m) => setup.stop(m.process))).then(() => {}))
+    members.push(...(await Promise.all(Array.from({ length: size }, (_, i) => start(`p${i + 1}`)))))
     const proxy = new RoundRobinProxy(upstreams())
     const proxyPort = await proxy.listen()
     processes.closers.push(() => proxy.close())
-    const urls = await Promise.all(members.map((m) => m.process.url))
-    const proxied = new URL(urls[0])
+    const proxied = new URL(await members[0].process.url)
     proxied.port = String(proxyPort)
     const baseUrl = proxied.href.replace(/\/$/, '')
     const manifest = await setup.manifest(Promise.resolve(baseUrl))
 
     const restart = async () => {
       await Promise.all(members.map((m) => setup.stop(m.process)))
-      for (const m of members) {
-        m.process = setup.spawnServe(m.file, env, m.port)
-        m.alive = true
-        void m.process.exited.then(() => { m.alive = false })
-      }
+      for (const m of members) spawn(m, m.port)
       await Promise.all(members.map((m) => m.process.url))
     }
-    // SIGKILL the second process (no drain, no goodbye), let the proxy meet its refusals, then a
-    // new process id on a new port takes its place in the list (events.1: seqs continue under the
-    // adopter; the directory forgets the dead owner).
+    // SIGKILL the second process (no drain, no goodbye: its directory rows and lease stay behind),
+    // then a new process id on a new port takes its place in the proxy's list; until then its
+    // refused connections are skipped. Its sessions are adopted on their next request.
     const midRun = async () => {
       const victim = members[1 % members.length]
       victim.process.child.kill('SIGKILL')
       await victim.process.exited
-      const [port] = await freePorts(1)
-      const replacement = await start(`${victim.id}-r${++generation}`, port)
-      await replacement.process.url
+      const replacement = await start(`${victim.id}-r${++generation}`)
       members.splice(members.indexOf(victim), 1, replacement)
       proxy.setUpstreams(upstreams())
     }
@@ -98,16 +96,4 @@ export async function startFleetTarget(options: FleetTargetOptions = {}): Promis
     await close()
     throw err
   }
-}
-
-/** `n` distinct loopback ports free right now (each process is told its own before it starts, to advertise it). */
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: n }, () => new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => resolve(server))
-  })))
-  const ports = servers.map((s) => (s.address() as { port: number }).port)
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))))
-  return ports
 }
