@@ -60,4 +60,60 @@ describe('sessions across a fleet of gateway serve processes', { timeout: 120_00
     expect(again.status).toBe(404)
     ws.close()
   })
+
+  it('refuses a forged forward (missing or wrong secret) on REST and WebSocket, and never echoes the secret', async () => {
+    const [a, b] = fleet.processes
+    const { body } = await a.call('POST', '/sessions', { prompt: 'forged' })
+    const id = body.session.id
+    const missing = await b.call('GET', `/sessions/${id}`, undefined, 'operator', { 'x-gateway-forwarded-by': 'p-evil' })
+    expect(missing).toEqual({ status: 401, body: { error: expect.any(String), code: 'forward_unauthorized' } })
+    const wrong = await a.call('GET', `/sessions/${id}`, undefined, 'operator', { 'x-gateway-forwarded-by': 'p-evil', 'x-gateway-forward-secret': 'guess' })
+    expect(wrong).toEqual({ status: 403, body: { error: expect.any(String), code: 'forward_forbidden' } })
+    // The list too: a forged part request is refused before it could read this process's rows.
+    const list = await b.call('GET', '/sessions', undefined, 'x', { 'x-gateway-forward-secret': 'guess', 'x-gateway-fleet-list': '1' })
+    expect(list.status).toBe(403)
+    const upgrade = await b.attach(id, undefined, 'operator', { 'x-gateway-forwarded-by': 'p-evil', 'x-gateway-forward-secret': 'guess' }).catch((err) => err)
+    expect(upgrade).toMatchObject({ status: 403 })
+    expect(JSON.parse(upgrade.body)).toMatchObject({ code: 'forward_forbidden' })
+    for (const p of fleet.processes) expect(p.gw.lines.join('\n') + p.gw.stderr()).not.toContain('fleet-shared-secret-for-tests')
+  })
+
+  it("answers 404 for tenant Y's session to tenant X through every process, REST and WebSocket alike", async () => {
+    const [a] = fleet.processes
+    const created = await a.call('POST', '/sessions', { prompt: 'tenant y only' }, 'y')
+    expect(created.status).toBe(201)
+    const id = created.body.session.id
+    const unknown = await a.call('GET', '/sessions/00000000-0000-4000-8000-000000000000', undefined, 'x')
+    for (const p of fleet.processes) {
+      expect(await p.call('GET', `/sessions/${id}`, undefined, 'y')).toMatchObject({ status: 200, body: { session: { id } } })
+      const miss = await p.call('GET', `/sessions/${id}`, undefined, 'x')
+      expect(miss).toEqual(unknown) // byte-identical to an unknown id (authentication.3)
+      expect((await p.call('GET', `/sessions/${id}/events`, undefined, 'x')).status).toBe(404)
+      const ws = await p.attach(id, undefined, 'x').catch((err) => err)
+      expect(ws).toMatchObject({ status: 404 })
+    }
+  })
+
+  it('GET /sessions through any process lists the fleet\'s sessions, scoped', async () => {
+    const made: Record<string, string[]> = { x: [], y: [] }
+    for (const [i, p] of fleet.processes.entries()) {
+      for (const who of ['x', 'y'] as const) {
+        const created = await p.call('POST', '/sessions', { prompt: `listed ${who} ${i}` }, who)
+        expect(created.status).toBe(201)
+        made[who].push(created.body.session.id)
+      }
+    }
+    for (const p of fleet.processes) {
+      for (const who of ['x', 'y'] as const) {
+        const other = who === 'x' ? 'y' : 'x'
+        const ids = ((await p.call('GET', '/sessions', undefined, who)).body.sessions as Array<{ id: string; scope?: Record<string, string> }>)
+        expect(ids.map((s) => s.id)).toEqual(expect.arrayContaining(made[who]))
+        expect(ids.some((s) => made[other].includes(s.id))).toBe(false)
+        expect(ids.every((s) => s.scope?.tenant === who)).toBe(true)
+        expect(new Set(ids.map((s) => s.id)).size).toBe(ids.length) // each session once
+      }
+      const all = (await p.call('GET', '/sessions')).body.sessions.map((s: { id: string }) => s.id)
+      expect(all).toEqual(expect.arrayContaining([...made.x, ...made.y]))
+    }
+  })
 })
