@@ -27,4 +27,6 @@ export interface GatewayContext {
   visibility: Visibility
   createPolicy: CreatePolicy
   queue?: JobQueue
+  /** Fleet: resolves once a new session's directory row is written (a create answers after it). */
+  fleetClaimed?: (id: string) => Promise<void>
 }

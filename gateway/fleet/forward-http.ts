@@ -1,0 +1,67 @@
+/**
+ * Forwards one REST request to the process that runs its session and streams the answer back
+ * unchanged (status, headers, body). The client's Authorization travels with it: the owner
+ * authenticates and checks scope again. Hop-by-hop headers are not forwarded.
+ */
+import { request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import { sendRefusal } from '../server/http.ts'
+import { refuse } from '../server/refusal.ts'
+import { FORWARD_SECRET, FORWARDED_BY, forwardHeaders } from './forward-auth.ts'
+
+export const OWNER_UNREACHABLE = refuse('session_owner_unreachable', 'the process running this session could not be reached; try again')
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', FORWARDED_BY, FORWARD_SECRET])
+
+export function passHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value
+  }
+  return out
+}
+
+/**
+ * `target` is the owner's address (origin plus basePath); the request's own path already carries
+ * the basePath, so only the origin is used. Resolves once the answer is sent (or refused).
+ */
+export function forwardRequest(req: IncomingMessage, res: ServerResponse, target: string, processId: string, secret: string): Promise<void> {
+  return new Promise((resolve) => {
+    const url = new URL(target)
+    const upstream = request({
+      host: url.hostname, port: url.port, method: req.method, path: req.url,
+      headers: { ...passHeaders(req.headers), host: url.host, ...forwardHeaders(processId, secret) },
+    }, (answer) => {
+      const headers = passHeaders(answer.headers)
+      res.writeHead(answer.statusCode ?? 502, headers)
+      answer.pipe(res)
+      answer.on('end', resolve)
+      answer.on('error', () => { res.destroy(); resolve() })
+    })
+    upstream.on('error', () => {
+      if (!res.headersSent) sendRefusal(res, OWNER_UNREACHABLE)
+      else res.destroy()
+      resolve()
+    })
+    req.pipe(upstream)
+  })
+}
+
+/** A GET to a peer with the client's credentials, for the fleet's session list; undefined when it did not answer 200. */
+export function fetchFromPeer(req: IncomingMessage, target: string, path: string, processId: string, secret: string, timeoutMs: number, extra: Record<string, string> = {}): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const url = new URL(target)
+    const upstream = request({
+      host: url.hostname, port: url.port, method: 'GET', path, timeout: timeoutMs,
+      headers: { ...passHeaders(req.headers), host: url.host, ...extra, ...forwardHeaders(processId, secret) },
+    }, (answer) => {
+      let text = ''
+      answer.setEncoding('utf8')
+      answer.on('data', (chunk: string) => { text += chunk })
+      answer.on('end', () => resolve(answer.statusCode === 200 ? text : undefined))
+      answer.on('error', () => resolve(undefined))
+    })
+    upstream.on('timeout', () => upstream.destroy())
+    upstream.on('error', () => resolve(undefined))
+    upstream.end()
+  })
+}
