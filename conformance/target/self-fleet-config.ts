@@ -16,5 +16,16 @@ export interface FleetMember {
  * address is left to its default, the URL the process listens on (loopback, its own port).
  */
 export function fleetMemberConfig(base: Record<string, unknown>, member: FleetMember): Record<string, unknown> {
-  return { ...base, fleet: { processId: member.id, secretEnv: FORWARD_SECRET_ENV } }
+  const queue = base.queue as { adapter: Record<string, unknown> }
+  return {
+    ...base,
+    // A short lease (the directory's follows it): the killed process's claims and sessions are
+    // the fleet's again within seconds, not the default 30 s in which its stale running claims
+    // would hold the fleet's two job slots (queue.maxConcurrency) while the next cases wait.
+    queue: { ...queue, adapter: { ...queue.adapter, leaseMs: FLEET_LEASE_MS } },
+    fleet: { processId: member.id, secretEnv: FORWARD_SECRET_ENV },
+  }
 }
+
+/** The queue's claim lease and the fleet directory's process lease. */
+export const FLEET_LEASE_MS = 4000
