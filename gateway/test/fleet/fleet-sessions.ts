@@ -118,13 +118,14 @@ export class SessionDrivers {
 
   /** Attaches with `afterSeq` (retrying the fleet's 503s); undefined when the session cannot be attached, and said why. */
   async #attach(s: DrivenSession, afterSeq: number): Promise<LiveConnection | undefined> {
-    for (let attempt = 0; attempt < 40; attempt++) {
+    for (let attempt = 0; attempt < 40 && !this.#stopping; attempt++) {
       const result = await openSocket(this.#options, s.id, afterSeq)
       if ('socket' in result) {
         s.connections.push(result.connection)
         return result
       }
-      if (result.status === 0 || (result.status === 503 && RETRYABLE.test(result.body))) {
+      if (result.status === -1) s.problems.push(`reattach of ${s.id} (${s.profile}) after seq ${afterSeq}: ${result.body}`)
+      if (result.status <= 0 || (result.status === 503 && RETRYABLE.test(result.body))) {
         await pause(250)
         continue
       }
@@ -132,7 +133,7 @@ export class SessionDrivers {
       if (result.status >= 500) s.problems.push(`reattach of ${s.id} (${s.profile}) after seq ${afterSeq}: ${result.status} ${result.body.slice(0, 200)}`)
       return undefined
     }
-    s.problems.push(`reattach of ${s.id} (${s.profile}) after seq ${afterSeq}: no answer but retryable refusals for 40 tries`)
+    if (!this.#stopping) s.problems.push(`reattach of ${s.id} (${s.profile}) after seq ${afterSeq}: no answer but retryable refusals for 40 tries`)
     return undefined
   }
 }
@@ -154,30 +155,39 @@ function openSocket(o: Required<SessionDriverOptions>, id: string, afterSeq: num
     const waiters = new Set<() => void>()
     const wake = () => { for (const w of waiters) w() }
     let settled = false
+    // Upgraded but no `attached` in time: a hang, not an answer (the caller tries again, and says so).
+    const unanswered = setTimeout(() => {
+      if (settled) return
+      settled = true
+      socket.terminate()
+      resolve({ status: -1, body: `upgraded but no attached frame within ${o.waitMs} ms` })
+    }, o.waitMs)
     socket.on('unexpected-response', (_req, res) => {
       let body = ''
       res.on('data', (c: Buffer) => { body += c })
-      res.on('end', () => { settled = true; resolve({ status: res.statusCode ?? 0, body }) })
+      res.on('end', () => { settled = true; clearTimeout(unanswered); resolve({ status: res.statusCode ?? 0, body }) })
     })
     socket.on('error', (err) => {
-      if (!settled) { settled = true; resolve({ status: 0, body: err.message }) }
+      if (!settled) { settled = true; clearTimeout(unanswered); resolve({ status: 0, body: err.message }) }
       connection.ended ??= { code: 1006, reason: err.message }
       wake()
     })
     socket.on('close', (code, reason) => {
       connection.ended ??= { code, reason: String(reason) }
-      if (!settled) { settled = true; resolve({ status: 0, body: `closed ${code} before attached` }) }
+      if (!settled) { settled = true; clearTimeout(unanswered); resolve({ status: 0, body: `closed ${code} before attached` }) }
       wake()
     })
     socket.on('message', (data) => {
       const text = String(data)
-      const frame = JSON.parse(text) as { type: string; seq?: number; message?: string }
+      const frame = JSON.parse(text) as { type: string; event?: { type: string; seq?: number; message?: string } }
       if (frame.type === 'attached' && !settled) {
         settled = true
+        clearTimeout(unanswered)
         resolve(live)
       }
-      if (typeof frame.seq === 'number') connection.events.push({ seq: frame.seq, type: frame.type, text })
-      if (frame.type === 'session_error') connection.told = `${frame.type}: ${frame.message ?? text.slice(0, 200)}`
+      const event = frame.type === 'event' ? frame.event : undefined
+      if (event && typeof event.seq === 'number') connection.events.push({ seq: event.seq, type: event.type, text })
+      if (event?.type === 'session_error') connection.told = `session_error: ${event.message ?? text.slice(0, 200)}`
       wake()
     })
     const live: LiveConnection = {

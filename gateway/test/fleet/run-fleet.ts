@@ -137,7 +137,10 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     const faults = new FleetFaults({ ...options, leaseMs }, { db: fleetDb, members: fleet.members, unanswered: () => [...unanswered.keys()], log, restart: restartWith(fleet, log, sessionRun) })
     await waitForTerminal(fleetDb, faults, ids.length, options.timeoutMs ?? 300_000, violations)
     const durationMs = Date.now() - started
-    await sessionRun?.stop()
+    if (sessionRun) {
+      await sessionRun.stop()
+      log(`sessions stopped: ${sessionRun.drivers!.turns} turns completed`)
+    }
     await waitForWebhooks(ids, receiver)
 
     const sessionInputs = sessionRun ? { baseUrl: sessionRun.baseUrl, driven: sessionRun.drivers!.sessions, members: fleet.members } : undefined

@@ -29,8 +29,8 @@ describe('lean fleet soak', () => {
 })
 
 describe('lean fleet soak with interactive sessions', () => {
-  it('sessions through a round-robin proxy while processes are killed and stalled: no completed turn lost, no seq reused, no session adopted twice, every reattach resumed or told why', async () => {
-    const report = await runFleet({ jobs: 30, processes: 3, maxConcurrency: 4, leaseMs: 3000, restart: true, kills: 2, killAt: 0.3, stallAt: 0.5, sessions: 9, timeoutMs: 150_000 })
+  it('sessions through a round-robin proxy while two processes are killed and replaced: no completed turn lost, no seq reused, no session adopted twice, every reattach resumed or told why', async () => {
+    const report = await runFleet({ jobs: 30, processes: 3, maxConcurrency: 4, leaseMs: 3000, restart: true, kills: 2, killAt: 0.3, sessions: 9, timeoutMs: 150_000 })
     expect(report.violations).toEqual([])
     expect(report.killedWorkers).toHaveLength(2)
     expect(report.byStatus.succeeded + report.byStatus.failed).toBe(30)
@@ -40,5 +40,6 @@ describe('lean fleet soak with interactive sessions', () => {
     expect(s.completedTurns).toBeGreaterThanOrEqual(27)
     // The kills reached sessions: some socket dropped and was reattached.
     expect(s.reattaches).toBeGreaterThan(0)
+    expect(s.adoptions).toBeGreaterThan(0)
   }, 240_000)
 })
