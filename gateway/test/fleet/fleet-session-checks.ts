@@ -77,8 +77,11 @@ export async function checkSessions(baseUrl: string, token: string, sessions: Dr
       }
       const received = new Set(c.events.map((e) => e.seq))
       const last = Math.max(c.afterSeq, ...received)
-      const holes = log.filter((e) => e.seq > c.afterSeq && e.seq <= last && !received.has(e.seq)).map((e) => e.seq)
-      if (holes.length) violations.push(`${name}: connection ${k} (afterSeq ${c.afterSeq}) missed seq ${holes.slice(0, 8).join(', ')} that its log holds`)
+      const holes = log.filter((e) => e.seq > c.afterSeq && e.seq <= last && !received.has(e.seq))
+      if (holes.length) {
+        const got = c.events.slice(0, 6).map((e) => `${e.seq} ${e.type}`).join(', ')
+        violations.push(`${name}: connection ${k} (afterSeq ${c.afterSeq}) missed ${holes.slice(0, 6).map((e) => `${e.seq} ${e.type}`).join(', ')} that its log holds; it received first ${got}`)
+      }
       if (c.ended?.code === 0) violations.push(`${name}: connection ${k} hung: ${c.ended.reason}`)
       if (k > 0 && ((c.ended && c.ended.code !== 1006) || c.told)) told++
     }

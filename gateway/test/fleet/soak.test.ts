@@ -6,6 +6,9 @@
  * or to maxParkedDurationMs. Every rule of run-fleet.ts holds (history, webhooks whole and in
  * order per job, /queue/ws, REST), exactly one `applied: true` per execution fleet-wide, and no
  * process exits unless the run killed it.
+ * The second run adds 9 interactive sessions (provider with persistLive, the fake Claude CLI, the
+ * fake codex) driven through a round-robin proxy with no affinity while two processes are
+ * SIGKILLed and replaced (fleet-sessions.ts, fleet-session-checks.ts).
  */
 import { describe, expect, it } from 'vitest'
 import { runFleet } from './run-fleet.ts'
