@@ -141,6 +141,15 @@ describe('sessions across a fleet of gateway serve processes', { timeout: 120_00
     const unrecorded = (await a.call('POST', '/sessions', { prompt: 'scenario:hang' })).body.session.id
     await until(() => c.call('GET', `/sessions/${unrecorded}`), (r) => r.body.session.status === 'running', 'the unrecorded turn runs')
     await until(() => record(id), (r) => r?.kind === 'live' && r.snapshot.seq >= lastSeq - 1, 'the live record holds both turns')
+    // Two Claude CLI sessions with a completed turn: their dormant records name the CLI's conversation.
+    const cli = async (prompt: string) => {
+      const made = (await a.call('POST', '/sessions', { profile: 'claude', cwd: fleet.work, prompt })).body.session
+      const done = await until(() => c.call('GET', `/sessions/${made.id}`), (r) => r.body.session.status === 'idle' && r.body.session.numTurns === 1, 'the CLI turn ended')
+      await until(() => record(made.id), (r) => r?.kind === 'live' && r.snapshot.resumeId !== undefined, 'the dormant record')
+      return { id: made.id as string, sdkSessionId: done.body.session.sdkSessionId as string }
+    }
+    const cliKept = await cli('cli before the kill')
+    const cliLost = await cli('cli whose store is gone')
     const ownerA = await processIdOf(fleet.db, a)
     expect(await directoryRow(fleet.db, id)).toEqual({ process_id: ownerA, epoch: '1' })
 
@@ -163,6 +172,11 @@ describe('sessions across a fleet of gateway serve processes', { timeout: 120_00
     const row = await directoryRow(fleet.db, id)
     expect(row?.epoch).toBe('2') // one adoption: the epoch moved once
     expect([await processIdOf(fleet.db, b), await processIdOf(fleet.db, c)]).toContain(row?.process_id)
+    const adoptionsOf = async (sid: string) => [b, c].flatMap((p) => p.gw.lines.flatMap((l) => {
+      try { const line = JSON.parse(l); return line.kind === 'fleet' && line.sessionId === sid ? [line] : [] } catch { return [] }
+    }))
+    const logged = await until(() => adoptionsOf(id), (lines) => lines.length > 0, 'the adoption logged')
+    expect(logged).toEqual([expect.objectContaining({ msg: 'session adopted from a dead process', from: ownerA, epoch: 2, processId: row?.process_id })])
     // One runner behind both sockets: a turn sent on one is seen on both, numbered after every seq shown before.
     onC.send({ type: 'user_message', text: 'after the kill' })
     for (const socket of [onB, onC]) {
@@ -185,6 +199,26 @@ describe('sessions across a fleet of gateway serve processes', { timeout: 120_00
     const after = await lost.waitForEvent('turn_result', (e) => e.result === 'echo: after the lost turn')
     expect(after.seq).toBeGreaterThan(seenBeforeKill)
     lost.close()
+    // The CLI session resumes on the adopting process from the CLI's own store, its turn replayed.
+    const resumed = await b.attach(cliKept.id)
+    await resumed.waitForEvent('user_message', (e) => e.replay === true && JSON.stringify(e.message.content).includes('cli before the kill'))
+    await resumed.waitForEvent('assistant_message', (e) => e.replay === true)
+    await resumed.waitForEvent('status_changed', (e) => e.status === 'idle')
+    resumed.send({ type: 'user_message', text: 'cli after the kill' })
+    await resumed.waitForEvent('turn_result', (e) => e.result === 'echo: cli after the kill')
+    expect(resumed.events().find((e) => e.type === 'system_init')?.sdkSessionId).toBe(cliKept.sdkSessionId)
+    resumed.close()
+    // A CLI conversation the adopting process cannot read (its store not shared with it): the
+    // client is told so, naming the conversation, never handed an empty history without a word.
+    const { readdir, rm: remove } = await import('node:fs/promises')
+    const { join } = await import('node:path')
+    for (const project of await readdir(join(fleet.claudeConfig, 'projects'))) {
+      await remove(join(fleet.claudeConfig, 'projects', project, `${cliLost.sdkSessionId}.jsonl`), { force: true })
+    }
+    const orphan = await c.attach(cliLost.id)
+    const notice = await orphan.waitForEvent('sdk_event', (e) => e.payload?.type === 'gateway_notice')
+    expect(notice.payload.message).toBe(`no stored transcript for ${cliLost.sdkSessionId}; the resumed session starts empty`)
+    orphan.close()
     expect(await b.call('GET', `/sessions/${unrecorded}`)).toMatchObject({ status: 404, body: { code: 'session_not_found' } })
     expect(await directoryRow(fleet.db, unrecorded)).toBeUndefined()
   })
