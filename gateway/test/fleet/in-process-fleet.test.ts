@@ -3,10 +3,11 @@
  * PostgreSQL are one gateway for sessions, and a graceful close hands its sessions over at once
  * (its lease is dropped, no wait for it to lapse): the next request elsewhere adopts them.
  */
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionDirectory } from '../../fleet/directory.ts'
 import { createPostgresSessionStore, type PostgresSessionStore } from '../../sessions/stores/postgres-store.ts'
-import { startTestGateway, type TestGateway } from '../harness.ts'
+import { startTestGateway, until, type TestGateway } from '../harness.ts'
 import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
 
 const SECRET = 'in-process-fleet-secret'
@@ -29,7 +30,8 @@ async function member(processId: string): Promise<TestGateway> {
   const store = await createPostgresSessionStore({ url, poolSize: 2 })
   stores.push(store)
   const directory = await createSessionDirectory({ url, processId, leaseMs: 60_000 })
-  const g = await startTestGateway({ parking: { store, persistLive: true, parkDelayMs: 20 }, fleet: { directory, secret: SECRET } })
+  const g = await startTestGateway({ parking: { store, persistLive: true, parkDelayMs: 20 }, fleet: { directory, secret: SECRET } },
+    { deferredTools: { deferred_task: { expiresInMs: 60_000 } } })
   gateways.push(g)
   return g
 }
@@ -56,5 +58,35 @@ describe('the fleet option in one process', { timeout: 60_000 }, () => {
     expect((await again.waitForEvent('turn_result', (e) => e.result === 'echo: on the second server')).numTurns).toBe(2)
     again.close()
     expect((await second.request('GET', '/sessions')).body.sessions.map((s: { id: string }) => s.id)).toContain(session.id)
+  })
+
+  it('releases the directory row when a session closes or parks; the park is woken by another server', async () => {
+    const one = await member('in-process-3')
+    const two = await member('in-process-4')
+    const db = new pg.Client({ connectionString: url })
+    await db.connect()
+    try {
+      const row = async (id: string) => (await db.query('SELECT process_id FROM gateway_session_directory WHERE session_id = $1', [id])).rows[0]
+      const closing = await one.createSession({ prompt: 'to be deleted' })
+      expect(await row(closing.id)).toEqual({ process_id: 'in-process-3' })
+      expect((await two.request('DELETE', `/sessions/${closing.id}`)).status).toBe(200)
+      await until(() => row(closing.id), (r) => r === undefined, 'the row of the deleted session released')
+      expect((await two.request('GET', `/sessions/${closing.id}`)).status).toBe(404)
+
+      const parking = await one.createSession({ prompt: 'scenario:deferred' })
+      const ws = await one.attach(parking.id)
+      const { executionId } = await ws.waitForEvent('execution_dispatched')
+      ws.close()
+      await until(() => row(parking.id), (r) => r === undefined, 'the row of the parked session released')
+      // The result reaches the other server, which wakes the park there and claims the session.
+      const applied = await two.request('POST', `/executions/${executionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'done elsewhere' } } })
+      expect(applied.body).toEqual({ applied: true, sessionId: parking.id })
+      await until(() => row(parking.id), (r) => r?.process_id === 'in-process-4', 'the woken session claimed by the second server')
+      const viaOne = await one.attach(parking.id)
+      expect((await viaOne.waitForEvent('turn_result')).result).toBe('The task answered: "done elsewhere"')
+      viaOne.close()
+    } finally {
+      await db.end()
+    }
   })
 })
