@@ -94,7 +94,8 @@ export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHo
       options.queue.adapter = queueAdapter
     }
   }
-  if (config.fleet) options.fleet = await fleetFor(config, observers)
+  // The directory's trouble goes to the server's onError as it is when it happens (serve sets its logger's).
+  if (config.fleet) options.fleet = await fleetFor(config, observers, (err, where) => options.onError?.(err, where))
   if (config.notifications) {
     const { webhook, ...rest } = config.notifications
     options.notifications = {
@@ -116,7 +117,7 @@ async function sessionStoreFor(store: NonNullable<GatewayConfig['parking']>['sto
 }
 
 /** The fleet's directory on the session store's database; the server stops it (and its pool) on close. */
-async function fleetFor(config: GatewayConfig, observers: EngineObservers): Promise<GatewayServerOptions['fleet']> {
+async function fleetFor(config: GatewayConfig, observers: EngineObservers, onError: (err: unknown, where: string) => void): Promise<GatewayServerOptions['fleet']> {
   const fleet = config.fleet!
   const store = config.parking?.store
   if (store?.kind !== 'postgres') throw new ConfigError("fleet: needs parking.store of kind 'postgres'")
@@ -128,7 +129,7 @@ async function fleetFor(config: GatewayConfig, observers: EngineObservers): Prom
     url: databaseUrl('parking.store.urlEnv', store.urlEnv),
     processId: fleet.processId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     ...(leaseMs !== undefined ? { leaseMs } : {}),
-    onError: (err, where) => observers.onWarning?.(`${where}: ${(err as Error)?.message ?? err}`),
+    onError,
   })
   // For `gateway check`, which builds options without serving; stopping twice is harmless.
   observers.closers?.push(() => directory.stop())

@@ -25,6 +25,8 @@ export interface FleetOptions {
   address?: string
   /** How long the fleet's `GET /sessions` waits for each peer's part (default 2000 ms). */
   peerTimeoutMs?: number
+  /** Told of every adoption this process wins (a dead owner's session taken over), e.g. for logs. */
+  onAdopted?: (event: { sessionId: string; from: string; epoch: number }) => void
 }
 
 export type ForwardedState = 'client' | 'forwarded'

@@ -37,6 +37,8 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, target
       answer.on('end', resolve)
       answer.on('error', () => { res.destroy(); resolve() })
     })
+    // A client that went away ends the forwarded request too (the owner then sees its close).
+    res.on('close', () => { if (!res.writableFinished) upstream.destroy() })
     upstream.on('error', () => {
       if (!res.headersSent) sendRefusal(res, OWNER_UNREACHABLE)
       else res.destroy()

@@ -41,9 +41,10 @@ export function wireFleet(options: GatewayServerOptions, sessions: SessionServic
     runner.subscribe((event) => { if (event.type === 'session_closed') release(id) }, LIVE_ONLY)
   })
   sessions.parkListeners.push(release)
+  const onAdopted = options.fleet.onAdopted
   const fleet = createFleet(options.fleet, {
     context,
-    onAdopted: (id, from, epoch) => options.onWarning?.(`fleet: adopted session ${id} of process ${from} (epoch ${epoch})`),
+    ...(onAdopted ? { onAdopted: (sessionId: string, from: string, epoch: number) => onAdopted({ sessionId, from, epoch }) } : {}),
   })
   return {
     fleet,

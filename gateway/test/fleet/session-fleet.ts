@@ -31,6 +31,8 @@ export interface SessionFleet {
   processes: FleetProcess[]
   db: pg.Pool
   work: string
+  /** The fake Claude CLI's store (CLAUDE_CONFIG_DIR of the `claude` profile), shared by every process. */
+  claudeConfig: string
   start(): Promise<FleetProcess>
   stop(): Promise<void>
 }
@@ -79,7 +81,7 @@ export async function startSessionFleet(count: number): Promise<SessionFleet> {
   }
   for (let i = 0; i < count; i++) await start()
   return {
-    processes, db, work, start,
+    processes, db, work, claudeConfig, start,
     async stop() {
       await Promise.all(processes.map((p) => new Promise<void>((resolve) => {
         if (p.gw.child.exitCode !== null || p.gw.child.signalCode !== null) return resolve()

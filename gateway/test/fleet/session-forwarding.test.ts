@@ -116,4 +116,110 @@ describe('sessions across a fleet of gateway serve processes', { timeout: 120_00
       expect(all).toEqual(expect.arrayContaining([...made.x, ...made.y]))
     }
   })
+
+  it("survives its owner's SIGKILL: attaches on B and C at the same moment adopt it exactly once, every completed turn kept, seqs contiguous", async () => {
+    const [a, b, c] = fleet.processes
+    const created = await a.call('POST', '/sessions', { prompt: 'before the kill 1' })
+    const id = created.body.session.id
+    const ws = await b.attach(id)
+    await ws.waitForEvent('turn_result', (e) => e.result === 'echo: before the kill 1')
+    ws.send({ type: 'user_message', text: 'before the kill 2' })
+    await ws.waitForEvent('turn_result', (e) => e.result === 'echo: before the kill 2')
+    const idle = await until(() => c.call('GET', `/sessions/${id}`), (r) => r.body.session.status === 'idle' && r.body.session.numTurns === 2, 'idle after two turns')
+    const lastSeq: number = idle.body.session.lastSeq
+    ws.close()
+    const record = (sid: string) => fleet.db.query('SELECT record FROM gateway_sessions WHERE id = $1', [sid]).then((r) => r.rows[0]?.record)
+    // A turn running when A dies (hang: it never ends by itself), after one completed turn.
+    const running = (await a.call('POST', '/sessions', { prompt: 'one turn' })).body.session.id
+    await until(() => record(running), (r) => r?.kind === 'live', 'the running session has its live record')
+    const hanging = await c.attach(running)
+    await hanging.waitForEvent('turn_result')
+    hanging.send({ type: 'user_message', text: 'scenario:hang' })
+    await hanging.waitForEvent('status_changed', (e) => e.status === 'running' && e.seq > 3)
+    const seenBeforeKill = Math.max(...seqsOf(hanging))
+    // A session whose only turn was running has no record: nothing to adopt (404 once its row is cleaned).
+    const unrecorded = (await a.call('POST', '/sessions', { prompt: 'scenario:hang' })).body.session.id
+    await until(() => c.call('GET', `/sessions/${unrecorded}`), (r) => r.body.session.status === 'running', 'the unrecorded turn runs')
+    await until(() => record(id), (r) => r?.kind === 'live' && r.snapshot.seq >= lastSeq - 1, 'the live record holds both turns')
+    // Two Claude CLI sessions with a completed turn: their dormant records name the CLI's conversation.
+    const cli = async (prompt: string) => {
+      const made = (await a.call('POST', '/sessions', { profile: 'claude', cwd: fleet.work, prompt })).body.session
+      const done = await until(() => c.call('GET', `/sessions/${made.id}`), (r) => r.body.session.status === 'idle' && r.body.session.numTurns === 1, 'the CLI turn ended')
+      await until(() => record(made.id), (r) => r?.kind === 'live' && r.snapshot.resumeId !== undefined, 'the dormant record')
+      return { id: made.id as string, sdkSessionId: done.body.session.sdkSessionId as string }
+    }
+    const cliKept = await cli('cli before the kill')
+    const cliLost = await cli('cli whose store is gone')
+    const ownerA = await processIdOf(fleet.db, a)
+    expect(await directoryRow(fleet.db, id)).toEqual({ process_id: ownerA, epoch: '1' })
+
+    a.gw.child.kill('SIGKILL')
+    await a.gw.exited
+    const leaseHeld = async () => (await fleet.db.query('SELECT lease_until > clock_timestamp() AS held FROM gateway_fleet_members WHERE process_id = $1', [ownerA])).rows[0]?.held === true
+    // While A's lease holds, its sessions are unreachable (503), not gone (404).
+    const early = await b.call('GET', `/sessions/${id}`)
+    if (await leaseHeld()) expect(early).toMatchObject({ status: 503, body: { code: 'session_owner_unreachable' } })
+    await until(leaseHeld, (held) => !held, "A's lease lapsed", 15_000)
+
+    const [onB, onC] = await Promise.all([b.attach(id), c.attach(id)])
+    for (const socket of [onB, onC]) {
+      await socket.waitForEvent('turn_result', (e) => e.result === 'echo: before the kill 2')
+      const seqs = seqsOf(socket)
+      expect(seqs[0]).toBe(1)
+      expect(contiguous(seqs)).toBe(true)
+      expect(socket.events().filter((e) => e.type === 'turn_result').map((e) => e.result)).toEqual(['echo: before the kill 1', 'echo: before the kill 2'])
+    }
+    const row = await directoryRow(fleet.db, id)
+    expect(row?.epoch).toBe('2') // one adoption: the epoch moved once
+    expect([await processIdOf(fleet.db, b), await processIdOf(fleet.db, c)]).toContain(row?.process_id)
+    const adoptionsOf = async (sid: string) => [b, c].flatMap((p) => p.gw.lines.flatMap((l) => {
+      try { const line = JSON.parse(l); return line.kind === 'fleet' && line.sessionId === sid ? [line] : [] } catch { return [] }
+    }))
+    const logged = await until(() => adoptionsOf(id), (lines) => lines.length > 0, 'the adoption logged')
+    expect(logged).toEqual([expect.objectContaining({ msg: 'session adopted from a dead process', from: ownerA, epoch: 2, processId: row?.process_id })])
+    // One runner behind both sockets: a turn sent on one is seen on both, numbered after every seq shown before.
+    onC.send({ type: 'user_message', text: 'after the kill' })
+    for (const socket of [onB, onC]) {
+      const next = await socket.waitForEvent('turn_result', (e) => e.result === 'echo: after the kill')
+      expect(next.seq).toBeGreaterThan(lastSeq)
+      expect(next.numTurns).toBe(3)
+      expect(socket.events().filter((e) => e.type === 'turn_result')).toHaveLength(3)
+      expect(new Set(seqsOf(socket)).size).toBe(seqsOf(socket).length)
+    }
+    onB.close()
+    onC.close()
+
+    // The turn A was running is lost with it, as in a crash-restart of one process: the session
+    // comes back idle with its completed turn, and numbers after every seq a client saw (events.1).
+    const lost = await c.attach(running)
+    await lost.waitForEvent('turn_result', (e) => e.result === 'echo: one turn')
+    const back = await until(() => c.call('GET', `/sessions/${running}`), (r) => r.body.session.status === 'idle', 'the adopted session is idle')
+    expect(back.body.session.numTurns).toBe(1)
+    lost.send({ type: 'user_message', text: 'after the lost turn' })
+    const after = await lost.waitForEvent('turn_result', (e) => e.result === 'echo: after the lost turn')
+    expect(after.seq).toBeGreaterThan(seenBeforeKill)
+    lost.close()
+    // The CLI session resumes on the adopting process from the CLI's own store, its turn replayed.
+    const resumed = await b.attach(cliKept.id)
+    await resumed.waitForEvent('user_message', (e) => e.replay === true && JSON.stringify(e.message.content).includes('cli before the kill'))
+    await resumed.waitForEvent('assistant_message', (e) => e.replay === true)
+    await resumed.waitForEvent('status_changed', (e) => e.status === 'idle')
+    resumed.send({ type: 'user_message', text: 'cli after the kill' })
+    await resumed.waitForEvent('turn_result', (e) => e.result === 'echo: cli after the kill')
+    expect(resumed.events().find((e) => e.type === 'system_init')?.sdkSessionId).toBe(cliKept.sdkSessionId)
+    resumed.close()
+    // A CLI conversation the adopting process cannot read (its store not shared with it): the
+    // client is told so, naming the conversation, never handed an empty history without a word.
+    const { readdir, rm: remove } = await import('node:fs/promises')
+    const { join } = await import('node:path')
+    for (const project of await readdir(join(fleet.claudeConfig, 'projects'))) {
+      await remove(join(fleet.claudeConfig, 'projects', project, `${cliLost.sdkSessionId}.jsonl`), { force: true })
+    }
+    const orphan = await c.attach(cliLost.id)
+    const notice = await orphan.waitForEvent('sdk_event', (e) => e.payload?.type === 'gateway_notice')
+    expect(notice.payload.message).toBe(`no stored transcript for ${cliLost.sdkSessionId}; the resumed session starts empty`)
+    orphan.close()
+    expect(await b.call('GET', `/sessions/${unrecorded}`)).toMatchObject({ status: 404, body: { code: 'session_not_found' } })
+    expect(await directoryRow(fleet.db, unrecorded)).toBeUndefined()
+  })
 })
