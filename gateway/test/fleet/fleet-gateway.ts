@@ -117,8 +117,11 @@ const gateway = createGatewayServer({
       cli_primary: createCliPrimaryAdapter({ pathToClaudeCodeExecutable: FAKE_CLAUDE_CLI_PATH, executable: process.execPath, executableArgs: FAKE_CLAUDE_CLI_NODE_ARGS }),
       cli_secondary: createCliSecondaryAdapter(FAKE_CODEX),
     },
-    fleet: { directory: directory!, secret: sessions.secret },
-    onWarning: (message: string) => process.stderr.write(`[${options.workerId}] warning: ${message}\n`),
+    fleet: {
+      directory: directory!, secret: sessions.secret,
+      // One line per adoption, for the soak's "no session adopted twice" (fleet-session-checks.ts).
+      onAdopted: (e: { sessionId: string; from: string; epoch: number }) => process.stderr.write(`[${options.workerId}] fleet: adopted session ${e.sessionId} of process ${e.from} (epoch ${e.epoch})\n`),
+    },
   } : {}),
   createEngineRunner: (ctx) => createAiSdkRunner(ctx, {
     baseURL: model.baseURL, maxRetries: 0,
