@@ -12,7 +12,7 @@ import type { GatewayContext } from '../server/context.ts'
 import { sendRawJson } from '../server/http.ts'
 import type { Principal } from '../server/principal.ts'
 import type { SessionDirectory } from './directory.ts'
-import { fetchFromPeer } from './forward-http.ts'
+import { askPeer } from './forward-http.ts'
 
 /** On a forwarded list request: answer this process's own rows, with which of them run here. */
 export const FLEET_LIST = 'x-gateway-fleet-list'
@@ -41,9 +41,11 @@ export async function answerFleetList(ctx: GatewayContext, req: IncomingMessage,
   const merged = new Map<string, Row>()
   for (const row of localRows(ctx, principal)) merged.set(row.id, row)
   const peers = await fleet.directory.peers()
-  const parts = await Promise.all(peers.map((peer) => fetchFromPeer(req, peer.address, req.url ?? '/', fleet.directory.processId, fleet.secret, fleet.peerTimeoutMs, { [FLEET_LIST]: '1' })))
-  for (const text of parts) {
-    if (text === undefined) continue
+  const parts = await Promise.all(peers.map((peer) => askPeer(req, peer.address, { method: 'GET', path: req.url ?? '/', headers: { [FLEET_LIST]: '1' } },
+    fleet.directory.processId, fleet.secret, fleet.peerTimeoutMs)))
+  for (const answer of parts) {
+    if (answer?.status !== 200) continue
+    const text = answer.body
     let part: { sessions?: unknown[]; live?: unknown[] }
     try { part = JSON.parse(text) } catch { continue }
     const live = new Set(Array.isArray(part.live) ? part.live : [])

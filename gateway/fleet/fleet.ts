@@ -11,6 +11,8 @@ import type { Principal } from '../server/principal.ts'
 import { isRefusal, type Refusal } from '../server/refusal.ts'
 import { abortHandshake } from '../server/ws/abort-handshake.ts'
 import type { SessionDirectory } from './directory.ts'
+import { forwardStateOf } from './forward-auth.ts'
+import { offerExecutionResult } from './forward-execution.ts'
 import { forwardRequest } from './forward-http.ts'
 import { forwardUpgrade } from './forward-ws.ts'
 import { answerFleetList, answerFleetPart, FLEET_LIST } from './fleet-list.ts'
@@ -40,6 +42,8 @@ export interface Fleet {
   /** The WebSocket upgrade `/sessions/:id/ws`: true when forwarded or refused. */
   answerUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, principal: Principal, id: string, state: ForwardedState): Promise<boolean>
   locate(principal: Principal, id: string, state: ForwardedState): Promise<Location>
+  /** An execution result unknown here, from a client: true when a peer running its session answered. */
+  offerExecution(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean>
 }
 
 export interface FleetDeps {
@@ -70,6 +74,11 @@ export function createFleet(options: FleetOptions, { context, onAdopted }: Fleet
     async answerList(req, res, principal, state) {
       if (state === 'forwarded' && req.headers[FLEET_LIST] === '1') return answerFleetPart(context, res, principal)
       return answerFleetList(context, req, res, principal, { directory, secret, peerTimeoutMs })
+    },
+    async offerExecution(req, res, body) {
+      // A forwarded offer is answered here or 404: never offered on (no loops).
+      if (forwardStateOf(req, secret) !== 'client') return false
+      return offerExecutionResult(req, res, body, { directory, secret, peerTimeoutMs })
     },
     async answerUpgrade(req, socket, head, principal, id, state) {
       const where = await locate(principal, id, state)

@@ -48,22 +48,26 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, target
   })
 }
 
-/** A GET to a peer with the client's credentials, for the fleet's session list; undefined when it did not answer 200. */
-export function fetchFromPeer(req: IncomingMessage, target: string, path: string, processId: string, secret: string, timeoutMs: number, extra: Record<string, string> = {}): Promise<string | undefined> {
+/**
+ * One request to a peer with the client's credentials and the forward marker, answered in full
+ * (the fleet's list, an execution result looking for its session); undefined when it failed.
+ */
+export function askPeer(req: IncomingMessage, target: string, call: { method: string; path: string; body?: string; headers?: Record<string, string> },
+  processId: string, secret: string, timeoutMs: number): Promise<{ status: number; body: string } | undefined> {
   return new Promise((resolve) => {
     const url = new URL(target)
-    const upstream = request({
-      host: url.hostname, port: url.port, method: 'GET', path, timeout: timeoutMs,
-      headers: { ...passHeaders(req.headers), host: url.host, ...extra, ...forwardHeaders(processId, secret) },
-    }, (answer) => {
+    const headers: Record<string, string | string[]> = { ...passHeaders(req.headers), host: url.host, ...call.headers, ...forwardHeaders(processId, secret) }
+    delete headers['content-length']
+    if (call.body !== undefined) headers['content-length'] = String(Buffer.byteLength(call.body))
+    const upstream = request({ host: url.hostname, port: url.port, method: call.method, path: call.path, timeout: timeoutMs, headers }, (answer) => {
       let text = ''
       answer.setEncoding('utf8')
       answer.on('data', (chunk: string) => { text += chunk })
-      answer.on('end', () => resolve(answer.statusCode === 200 ? text : undefined))
+      answer.on('end', () => resolve({ status: answer.statusCode ?? 502, body: text }))
       answer.on('error', () => resolve(undefined))
     })
     upstream.on('timeout', () => upstream.destroy())
     upstream.on('error', () => resolve(undefined))
-    upstream.end()
+    upstream.end(call.body)
   })
 }

@@ -58,7 +58,10 @@ export function assembleServices(options: GatewayServerOptions): ServerServices 
   const { metrics, listener: metricsListener } = wireMetrics(options, context, () => attached.stats())
   const admission = new SocketAdmission(resolved.webSockets, attached, metrics)
   const fleet = wireFleet(options, sessions, context, onError)
-  if (fleet) context.fleetClaimed = fleet.claimed
+  if (fleet) {
+    context.fleetClaimed = fleet.claimed
+    context.fleetExecution = (req, res, body) => fleet.fleet.offerExecution(req, res, body)
+  }
   return { ...sessions, options, resolved, context, onError, deliverers, principalOf, webSockets, attached, admission, metrics, metricsListener, fleet }
 }
 

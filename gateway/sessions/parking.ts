@@ -229,7 +229,7 @@ export class ParkingManager {
     // replays its own store while it starts, so the woken session is handed to callers (an
     // attach, a result delivery) only once start() settled. A failed start is reported by the
     // factory and fails the runner; the caller then sees it closed.
-    await runner.start().catch(() => undefined)
+    await runner.start().then(() => this.#live.started(record, runner), () => undefined)
     return runner
   }
 

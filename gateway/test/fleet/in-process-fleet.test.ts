@@ -89,4 +89,21 @@ describe('the fleet option in one process', { timeout: 60_000 }, () => {
       await db.end()
     }
   })
+
+  it('takes an execution result for a session that runs live on the other server (a client attached there)', async () => {
+    const one = await member('in-process-5')
+    const two = await member('in-process-6')
+    const session = await one.createSession({ prompt: 'scenario:deferred' }, 'tenantA')
+    const ws = await one.attach(session.id, { who: 'tenantA' })
+    const { executionId } = await ws.waitForEvent('execution_dispatched')
+    const result = { status: 'ok', output: { type: 'text', value: 'answered through two' } }
+    // Not the caller's session: the same 404 as an unknown id, from every server.
+    expect(await two.request('POST', `/executions/${executionId}/result`, { who: 'tenantB', body: result })).toMatchObject({ status: 404, body: { code: 'execution_not_found' } })
+    const applied = await two.request('POST', `/executions/${executionId}/result`, { who: 'tenantA', body: result })
+    expect(applied).toMatchObject({ status: 200, body: { applied: true, sessionId: session.id } })
+    expect((await ws.waitForEvent('turn_result')).result).toBe('The task answered: "answered through two"')
+    const again = await two.request('POST', `/executions/${executionId}/result`, { who: 'tenantA', body: result })
+    expect(again).toMatchObject({ status: 200, body: { applied: false, sessionId: session.id } })
+    ws.close()
+  })
 })

@@ -137,6 +137,7 @@ describe('sessions across a fleet of gateway serve processes', { timeout: 120_00
     hanging.send({ type: 'user_message', text: 'scenario:hang' })
     await hanging.waitForEvent('status_changed', (e) => e.status === 'running' && e.seq > 3)
     const seenBeforeKill = Math.max(...seqsOf(hanging))
+    await until(() => record(running), (r) => r?.turnRunning === true, 'the record says a turn runs')
     // A session whose only turn was running has no record: nothing to adopt (404 once its row is cleaned).
     const unrecorded = (await a.call('POST', '/sessions', { prompt: 'scenario:hang' })).body.session.id
     await until(() => c.call('GET', `/sessions/${unrecorded}`), (r) => r.body.session.status === 'running', 'the unrecorded turn runs')
@@ -189,15 +190,18 @@ describe('sessions across a fleet of gateway serve processes', { timeout: 120_00
     onB.close()
     onC.close()
 
-    // The turn A was running is lost with it, as in a crash-restart of one process: the session
-    // comes back idle with its completed turn, and numbers after every seq a client saw (events.1).
+    // The turn A was running died with it: adoption ends it with an error turn_result, numbered
+    // after every seq a client saw (events.1), and the session is idle again with its completed turn.
     const lost = await c.attach(running)
     await lost.waitForEvent('turn_result', (e) => e.result === 'echo: one turn')
+    const ended = await lost.waitForEvent('turn_result', (e) => e.isError === true)
+    expect(ended).toMatchObject({ subtype: 'error_during_execution', errors: ['the gateway process running this turn ended before the turn did'] })
+    expect(ended.seq).toBeGreaterThan(seenBeforeKill)
     const back = await until(() => c.call('GET', `/sessions/${running}`), (r) => r.body.session.status === 'idle', 'the adopted session is idle')
-    expect(back.body.session.numTurns).toBe(1)
+    expect(back.body.session.numTurns).toBe(2)
     lost.send({ type: 'user_message', text: 'after the lost turn' })
     const after = await lost.waitForEvent('turn_result', (e) => e.result === 'echo: after the lost turn')
-    expect(after.seq).toBeGreaterThan(seenBeforeKill)
+    expect(after.seq).toBeGreaterThan(ended.seq)
     lost.close()
     // The CLI session resumes on the adopting process from the CLI's own store, its turn replayed.
     const resumed = await b.attach(cliKept.id)
