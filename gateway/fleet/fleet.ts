@@ -15,7 +15,7 @@ import { forwardStateOf } from './forward-auth.ts'
 import { offerExecutionResult } from './forward-execution.ts'
 import { forwardRequest } from './forward-http.ts'
 import { forwardUpgrade } from './forward-ws.ts'
-import { answerFleetList, answerFleetPart, FLEET_LIST } from './fleet-list.ts'
+import { answerFleetList, answerFleetPart } from './fleet-list.ts'
 import { locateSession, type Location } from './session-locator.ts'
 
 export interface FleetOptions {
@@ -54,11 +54,21 @@ export interface FleetDeps {
 export function createFleet(options: FleetOptions, { context, onAdopted }: FleetDeps): Fleet {
   const { directory, secret } = options
   const peerTimeoutMs = options.peerTimeoutMs ?? 2000
+  // One store read per session at a time: concurrent requests for a session share its refresh.
+  const refreshing = new Map<string, Promise<boolean>>()
+  const refreshStoredRow = (id: string): Promise<boolean> => {
+    let pending = refreshing.get(id)
+    if (!pending) {
+      pending = context.parking.refreshStoredRow(id).finally(() => refreshing.delete(id))
+      refreshing.set(id, pending)
+    }
+    return pending
+  }
   const locate = (principal: Principal, id: string, state: ForwardedState) => locateSession({
     directory,
     canSee: (info) => context.visibility.canSee(principal, info),
     runsHere: (sid) => context.registry.get(sid) !== undefined && !context.parking.isParked(sid),
-    refreshStoredRow: (sid) => context.parking.refreshStoredRow(sid),
+    refreshStoredRow,
     onAdopted,
   }, id, state === 'forwarded')
   return {
@@ -72,7 +82,8 @@ export function createFleet(options: FleetOptions, { context, onAdopted }: Fleet
       return true
     },
     async answerList(req, res, principal, state) {
-      if (state === 'forwarded' && req.headers[FLEET_LIST] === '1') return answerFleetPart(context, res, principal)
+      // A forwarded list is this process's part, whatever it asks: it never fans out again (no loops).
+      if (state === 'forwarded') return answerFleetPart(context, res, principal)
       return answerFleetList(context, req, res, principal, { directory, secret, peerTimeoutMs })
     },
     async offerExecution(req, res, body) {

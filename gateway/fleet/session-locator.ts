@@ -41,7 +41,11 @@ export async function locateSession(deps: LocatorDeps, id: string, forwarded: bo
       return LOCAL
     }
     if (!deps.canSee(entry.info)) return SESSION_NOT_FOUND
-    if (entry.processId === directory.processId) return LOCAL
+    if (entry.processId === directory.processId) {
+      // Adopted here by a request still loading its record (a forwarded one may overtake it): the row first.
+      await deps.refreshStoredRow(id)
+      return LOCAL
+    }
     if (entry.alive && entry.address) return forwarded ? OWNER_CHANGED : { kind: 'remote', address: entry.address }
     if (await directory.adopt(id, entry.epoch)) {
       deps.onAdopted?.(id, entry.processId, entry.epoch + 1)
