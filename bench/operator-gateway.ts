@@ -59,9 +59,9 @@ export async function processRss(pid: number): Promise<number> {
 }
 
 /** Spawns `node <args>` and resolves with the first stdout line `match` accepts, parsed by it. */
-export function spawnUntil<T>(args: string[], match: (line: string) => T | undefined): Promise<{ child: ChildProcess; value: T }> {
+export function spawnUntil<T>(args: string[], match: (line: string) => T | undefined, env?: Record<string, string>): Promise<{ child: ChildProcess; value: T }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } })
     let buffered = ''
     let found = false
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`not ready within 60 s: ${args.join(' ')}`)) }, 60_000)
@@ -140,11 +140,16 @@ export interface OperatorGatewayOptions {
    * ready when `/healthz` answers.
    */
   logLevel?: string
+  /** The operator's bearer token (a fresh random one when not given; a fleet's processes share one). */
+  token?: string
+  /** More top-level YAML for the file (a fleet's `parking` and `fleet` sections), and environment for the process. */
+  extraYaml?: string
+  env?: Record<string, string>
 }
 
 export async function startOperatorGateway(options: OperatorGatewayOptions): Promise<OperatorGateway> {
   const work = await mkdtemp(join(tmpdir(), 'gw-operator-'))
-  const token = `gw_${randomBytes(32).toString('base64url')}`
+  const token = options.token ?? `gw_${randomBytes(32).toString('base64url')}`
   await writeFile(join(work, 'principals.json'), JSON.stringify({ version: 1, principals: { [hashToken(token)]: { id: 'bench', operator: true } } }))
   // The fake CLI reads its login from its config directory, as the real one does.
   const claudeDir = join(work, '.claude')
@@ -171,7 +176,7 @@ engines:
   cli_secondary: { codexPath: ${JSON.stringify(FAKE_CODEX_APP_SERVER_PATH)}, interpreter: ${JSON.stringify(process.execPath)}, interpreterArgs: ${JSON.stringify(FAKE_CODEX_APP_SERVER_NODE_ARGS)} }
 allowedCwdRoots: [${JSON.stringify(work)}]
 allowedConfigDirRoots: [${JSON.stringify(work)}]
-${options.logLevel ? `logging: { level: ${options.logLevel} }\n` : ''}`
+${options.logLevel ? `logging: { level: ${options.logLevel} }\n` : ''}${options.extraYaml ?? ''}`
   await writeFile(join(work, 'gateway.yaml'), config)
   const compiled = options.bin !== undefined || (!options.source && existsSync(COMPILED_BIN))
   const entry = compiled ? [options.bin ?? COMPILED_BIN] : ['--import', 'tsx', join(ROOT, 'gateway/bin.ts')]
@@ -179,7 +184,7 @@ ${options.logLevel ? `logging: { level: ${options.logLevel} }\n` : ''}`
   const { child, value: url } = quiet
     // The API under the default basePath, /v1 (the file sets none).
     ? { child: await spawnUntilHealthy(args, `http://127.0.0.1:${port}/healthz`), value: `http://127.0.0.1:${port}/v1` }
-    : await spawnUntil(args, (line) => (line.includes('gateway listening') ? (JSON.parse(line) as { url: string }).url : undefined))
+    : await spawnUntil(args, (line) => (line.includes('gateway listening') ? (JSON.parse(line) as { url: string }).url : undefined), options.env)
   const pid = child.pid!
   return {
     url,

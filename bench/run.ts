@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { benchAccessLog } from './access-log-bench.ts'
 import { benchCreate, benchList } from './http-bench.ts'
+import { benchForward } from './forward-bench.ts'
 import { benchMemory } from './memory-bench.ts'
 import { benchMemoryReturned } from './memory-return.ts'
 import { benchQueue } from './queue-bench.ts'
@@ -21,7 +22,7 @@ const OUT_DIR = new URL('../reports/out/bench/', import.meta.url)
 
 async function main(): Promise<void> {
   const rows: BenchRow[] = []
-  // `npm run bench -- c e` runs only the steps whose letter is named.
+  // `npm run bench -- c e` runs only the steps whose letter (or tag: fwd, log) is named.
   const only = process.argv.slice(2)
   const step = async (label: string, run: () => Promise<BenchRow | BenchRow[]>) => {
     if (only.length && !only.some((letter) => label.startsWith(`(${letter})`))) return
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
   await step('(i) provider CPU per delta against a bare relay and an SDK relay', () => benchRelayCpu())
   await step('(j) capacity: concurrent streams at 50 deltas/s', () => benchCapacity())
   await step('(k) lean OpenAI-compatible model vs the AI SDK model, CPU per delta', () => benchLeanModel())
+  await step('(fwd) live stream through a forwarding process vs direct to the owner', () => benchForward())
   await step('(log) GET /sessions/:id at default logging vs at warn', () => benchAccessLog())
   await mkdir(OUT_DIR, { recursive: true })
   await writeFile(new URL('latest.json', OUT_DIR), `${JSON.stringify(rows, null, 2)}\n`)

@@ -14,7 +14,7 @@ import { WebhookReceiver } from './harness/webhook-receiver.ts'
 import { MissingGatewayError, startSelfTarget, type SelfTarget } from './target/self.ts'
 import type { Report, TargetManifest } from './types.ts'
 
-const USAGE = `usage: gateway-conformance [--target manifest.json | --target self-serve | --target self-minimal | --url <baseUrl> --token <operator token> [--profile <provider profile>]]
+const USAGE = `usage: gateway-conformance [--target manifest.json | --target self-serve | --target self-fleet | --target self-minimal | --url <baseUrl> --token <operator token> [--profile <provider profile>]]
          [--filter <substring|clause id|section>]... [--reports <dir>] [--concurrency N] [--timeout-ms N] [--seed N]
          [--repeat N] [--baseline file] [--update-baseline file] [--list]
        gateway-conformance --explore [target options] [--seed N] [--budget-steps N | --budget-s S] [--reports <dir>]
@@ -23,7 +23,10 @@ const USAGE = `usage: gateway-conformance [--target manifest.json | --target sel
   Without --target or --url the kit starts its self target (our gateway with the fake engines,
   \`gateway dev\`). \`--target self-serve\` starts our gateway the operator's way instead: \`gateway serve
   --config\` on a generated file, the fake engines, a principals file, queue and parking on an
-  embedded PostgreSQL (in the repository only). \`--target self-minimal\` starts our gateway embedded as
+  embedded PostgreSQL (in the repository only). \`--target self-fleet\` runs three such processes on one
+  PostgreSQL behind a round-robin TCP proxy with no affinity, and SIGKILLs one between two cases
+  mid-run, replacing it under a new process id (conformance/target/self-fleet.ts).
+  \`--target self-minimal\` starts our gateway embedded as
   a library with every optional feature left out (no queue, profileStore, hostFiles, CLI engines;
   conformance/target/self-minimal.ts, in the repository only), so the cases about a gateway
   without a feature run.
@@ -57,6 +60,7 @@ const USAGE = `usage: gateway-conformance [--target manifest.json | --target sel
 /** The `--target` values that name a self target rather than a manifest file: what each starts, and how. */
 const SELF_TARGETS: Record<string, { says: string; start: () => Promise<SelfTarget> }> = {
   'self-serve': { says: 'the self-serve target (gateway serve --config, fake engines, PostgreSQL)', start: () => import('./target/self-serve.ts').then((m) => m.startServeTarget()) },
+  'self-fleet': { says: 'the self-fleet target (three gateway serve processes on one PostgreSQL behind a round-robin proxy, one killed mid-run)', start: () => import('./target/self-fleet.ts').then((m) => m.startFleetTarget()) },
   'self-minimal': { says: 'the self-minimal target (our gateway as a library, optional features absent)', start: () => import('./target/self-minimal.ts').then((m) => m.startMinimalTarget()) },
 }
 
@@ -215,7 +219,7 @@ async function main(): Promise<void> {
     const [{ createProgress, printSummary }, { writeReports }] = await Promise.all([import('../reports/console.ts'), import('../reports/write.ts')])
     const progress = createProgress(selected.length)
     const report = await runSuite({
-      manifest, filters, seed, baseline, receiver, restart: self?.restart, mode: values.url ? 'url' : values.target && !namedTarget ? 'target' : 'self',
+      manifest, filters, seed, baseline, receiver, restart: self?.restart, midRun: self?.midRun, mode: values.url ? 'url' : values.target && !namedTarget ? 'target' : 'self',
       concurrency, timeoutMs, repeat,
       onStart: (c) => progress.start(c), onResult: (r) => progress.finish(r),
     })

@@ -23,6 +23,8 @@ export interface SuiteOptions {
   baseline?: Baseline
   receiver?: WebhookReceiver
   restart?: () => Promise<void>
+  /** Between two cases mid-run (runner.ts `midRun`): the self-fleet target's kill and replacement. */
+  midRun?: () => Promise<void>
   onStart?: (c: Case) => void
   onResult?: (r: CaseResult) => void
   /** How the manifest came (the CLI knows): a `url` run is a smoke test, never a conformance verdict. */
@@ -45,6 +47,7 @@ export async function runSuite(options: SuiteOptions): Promise<Report> {
     repeat: options.repeat ?? 1,
     receiver: options.receiver,
     restart: options.restart,
+    midRun: options.midRun,
     onStart: options.onStart,
     onResult: options.onResult,
   })

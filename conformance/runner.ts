@@ -21,6 +21,12 @@ export interface RunOptions {
   receiver?: WebhookReceiver
   /** Restarts the target keeping its address, principals and store (the self target can). */
   restart?: () => Promise<void>
+  /**
+   * Run once between two cases in the middle of the run: after the first half of the per-session
+   * cases have all ended and before the second half starts (the self-fleet target kills and
+   * replaces a process there). Nothing of the kit is in flight while it runs.
+   */
+  midRun?: () => Promise<void>
   onStart?: (c: Case) => void
   onResult?: (r: CaseResult) => void
 }
@@ -37,10 +43,20 @@ export async function runCases(options: RunOptions): Promise<CaseResult[]> {
   const spends = (c: Case) => c.requires?.includes('spendDailyBudget') === true
   const global = options.cases.filter((c) => c.isolation === 'global')
   const serial = [...global.filter((c) => !spends(c)), ...global.filter(spends)]
-  let next = 0
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, async () => {
-    while (next < parallel.length) record(await runRepeated(parallel[next++], options))
-  }))
+  const pool = async (cases: Case[]) => {
+    let next = 0
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, async () => {
+      while (next < cases.length) record(await runRepeated(cases[next++], options))
+    }))
+  }
+  if (options.midRun) {
+    const half = Math.ceil(parallel.length / 2)
+    await pool(parallel.slice(0, half))
+    await options.midRun()
+    await pool(parallel.slice(half))
+  } else {
+    await pool(parallel)
+  }
   for (const c of serial) record(await runRepeated(c, options))
   return options.cases.map((c) => results.get(c.id)!)
 }

@@ -48,9 +48,50 @@ export interface ServeTargetOptions {
 }
 
 export async function startServeTarget(options: ServeTargetOptions = {}): Promise<SelfTarget> {
+  const setup = await prepareServe(options, 'gateway-self-serve-')
+  const { processes, close } = setup
+  try {
+    let main = setup.spawnServe(setup.configFile, setup.env)
+    processes.closers.push(() => setup.stop(main))
+    const [baseUrl, manifest] = await Promise.all([main.url, setup.manifest(main.url)])
+    const restart = async () => {
+      await setup.stop(main)
+      main = setup.spawnServe(setup.configFile, setup.env, Number(new URL(baseUrl).port))
+      await main.url
+    }
+    return { manifest, receiver: setup.receiver, restart, output: () => processes.output, close }
+  } catch (err) {
+    await close()
+    throw err
+  }
+}
+
+/** What every `gateway serve` target shares: its fakes, files, database and the detecting gateway, before any main process starts. */
+export interface ServeSetup {
+  processes: TargetProcesses
+  receiver: WebhookReceiver
+  /** The configuration file's data and the file it is written to (etc/gateway.yaml). */
+  config: Record<string, unknown>
+  configFile: string
+  etc: string
+  /** The main processes' environment: the database URL and the notification header's value. */
+  env: Record<string, string>
+  spawnServe(config: string, env: Record<string, string>, port?: number): ListeningProcess
+  stop(p: ListeningProcess): Promise<void>
+  /** The manifest for a main gateway reached at `baseUrl` (once it listens). */
+  manifest(baseUrl: Promise<string>): Promise<TargetManifest>
+  close(): Promise<void>
+}
+
+/**
+ * Everything but the main gateway: the scratch directory, webhook receiver, database, fake
+ * engines, fixtures, principals, hooks, the configuration file, and the detecting gateway
+ * (server-configuration.26) started. The caller starts its main process(es) from `configFile`.
+ */
+export async function prepareServe(options: ServeTargetOptions, prefix: string): Promise<ServeSetup> {
   const command = options.root ? [...typeScriptArgs(options.root), join(options.root, 'gateway/bin.ts')] : gatewayCommand()
   // Real paths: the file's relative `../root` and the manifest's cwdRoot must name one directory.
-  const dir = await realpath(await mkdtemp(join(tmpdir(), 'gateway-self-serve-')))
+  const dir = await realpath(await mkdtemp(join(tmpdir(), prefix)))
   const etc = join(dir, 'etc')
   const cwdRoot = join(dir, 'root')
   await mkdir(etc)
@@ -91,19 +132,14 @@ export async function startServeTarget(options: ServeTargetOptions = {}): Promis
     await writeFile(detectFile, `${JSON.stringify(detectingConfig(), null, 2)}\n`)
 
     const env = { [DATABASE_ENV]: databaseUrl, [NOTIFICATION_HEADER.env]: NOTIFICATION_HEADER.value }
-    let main = spawnServe(configFile, env)
-    closers.push(() => stop(main))
     const detecting = spawnServe(detectFile, fixtures.detectHomes)
     closers.push(() => stop(detecting))
-    const [baseUrl, detectUrl] = await Promise.all([main.url, detecting.url])
-    const { checkManifest } = await import('../manifest.ts')
-    const manifest = checkManifest(serveManifest({ baseUrl, detectUrl, tokens, cwdRoot, webhookUrl, parkDelayMs, project: fixtures.project }), 'the self-serve target')
-    const restart = async () => {
-      await stop(main)
-      main = spawnServe(configFile, env, Number(new URL(baseUrl).port))
-      await main.url
+    const manifest = async (main: Promise<string>) => {
+      const [baseUrl, detectUrl] = await Promise.all([main, detecting.url])
+      const { checkManifest } = await import('../manifest.ts')
+      return checkManifest(serveManifest({ baseUrl, detectUrl, tokens, cwdRoot, webhookUrl, parkDelayMs, project: fixtures.project }), 'the self-serve target')
     }
-    return { manifest, receiver, restart, output: () => processes.output, close }
+    return { processes, receiver, config, configFile, etc, env, spawnServe, stop, manifest, close }
   } catch (err) {
     await close()
     throw err

@@ -78,6 +78,8 @@ export interface SelfTarget {
    * and file store, so restart cases can check what survives (session-status-values.7-8).
    */
   restart(): Promise<void>
+  /** A fault the target injects between two cases in the middle of the run (the self-fleet target's process kill). */
+  midRun?: () => Promise<void>
   /** Everything the gateway process wrote to stdout and stderr so far. */
   output(): string
   close(): Promise<void>

@@ -35,6 +35,23 @@ describe('the case runner', () => {
     expect(order).toEqual(['parallel', 'global-after', 'spends'])
   })
 
+  it('runs midRun once between two cases: after the first half of the per-session cases ended, before the rest and the global ones start', async () => {
+    const events: string[] = []
+    let running = 0
+    const tracked = (id: string) => make(id, async () => {
+      running++
+      events.push(`start ${id}`)
+      await new Promise((r) => setTimeout(r, 5))
+      running--
+    })
+    await runCases({
+      manifest, concurrency: 3, timeoutMs: 1000, seed: 1, repeat: 1,
+      cases: [tracked('a'), tracked('b'), tracked('c'), tracked('d'), tracked('e'), make('g', async () => { events.push('start g') }, { isolation: 'global' })],
+      midRun: async () => { events.push(`midRun with ${running} running`) },
+    })
+    expect(events).toEqual(['start a', 'start b', 'start c', 'midRun with 0 running', 'start d', 'start e', 'start g'])
+  })
+
   it('marks a case flaky when repeats disagree, and times out a hanging case as error', async () => {
     let n = 0
     const results = await runCases({

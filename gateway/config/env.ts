@@ -9,6 +9,8 @@ export interface EnvReference {
   name: string
   /** Nothing can start without it (a database URL); the others only make a profile or feature unavailable. */
   required?: boolean
+  /** What the variable must hold, for the problem naming it; unset: a postgres:// URL, which check connects to. */
+  holds?: string
 }
 
 /** Every environment variable the configuration names, with where it names it. */
@@ -26,6 +28,7 @@ export function envReferences(config: GatewayConfig): EnvReference[] {
   // A database URL carries its password: it is a credential like any other.
   if (config.parking?.store?.kind === 'postgres') refs.push({ path: 'parking.store.urlEnv', name: config.parking.store.urlEnv, required: true })
   if (config.queue?.adapter?.kind === 'postgres') refs.push({ path: 'queue.adapter.urlEnv', name: config.queue.adapter.urlEnv, required: true })
+  if (config.fleet) refs.push({ path: 'fleet.secretEnv', name: config.fleet.secretEnv, required: true, holds: 'the secret shared by the fleet' })
   for (const [header, name] of Object.entries(config.notifications?.webhook?.headersFromEnv ?? {})) {
     refs.push({ path: `notifications.webhook.headersFromEnv.${header}`, name })
   }
@@ -43,7 +46,7 @@ export function missingEnvWarnings(config: GatewayConfig, env: NodeJS.ProcessEnv
 export function missingEnvProblems(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): string[] {
   return envReferences(config)
     .filter((ref) => ref.required && !env[ref.name])
-    .map((ref) => `${ref.path}: environment variable ${ref.name} is not set (it must hold a postgres:// URL)`)
+    .map((ref) => `${ref.path}: environment variable ${ref.name} is not set (it must hold ${ref.holds ?? 'a postgres:// URL'})`)
 }
 
 /** `{TARGET: SOURCE_NAME}` to `{TARGET: value}`, leaving out unset variables. */

@@ -153,7 +153,7 @@ async function writableProblems(config: GatewayConfig): Promise<string[]> {
 
 /** One round trip to each declared database; the message names the variable, never the URL. */
 async function databaseProblems(config: GatewayConfig, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const databases = envReferences(config).filter((ref) => ref.required && env[ref.name])
+  const databases = envReferences(config).filter((ref) => ref.required && ref.holds === undefined && env[ref.name])
   if (!databases.length) return []
   const { default: pg } = await import('pg')
   const problems: string[] = []

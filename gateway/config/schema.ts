@@ -211,12 +211,31 @@ export const configSchema = z.strictObject({
   }).optional(),
   /** graceMs: running turns and pending webhooks; killGraceMs: between SIGTERM and SIGKILL of an engine process. */
   shutdown: z.strictObject({ graceMs: nonNegativeInt.default(10_000), killGraceMs: nonNegativeInt.default(5000) }).optional(),
+  /**
+   * Several `gateway serve` processes on one database as one gateway (docs/configuration.md): any
+   * process answers for any session and adopts a dead process's sessions. Needs a postgres
+   * `parking.store`; the directory lives in that database.
+   */
+  fleet: z.strictObject({
+    processId: z.string().min(1).max(200).optional().describe('this process in the fleet; default <hostname>-<pid>-<random>'),
+    address: z.url().optional().describe('where the other processes reach this one (origin plus basePath); default the URL it listens on'),
+    secretEnv: envName.describe('name of the environment variable holding the secret shared by the fleet to authenticate forwarded requests'),
+    leaseMs: positiveInt.optional().describe("a process silent this long is dead and its sessions adoptable (default queue.adapter.leaseMs, else 30000)"),
+    peerTimeoutMs: positiveInt.optional().describe('how long GET /sessions waits for each other process (default 2000)'),
+  }).optional(),
   logging: z.strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
     /** Extra pino redaction paths on top of the built-in credential paths. */
     redact: z.array(z.string()).optional(),
   }).optional(),
-}).superRefine(openAiCompatibleNeedsBaseUrl, { when: () => true })
+}).superRefine(openAiCompatibleNeedsBaseUrl, { when: () => true }).superRefine(fleetNeedsSharedStore)
+
+/** A fleet adopts sessions from the shared store and keeps its directory in the same database. */
+function fleetNeedsSharedStore(config: { fleet?: unknown; parking?: { store?: { kind: string } } }, ctx: z.RefinementCtx): void {
+  if (config.fleet && config.parking?.store?.kind !== 'postgres') {
+    ctx.addIssue({ code: 'custom', path: ['fleet'], message: "needs parking.store of kind 'postgres' (the fleet's directory and adoptable sessions live there)" })
+  }
+}
 
 /**
  * An openai-compatible profile needs an endpoint: its own `provider.baseURL`, or the engine's

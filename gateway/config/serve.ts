@@ -93,6 +93,10 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
       dependencies: readinessDependencies(config, options, overrides.env),
     }
   }
+  if (options.fleet) {
+    const fleet = options.fleet
+    options.fleet.onAdopted = (event) => logger.info({ kind: 'fleet', processId: fleet.directory.processId, ...event }, 'session adopted from a dead process')
+  }
   logQueueTransitions(options, logger)
   options.onWebhookAttempt = (attempt) => logger[attempt.ok ? 'info' : 'warn']({ kind: 'webhook', ...attempt }, attempt.ok ? 'webhook delivered' : 'webhook attempt failed')
   const gateway = createGatewayServer(options)

@@ -2,6 +2,8 @@
  * A validated configuration (plus its hooks module) turned into createGatewayServer options.
  * Data comes from the file; functions only from the hooks module the file names.
  */
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
 import { pathToFileURL } from 'node:url'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createFileProfileStore, createMemoryProfileStore } from '../host/profile-store.ts'
@@ -92,6 +94,8 @@ export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHo
       options.queue.adapter = queueAdapter
     }
   }
+  // The directory's trouble goes to the server's onError as it is when it happens (serve sets its logger's).
+  if (config.fleet) options.fleet = await fleetFor(config, observers, (err, where) => options.onError?.(err, where))
   if (config.notifications) {
     const { webhook, ...rest } = config.notifications
     options.notifications = {
@@ -110,6 +114,26 @@ async function sessionStoreFor(store: NonNullable<GatewayConfig['parking']>['sto
   const shared = await createPostgresSessionStore({ url: databaseUrl('parking.store.urlEnv', store.urlEnv) })
   observers.closers?.push(() => shared.close())
   return shared
+}
+
+/** The fleet's directory on the session store's database; the server stops it (and its pool) on close. */
+async function fleetFor(config: GatewayConfig, observers: EngineObservers, onError: (err: unknown, where: string) => void): Promise<GatewayServerOptions['fleet']> {
+  const fleet = config.fleet!
+  const store = config.parking?.store
+  if (store?.kind !== 'postgres') throw new ConfigError("fleet: needs parking.store of kind 'postgres'")
+  const secret = process.env[fleet.secretEnv]
+  if (!secret) throw new ConfigError(`fleet.secretEnv: environment variable ${fleet.secretEnv} is not set (it must hold the secret shared by the fleet)`)
+  const { createSessionDirectory } = await import('../fleet/directory.ts')
+  const leaseMs = fleet.leaseMs ?? (config.queue?.adapter?.kind === 'postgres' ? config.queue.adapter.leaseMs : undefined)
+  const directory = await createSessionDirectory({
+    url: databaseUrl('parking.store.urlEnv', store.urlEnv),
+    processId: fleet.processId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    ...(leaseMs !== undefined ? { leaseMs } : {}),
+    onError,
+  })
+  // For `gateway check`, which builds options without serving; stopping twice is harmless.
+  observers.closers?.push(() => directory.stop())
+  return { directory, secret, ...(fleet.address ? { address: fleet.address } : {}), ...(fleet.peerTimeoutMs ? { peerTimeoutMs: fleet.peerTimeoutMs } : {}) }
 }
 
 /** A database URL is required to start: unlike a model key, nothing can run without it. */

@@ -7,6 +7,7 @@ import type pg from 'pg'
 import { claimBatchMigration } from './claim-batch-migration.ts'
 import { fencingMigration } from './fencing-migration.ts'
 import { outboxMigration } from './outbox-migration.ts'
+import { sessionDirectoryMigration } from './session-directory-migration.ts'
 
 /**
  * Advisory lock keys (any fixed bigint: they only need to differ from each other).
@@ -360,6 +361,9 @@ const MIGRATIONS: string[] = [
 
   // 10: several claims in one round trip, in its own module.
   claimBatchMigration,
+
+  // 11: the fleet's session directory and process leases, in its own module.
+  sessionDirectoryMigration,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -40,6 +40,10 @@ export const ERROR_CODES = {
   profile_unavailable: 503,
   shutting_down: 503,
   database_unavailable: 503,
+  forward_unauthorized: 401,
+  forward_forbidden: 403,
+  session_owner_unreachable: 503,
+  session_owner_changed: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

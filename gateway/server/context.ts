@@ -1,4 +1,5 @@
 /** The one record every route reads: the server's services, built once by createGatewayServer. */
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ProfileAvailability } from '../host/availability.ts'
 import type { HostFiles } from '../host/host-files.ts'
 import type { ProfileCatalog } from '../host/profiles.ts'
@@ -27,4 +28,8 @@ export interface GatewayContext {
   visibility: Visibility
   createPolicy: CreatePolicy
   queue?: JobQueue
+  /** Fleet: resolves once a new session's directory row is written (a create answers after it). */
+  fleetClaimed?: (id: string) => Promise<void>
+  /** Fleet: an execution result unknown here offered to the other processes; true when one answered. */
+  fleetExecution?: (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<boolean>
 }

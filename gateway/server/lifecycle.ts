@@ -32,12 +32,15 @@ export function createLifecycle(services: ServerServices, server: Server, drain:
     // Then the queue, so runs ended by the shutdown fail without scheduling retries.
     services.context.queue?.close()
     // Parking before the registry: shutdown closes must not discard what a restart should adopt.
+    // The fleet keeps its directory rows too; its lease goes once the records are written.
+    services.fleet?.beginClose()
     const flushed = parking.close()
     registry.closeAll()
     await webSockets.close()
     await drain.finish()
     await metricsListener?.close()
     await flushed
+    await services.fleet?.stop()
   }
 
   return {
@@ -46,7 +49,9 @@ export function createLifecycle(services: ServerServices, server: Server, drain:
       await parking.hydrate()
       if (options.profileStore) await loadManagedProfiles(options.profileStore, services.catalog, { declared: options.profiles !== undefined, customRunner: typeof options.createEngineRunner === 'function', onError: services.onError })
       await metricsListener?.listen()
-      return listenOn(services, server, port, host)
+      const listening = await listenOn(services, server, port, host)
+      await services.fleet?.start(listening.url)
+      return listening
     },
     close,
     async shutdown({ graceMs = 10_000 } = {}) {

@@ -68,6 +68,12 @@ export interface GatewayServerOptions {
    * maxPerPrincipal? = 64, maxPerSession? = 32}` (ws/socket-limits.ts).
    */
   webSockets?: import('./ws/socket-limits.ts').WebSocketLimitsOptions
+  /**
+   * A fleet of processes on one PostgreSQL database: `{directory, secret, address?, peerTimeoutMs?}`
+   * (fleet/fleet.ts). Any process answers for any session (forwarding to the one that runs it) and
+   * adopts the sessions of a dead one. Needs a shared session store (`parking.store`) to adopt.
+   */
+  fleet?: import('../fleet/fleet.ts').FleetOptions
   /** Receives failures that are not the caller's fault (engine build/start errors). */
   onError?: (err: unknown, where: string) => void
   /** Receives warnings for the operator (a profile found unavailable by checkCredentials); default `console.warn`. */

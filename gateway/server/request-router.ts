@@ -4,12 +4,13 @@
  * segment under basePath.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { forwardStateOf, type ForwardState } from '../fleet/forward-auth.ts'
 import { applyCors } from './cors.ts'
 import { createHealthRoutes } from './health.ts'
 import { sendRefusal } from './http.ts'
 import { answerMetrics } from './metrics-wiring.ts'
 import { AUTH_HOOK_FAILED, authRefusal, type Principal } from './principal.ts'
-import { NOT_FOUND, refuse, SHUTTING_DOWN, UNAUTHORIZED } from './refusal.ts'
+import { isRefusal, NOT_FOUND, refuse, SHUTTING_DOWN, UNAUTHORIZED } from './refusal.ts'
 import { pathOf, splitPath } from './request-path.ts'
 import { handleExecutions } from './routes/executions.ts'
 import { handleHostFiles } from './routes/host-files.ts'
@@ -48,6 +49,9 @@ export function createRequestRouter(services: ServerServices, draining: () => bo
       if (options.fallback) return options.fallback(req, res)
       return sendRefusal(res, NOT_FOUND)
     }
+    // A forward marker is checked before anything else: a forged one is refused whatever the path.
+    const forward = forwardStateOf(req, services.fleet?.fleet.secret)
+    if (isRefusal(forward)) return sendRefusal(res, forward)
     const pending = principalOf(req)
     const principal = pending instanceof Promise ? await pending : pending
     if (principal === AUTH_HOOK_FAILED || !principal) return sendRefusal(res, authRefusal(principal) ?? UNAUTHORIZED)
@@ -56,18 +60,23 @@ export function createRequestRouter(services: ServerServices, draining: () => bo
     const [family, ...rest] = segments
     // Draining: nothing new starts; existing sessions stay readable while their turns finish.
     if (draining() && req.method === 'POST' && rest.length === 0 && (family === 'sessions' || family === 'jobs')) return sendRefusal(res, SHUTTING_DOWN)
-    return routeFamily(req, res, principal, family, rest)
+    return routeFamily(req, res, principal, family, rest, forward)
   }
 }
 
 /** One resource family per first segment (DESIGN.md §2: routes/ holds one file per family). */
-function createFamilyRouter({ context, metrics, metricsListener }: ServerServices) {
-  return function routeFamily(req: IncomingMessage, res: ServerResponse, principal: Principal, family: string | undefined, rest: string[]): Promise<void> | void {
-    if (family === 'sessions') {
-      if (rest.length === 0) return handleSessionCollection(context, req, res, principal)
-      if (rest.length === 1) return handleSession(context, req, res, principal, rest[0])
-      return handleSessionSubroute(context, req, res, principal, rest[0], rest.slice(1))
-    }
+function createFamilyRouter({ context, metrics, metricsListener, fleet }: ServerServices) {
+  const routeSessions = async (req: IncomingMessage, res: ServerResponse, principal: Principal, rest: string[], forward: Exclude<ForwardState, object>): Promise<void> => {
+    // Fleet: the one chokepoint says whether this process serves the session (fleet/session-locator.ts).
+    if (fleet && rest.length === 0 && req.method === 'GET') return fleet.fleet.answerList(req, res, principal, forward)
+    if (fleet && rest.length > 0 && (await fleet.fleet.answerSession(req, res, principal, rest[0], forward))) return
+    if (rest.length === 0) return handleSessionCollection(context, req, res, principal)
+    if (rest.length === 1) return handleSession(context, req, res, principal, rest[0])
+    return handleSessionSubroute(context, req, res, principal, rest[0], rest.slice(1))
+  }
+  return function routeFamily(req: IncomingMessage, res: ServerResponse, principal: Principal, family: string | undefined, rest: string[],
+    forward: Exclude<ForwardState, object>): Promise<void> | void {
+    if (family === 'sessions') return routeSessions(req, res, principal, rest, forward)
     if (family === 'metrics' && rest.length === 0 && metrics && !metricsListener) return answerMetrics(context, metrics, req.method, res, principal)
     if (family === 'profiles') return handleProfiles(context, req, res, principal, rest)
     if (family === 'executions') return handleExecutions(context, req, res, principal, rest)

@@ -13,6 +13,7 @@ import type { GatewayMetrics } from './metrics.ts'
 import { wireMetrics, type createMetricsListener } from './metrics-wiring.ts'
 import { resolveOptions, type GatewayServerOptions, type ResolvedOptions } from './options.ts'
 import { createAuthenticator, createVisibility } from './principal.ts'
+import { wireFleet, type FleetWiring } from './fleet-wiring.ts'
 import { wireSessions, type OnError, type SessionServices } from './session-wiring.ts'
 import { wireWebhooksAndQueue } from './webhook-wiring.ts'
 import { AttachedSockets } from './ws/attached-sockets.ts'
@@ -34,6 +35,8 @@ export interface ServerServices extends SessionServices {
   metrics: GatewayMetrics | undefined
   /** The separate `/metrics` listener, when `metrics.port` is set. */
   metricsListener: ReturnType<typeof createMetricsListener> | undefined
+  /** Present with the `fleet` option: the session directory, forwarding and adoption. */
+  fleet: FleetWiring | undefined
 }
 
 export function assembleServices(options: GatewayServerOptions): ServerServices {
@@ -54,7 +57,12 @@ export function assembleServices(options: GatewayServerOptions): ServerServices 
   const attached = new AttachedSockets()
   const { metrics, listener: metricsListener } = wireMetrics(options, context, () => attached.stats())
   const admission = new SocketAdmission(resolved.webSockets, attached, metrics)
-  return { ...sessions, options, resolved, context, onError, deliverers, principalOf, webSockets, attached, admission, metrics, metricsListener }
+  const fleet = wireFleet(options, sessions, context, onError)
+  if (fleet) {
+    context.fleetClaimed = fleet.claimed
+    context.fleetExecution = (req, res, body) => fleet.fleet.offerExecution(req, res, body)
+  }
+  return { ...sessions, options, resolved, context, onError, deliverers, principalOf, webSockets, attached, admission, metrics, metricsListener, fleet }
 }
 
 /** The one record every route reads (context.ts); its `queue` is added by wireWebhooksAndQueue. */

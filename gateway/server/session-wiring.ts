@@ -26,6 +26,8 @@ export interface SessionServices {
   codexLogins: ProfileAvailability
   factory: SessionFactory
   parking: ParkingManager
+  /** Told of every park once its record is stored (the fleet releases its directory row). */
+  parkListeners: Array<(id: string) => void>
 }
 
 export function wireSessions(options: GatewayServerOptions, resolved: ResolvedOptions, onError: OnError, queueOf: () => JobQueue | undefined): SessionServices {
@@ -48,9 +50,10 @@ export function wireSessions(options: GatewayServerOptions, resolved: ResolvedOp
     requireApiKey: options.requireApiKey === true,
     onError,
   })
-  const parking = createParking(options, registry, hub, factory, queueOf, onError)
+  const parkListeners: Array<(id: string) => void> = []
+  const parking = createParking(options, registry, hub, factory, queueOf, onError, parkListeners)
   factory.onBuilt((runner, config, open) => parking.watch(runner, config, open))
-  return { registry, catalog, hub, availability, codexLogins, factory, parking }
+  return { registry, catalog, hub, availability, codexLogins, factory, parking, parkListeners }
 }
 
 function createLogins(options: GatewayServerOptions, catalog: ProfileCatalog) {
@@ -67,13 +70,17 @@ function createLogins(options: GatewayServerOptions, catalog: ProfileCatalog) {
 }
 
 /** Parking tells the job queue of every park and resume (session-status-values.2, queue-options.*). */
-function createParking(options: GatewayServerOptions, registry: SessionRegistry, hub: BridgeHub, factory: SessionFactory, queueOf: () => JobQueue | undefined, onError: OnError): ParkingManager {
+function createParking(options: GatewayServerOptions, registry: SessionRegistry, hub: BridgeHub, factory: SessionFactory, queueOf: () => JobQueue | undefined, onError: OnError,
+  parkListeners: Array<(id: string) => void>): ParkingManager {
   return new ParkingManager(options.parking ?? {}, {
     registry,
     attachedCount: (id) => hub.count(id),
     rebuild: (record) => factory.rebuild(record),
     onParking: (id, executionId) => (queueOf()?.onSessionParking(id, executionId) ?? Promise.resolve(true)),
-    onParked: (id, executionId) => queueOf()?.onSessionParked(id, executionId) ?? Promise.resolve(),
+    onParked: (id, executionId) => {
+      for (const listener of parkListeners) listener(id)
+      return queueOf()?.onSessionParked(id, executionId) ?? Promise.resolve()
+    },
     onParkFailed: (id, error) => queueOf()?.onParkFailed(id, error),
     beforeResume: (id, hint) => queueOf()?.waitForResumeSlot(id, hint) ?? Promise.resolve(),
     onResumed: (id, runner) => void queueOf()?.onSessionResumed(id, runner),

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
+import { forwardStateOf } from '../fleet/forward-auth.ts'
 import { AUTH_HOOK_FAILED, authRefusal } from './principal.ts'
 import { isRefusal, NOT_FOUND, refuse, SHUTTING_DOWN, UNAUTHORIZED } from './refusal.ts'
 import { pathOf, splitPath } from './request-path.ts'
@@ -24,7 +25,10 @@ export function createUpgradeRouter(services: ServerServices, draining: () => bo
     if (draining()) return abortHandshake(socket, SHUTTING_DOWN)
     const path = pathOf(req.url ?? '/')
     const segments = path.startsWith(`${basePath}/`) ? splitPath(path.slice(basePath.length)) : undefined
-    if (segments?.length === 2 && segments[0] === 'queue' && segments[1] === 'ws') return upgradeQueue(req, socket, head)
+    if (segments?.length === 2 && segments[0] === 'queue' && segments[1] === 'ws') {
+      const forward = forwardStateOf(req, services.fleet?.fleet.secret)
+      return isRefusal(forward) ? abortHandshake(socket, forward) : upgradeQueue(req, socket, head)
+    }
     if (!segments || segments.length !== 3 || segments[0] !== 'sessions' || segments[2] !== 'ws') {
       return abortHandshake(socket, NOT_FOUND)
     }
@@ -32,10 +36,14 @@ export function createUpgradeRouter(services: ServerServices, draining: () => bo
   }
 }
 
-function createSessionUpgrade({ context, principalOf, admission, parking, webSockets, hub }: ServerServices) {
+function createSessionUpgrade({ context, principalOf, admission, parking, webSockets, hub, fleet }: ServerServices) {
   return async function upgradeSession(req: IncomingMessage, socket: Duplex, head: Buffer, sessionId: string): Promise<void> {
+    const forward = forwardStateOf(req, fleet?.fleet.secret)
+    if (isRefusal(forward)) return abortHandshake(socket, forward)
     const principal = await principalOf(req)
     if (principal === AUTH_HOOK_FAILED || !principal) return abortHandshake(socket, authRefusal(principal) ?? UNAUTHORIZED)
+    // Fleet: served here, or piped byte for byte to the process that runs the session.
+    if (fleet && (await fleet.fleet.answerUpgrade(req, socket, head, principal, sessionId, forward))) return
     // Authorization before the wake: an unauthorized attach must trigger no rebuild (session-status-values.6).
     const gated = gateSession(context, principal, sessionId)
     if (isRefusal(gated)) return abortHandshake(socket, gated)

@@ -43,6 +43,12 @@ export class LiveWriteThrough {
    */
   beforeEvent(runner: Runner, event: SessionEvent): void {
     if (this.#turnEnded.size && event.type !== 'turn_result' && this.#turnEnded.delete(runner)) void this.persist(runner)
+    if (event.type === 'status_changed' && event.status === 'running' && this.#deps.persistLive && runner.endLostTurn) void this.#markTurnRunning(runner.id)
+  }
+
+  /** A rebuilt session started: a turn its record says was running died with its process (session-status-values.8). */
+  started(record: StoredSession, runner: Runner): void {
+    if (record.kind === 'live' && record.turnRunning) runner.endLostTurn?.('the gateway process running this turn ended before the turn did')
   }
 
   /** A turn ended: its snapshot is taken at the next event, or a microtask later at the latest. */
@@ -142,6 +148,25 @@ export class LiveWriteThrough {
     if (!this.#deps.configOf(id)) return
     this.#lastLive.set(id, record)
     this.#ledger.durable(id, snapshot.seq, reserved)
+  }
+
+  /**
+   * A turn started: the newest live record says so, until the turn's own snapshot replaces it, so
+   * a rebuild after a crash ends that turn instead of leaving it running for ever (for a client
+   * that saw it start). Engines that cannot end a lost turn (`endLostTurn`) are not marked.
+   */
+  async #markTurnRunning(id: string): Promise<void> {
+    try {
+      await this.#deps.serial(id, async () => {
+        const last = this.#lastLive.get(id)
+        if (!last || last.turnRunning || !this.#deps.configOf(id) || this.#deps.isClosed()) return
+        const record: StoredSession = { ...last, turnRunning: true, savedAt: Date.now() }
+        await this.#deps.store.save(record)
+        this.#lastLive.set(id, record)
+      })
+    } catch (err) {
+      this.#deps.report(err, 'persist')
+    }
   }
 
   /** Re-saves the newest live record with a larger reservation, before a seq past the old one is shown. */

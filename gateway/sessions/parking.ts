@@ -236,7 +236,7 @@ export class ParkingManager {
     // replays its own store while it starts, so the woken session is handed to callers (an
     // attach, a result delivery) only once start() settled. A failed start is reported by the
     // factory and fails the runner; the caller then sees it closed.
-    await runner.start().catch(() => undefined)
+    await runner.start().then(() => this.#live.started(record, runner), () => undefined)
     return runner
   }
 
@@ -293,6 +293,27 @@ export class ParkingManager {
     this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
     for (const e of record.snapshot.executions) this.#executions.track(e.executionId, sessionId, e.toolName, e.expiresAt)
     return sessionId
+  }
+
+  /**
+   * Fleet (session directory): `id`'s stored record becomes this process's row, replacing a stale
+   * one, or a stale parked row whose record is gone leaves. Nothing is rebuilt here: an attach
+   * wakes it as after a restart. False: no record (and no live runner here).
+   */
+  async refreshStoredRow(id: string): Promise<boolean> {
+    const settled = () => { const row = this.#deps.registry.get(id); return this.#resuming.has(id) || (row !== undefined && !(row instanceof ParkedSession)) }
+    if (settled()) return true
+    if (this.#closed) return this.#deps.registry.get(id) !== undefined
+    const record = await this.#serial(id, () => this.store.load(id))
+    if (settled()) return true
+    if (!record) {
+      this.#deps.registry.evict(id)
+      return false
+    }
+    this.#configs.set(id, record.config)
+    this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
+    for (const e of record.snapshot.executions) this.#executions.track(e.executionId, id, e.toolName, e.expiresAt)
+    return true
   }
 
   /** DELETE (or a close): drop everything, stored state included, so a late result cannot wake it. */

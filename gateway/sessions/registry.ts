@@ -127,6 +127,15 @@ export class SessionRegistry {
     return row.runner
   }
 
+  /** Forgets a row without closing its runner (a stale stored row another process took over). */
+  evict(id: string): void {
+    const row = this.#rows.get(id)
+    if (!row) return
+    this.#rows.delete(id)
+    this.#version++
+    row.unsubscribe()
+  }
+
   closeAll(): void {
     for (const id of [...this.#rows.keys()]) this.remove(id)
   }

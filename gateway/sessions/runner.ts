@@ -56,6 +56,8 @@ export interface Runner {
   clearContext?(): void
   /** Emits `session_error`, status `failed`, then closes with reason `error`. */
   fail(message: string): void
+  /** A rebuilt session whose previous process died mid-turn: ends that turn with an error `turn_result`. */
+  endLostTurn?(message: string): void
   /** Emits `session_closed{reason}` then status `closed`. Idempotent. */
   close(reason?: SessionClosedReason): void
 

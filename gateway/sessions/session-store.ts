@@ -53,6 +53,11 @@ export interface StoredSession {
    * keep it like any other field of the record.
    */
   seqReserved?: number
+  /**
+   * Live records only: a turn started after this snapshot and had not ended when the record was
+   * last written. A rebuild ends it as an error (`Runner.endLostTurn`): its process died with it.
+   */
+  turnRunning?: boolean
 }
 
 export interface SessionStore {

@@ -213,6 +213,12 @@ export class ProviderRunner implements Runner {
     return snap
   }
 
+  endLostTurn(message: string): void {
+    if (this.#state.turn || this.#core.closed) return
+    this.#state.numTurns++
+    this.#turns.endTurn(errorOutcome(message), { durationMs: 0, numTurns: this.#state.numTurns, totalCostUsd: 0 })
+  }
+
   fail(message: string): void {
     this.#turns.fail(message, (reason) => this.close(reason))
   }

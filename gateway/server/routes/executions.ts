@@ -23,6 +23,8 @@ export async function handleExecutions(ctx: GatewayContext, req: IncomingMessage
   const executionId = rest[0]
   // Known here, or parked by another process on a shared store.
   const info = await ctx.parking.sessionOfExecution(executionId)
+  // Fleet: a session live on another process keeps its open executions there.
+  if (!info && ctx.fleetExecution && (await ctx.fleetExecution(req, res, body.value))) return
   if (!info || !ctx.visibility.canSee(principal, info) || (principal.allowedProfiles && !principal.allowedProfiles.includes(info.profile))) {
     return sendRefusal(res, EXECUTION_NOT_FOUND)
   }

@@ -35,6 +35,7 @@ async function createSession(ctx: GatewayContext, req: IncomingMessage, res: Ser
   if (isRefusal(valid)) return sendRefusal(res, valid)
   const runner = await ctx.factory.create(valid)
   if (isRefusal(runner)) return sendRefusal(res, runner)
+  await ctx.fleetClaimed?.(runner.id)
   // The row's JSON the registry cached on registration. Not its encoded single body: that is
   // built on the first GET, so a session nobody reads keeps no Buffer (idle memory).
   const created = ctx.registry.singleText(runner.id)

@@ -14,6 +14,11 @@ import type { WrittenRecord } from '../../queue/adapter.ts'
 import { createPostgresQueueAdapter } from '../../queue/postgres-adapter.ts'
 import { createGatewayServer } from '../../server/create-server.ts'
 import { createPostgresSessionStore } from '../../sessions/stores/postgres-store.ts'
+import { createCliPrimaryAdapter } from '../../engines/cli-primary/index.ts'
+import { createCliSecondaryAdapter } from '../../engines/cli-secondary/index.ts'
+import { createSessionDirectory } from '../../fleet/directory.ts'
+import { FAKE_CLAUDE_CLI_NODE_ARGS, FAKE_CLAUDE_CLI_PATH } from '../../../fake-engines/claude-cli/index.ts'
+import { FAKE_CODEX } from '../fake-codex.ts'
 
 export interface FleetGatewayOptions {
   workerId: string
@@ -41,6 +46,13 @@ export interface FleetGatewayOptions {
    * after its rebuild and before it is done (the park record's delete) spans the timers due then.
    */
   slowSessionDeleteMs?: number
+  /**
+   * Interactive sessions too (fleet-sessions.ts): the fleet option (this process's id is its
+   * worker id; the directory's lease is the queue's), `persistLive`, and the fake CLIs as
+   * profiles `primary` and `codex`, their config directories and cwds under `shared` (one
+   * directory every process reads, as a shared volume would be).
+   */
+  sessions?: { secret: string; shared: string }
 }
 
 const url = process.env.DATABASE_URL
@@ -92,9 +104,25 @@ if (options.slowSessionDeleteMs) {
     return remove(id)
   }
 }
+const sessions = options.sessions
+const directory = sessions ? await createSessionDirectory({ url, processId: options.workerId, leaseMs: options.leaseMs, onError: (err) => report('fleet directory')(err as Error) }) : undefined
 const gateway = createGatewayServer({
   authenticate: (req) => (req.headers.authorization === `Bearer ${options.token}` ? {} : undefined),
-  profiles: [{ name: 'default', engine: 'provider', provider: { id: 'fake', model: 'fake-small' } }],
+  profiles: [
+    { name: 'default', engine: 'provider', provider: { id: 'fake', model: 'fake-small' } },
+    ...(sessions ? [{ name: 'primary', engine: 'cli_primary' as const, configDir: join(sessions.shared, 'claude') }, { name: 'codex', engine: 'cli_secondary' as const, codexHome: join(sessions.shared, 'codex') }] : []),
+  ],
+  ...(sessions ? {
+    engines: {
+      cli_primary: createCliPrimaryAdapter({ pathToClaudeCodeExecutable: FAKE_CLAUDE_CLI_PATH, executable: process.execPath, executableArgs: FAKE_CLAUDE_CLI_NODE_ARGS }),
+      cli_secondary: createCliSecondaryAdapter(FAKE_CODEX),
+    },
+    fleet: {
+      directory: directory!, secret: sessions.secret,
+      // One line per adoption, for the soak's "no session adopted twice" (fleet-session-checks.ts).
+      onAdopted: (e: { sessionId: string; from: string; epoch: number }) => process.stderr.write(`[${options.workerId}] fleet: adopted session ${e.sessionId} of process ${e.from} (epoch ${e.epoch})\n`),
+    },
+  } : {}),
   createEngineRunner: (ctx) => createAiSdkRunner(ctx, {
     baseURL: model.baseURL, maxRetries: 0,
     deferredTools: {
@@ -102,9 +130,9 @@ const gateway = createGatewayServer({
       deferred_short: { description: 'A task whose deadline is short', expiresInMs: options.shortDeadlineMs ?? 10 * 60_000 },
     },
   }),
-  allowedCwdRoots: [cwdRoot],
+  allowedCwdRoots: sessions ? [cwdRoot, sessions.shared] : [cwdRoot],
   parking: {
-    store, parkDelayMs: 20,
+    store, parkDelayMs: 20, ...(sessions ? { persistLive: true } : {}),
     ...(options.expiredGraceMs !== undefined ? { expiredGraceMs: options.expiredGraceMs } : {}),
     ...(options.deadlineSweepMs !== undefined ? { deadlineSweepMs: options.deadlineSweepMs } : {}),
   },

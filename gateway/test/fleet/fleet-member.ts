@@ -1,14 +1,22 @@
 /**
  * One gateway process of a fleet run: `fleet-gateway.ts` spawned under tsx on the run's database,
  * ready once it prints its URL. Its stderr is kept (the last 4,000 characters, for the exit
- * message) and echoed with FLEET_DEBUG.
+ * message; its session adoptions whole) and echoed with FLEET_DEBUG.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import type { FleetGatewayOptions } from './fleet-gateway.ts'
 
-export interface Member { workerId: string; url: string; child: ChildProcess; alive: boolean; stalled?: boolean }
+export interface Member {
+  workerId: string
+  url: string
+  child: ChildProcess
+  alive: boolean
+  stalled?: boolean
+  /** Every session adoption this process reported on stderr (fleet-session-checks.ts reads them). */
+  adoptions: string[]
+}
 
 const CHILD = fileURLToPath(new URL('./fleet-gateway.ts', import.meta.url))
 
@@ -18,6 +26,8 @@ export async function startMember(dbUrl: string, options: FleetGatewayOptions): 
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
+  const adoptions: string[] = []
+  createInterface({ input: child.stderr! }).on('line', (line) => { if (line.includes('fleet: adopted session')) adoptions.push(line) })
   child.stderr!.on('data', (b) => {
     stderr = (stderr + b).slice(-4000)
     if (process.env.FLEET_DEBUG) process.stderr.write(b)
@@ -27,5 +37,5 @@ export async function startMember(dbUrl: string, options: FleetGatewayOptions): 
     rl.once('line', resolve)
     child.once('exit', (code) => reject(new Error(`fleet gateway ${options.workerId} exited ${code}: ${stderr}`)))
   })
-  return { workerId: options.workerId, url: JSON.parse(line).url, child, alive: true }
+  return { workerId: options.workerId, url: JSON.parse(line).url, child, alive: true, adoptions }
 }

@@ -4,8 +4,9 @@
  * (one terminal state per job, running never over maxConcurrency fleet-wide, a running job taken
  * over only from a killed or stalled process), each job's webhook stream, the /queue/ws
  * watchers, the timers (each unanswered park ended by its deadline or the cap) and exactly one
- * `applied: true` per answered execution. Violations are appended in that order; the figures
- * are returned.
+ * `applied: true` per answered execution, and with sessions their checks (fleet-session-checks.ts:
+ * no completed turn lost, no seq reused, every reattach resumed or told why, no session adopted
+ * twice). Violations are appended in that order; the figures are returned.
  */
 import type pg from 'pg'
 import type { FleetFaults } from './fleet-faults.ts'
@@ -13,6 +14,8 @@ import type { Member } from './fleet-member.ts'
 import type { QueueWatcher, WebhookReceiver } from './fleet-observers.ts'
 import type { ResultPoster } from './fleet-results.ts'
 import { checkJobStream } from './webhook-stream.ts'
+import { adoptionsIn, checkSessions, type SessionFigures } from './fleet-session-checks.ts'
+import type { DrivenSession } from './fleet-sessions.ts'
 
 export interface VerdictInputs {
   db: pg.Pool
@@ -26,6 +29,8 @@ export interface VerdictInputs {
   faults: FleetFaults
   unanswered: Map<string, 'deadline' | 'cap'>
   results: ResultPoster
+  /** The session part (fleet-session-run.ts): the proxy's URL, the driven sessions, every member (their adoptions). */
+  sessions?: { baseUrl: string; driven: DrivenSession[]; members: Member[] }
 }
 
 /** The figures of FleetReport the checks count. */
@@ -39,6 +44,7 @@ export interface FleetVerdict {
   deadlineJobs: number
   cappedJobs: number
   lostTimerJobs: number
+  sessions?: SessionFigures
 }
 
 type Rest = <T>(m: Member, path: string) => Promise<T>
@@ -55,7 +61,10 @@ export async function judgeFleet(inputs: VerdictInputs, violations: string[]): P
   for (const w of inputs.watchers) violations.push(...w.violations.slice(0, 20))
   const timers = await checkTimers(inputs, violations)
   checkAppliedOnce(inputs.results, violations)
-  return { peakRunning, ...jobs, ...timers }
+  // Sessions last: their logs are read through the proxy, from processes the job checks left alone.
+  const s = inputs.sessions
+  const sessions = s ? await checkSessions(s.baseUrl, inputs.token, s.driven, s.members.flatMap((m) => adoptionsIn(m.workerId, m.adoptions.join('\n'))), violations) : undefined
+  return { peakRunning, ...jobs, ...timers, ...(sessions ? { sessions } : {}) }
 }
 
 /** Every live process answers the same fleet-wide GET /queue: nothing running, queued or parked. */

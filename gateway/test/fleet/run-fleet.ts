@@ -31,6 +31,8 @@ import { FleetProcesses } from './fleet-processes.ts'
 import { ResultPoster } from './fleet-results.ts'
 import { submitJobs } from './fleet-submit.ts'
 import { judgeFleet } from './fleet-verdict.ts'
+import type { SessionFigures } from './fleet-session-checks.ts'
+import { FleetSessionRun } from './fleet-session-run.ts'
 import { waitForTerminal, waitForWebhooks } from './fleet-wait.ts'
 
 /** The kill and stall plan (killAt, kills, restart, stallAt) is FleetFaults'. */
@@ -48,6 +50,12 @@ export interface FleetRunOptions extends Omit<FaultPlan, 'leaseMs'> {
    * second failed by maxParkedDurationMs (6 s), wherever they were parked and whoever died.
    */
   timers?: boolean
+  /**
+   * Interactive sessions beside the jobs (fleet-session-run.ts): this many, on the provider with
+   * persistLive and the two fake CLIs in turn, created and driven through a round-robin proxy
+   * with no affinity while the faults happen, judged by fleet-session-checks.ts.
+   */
+  sessions?: number
 }
 
 export interface FleetReport {
@@ -80,6 +88,8 @@ export interface FleetReport {
   /** Result POSTs answered, and of those `applied: true` (exactly one per execution must be). */
   resultPosts: number
   appliedTrue: number
+  /** With `sessions`: sessions, completed turns, reattaches, adoptions, reattaches told why. */
+  sessions?: SessionFigures
   violations: string[]
 }
 
@@ -98,9 +108,12 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
   const server = await startPostgresServer()
   let receiver: WebhookReceiver | undefined
   let fleet: FleetProcesses | undefined
+  let sessionRun: FleetSessionRun | undefined
   try {
     const dbUrl = await server.createDatabase('fleet')
-    fleet = new FleetProcesses(dbUrl, { maxConcurrency, leaseMs, token, webhookTimeoutMs: WEBHOOK_TIMEOUT_MS, ...(options.timers ? TIMER_OPTIONS : {}) }, violations)
+    sessionRun = options.sessions ? await FleetSessionRun.prepare() : undefined
+    const sessions = sessionRun ? { secret: randomBytes(16).toString('hex'), shared: sessionRun.shared } : undefined
+    fleet = new FleetProcesses(dbUrl, { maxConcurrency, leaseMs, token, webhookTimeoutMs: WEBHOOK_TIMEOUT_MS, ...(options.timers ? TIMER_OPTIONS : {}), ...(sessions ? { sessions } : {}) }, violations)
     /** Jobs whose parks nobody answers (timers): their own deadline or the cap must end them. */
     const unanswered = new Map<string, 'deadline' | 'cap'>()
     // A parked job's result goes to a random live process.
@@ -113,16 +126,25 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
     const fleetDb = new pg.Pool({ connectionString: dbUrl, max: 3 })
     results.useDb(fleetDb)
     log(`${processes} gateway processes up; submitting ${options.jobs} jobs`)
+    if (sessionRun) {
+      await sessionRun.start(fleet.members, token, options.sessions!)
+      log(`${options.sessions} sessions driven through the round-robin proxy`)
+    }
 
     const started = Date.now()
     const ids = await submitJobs(fleet.members, { jobs: options.jobs, token, hook: receiver.url, timers: options.timers }, unanswered)
     log(`submitted ${ids.length} jobs in ${Date.now() - started} ms`)
-    const faults = new FleetFaults({ ...options, leaseMs }, { db: fleetDb, members: fleet.members, unanswered: () => [...unanswered.keys()], log, restart: restartWith(fleet, log) })
+    const faults = new FleetFaults({ ...options, leaseMs }, { db: fleetDb, members: fleet.members, unanswered: () => [...unanswered.keys()], log, restart: restartWith(fleet, log, sessionRun) })
     await waitForTerminal(fleetDb, faults, ids.length, options.timeoutMs ?? 300_000, violations)
     const durationMs = Date.now() - started
+    if (sessionRun) {
+      await sessionRun.stop()
+      log(`sessions stopped: ${sessionRun.drivers!.turns} turns completed`)
+    }
     await waitForWebhooks(ids, receiver)
 
-    const verdict = await judgeFleet({ db: fleetDb, ids, token, maxConcurrency, live: fleet.live(), receiver, watchers: fleet.watchers, faults, unanswered, results }, violations)
+    const sessionInputs = sessionRun ? { baseUrl: sessionRun.baseUrl, driven: sessionRun.drivers!.sessions, members: fleet.members } : undefined
+    const verdict = await judgeFleet({ db: fleetDb, ids, token, maxConcurrency, live: fleet.live(), receiver, watchers: fleet.watchers, faults, unanswered, results, sessions: sessionInputs }, violations)
     await fleetDb.end()
     return {
       jobs: ids.length, processes, durationMs, maxConcurrency, ...verdict,
@@ -130,15 +152,18 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetReport> {
       lateResults: results.lateResults, queueWsEvents: fleet.watchers.reduce((n, w) => n + w.events, 0), timersParkerKilled: faults.timersParkerKilled.size, violations,
     }
   } finally {
+    await sessionRun?.stop().catch(() => {})
     await fleet?.stop()
+    await sessionRun?.close()
     await receiver?.close()
     await server.stop()
   }
 }
 
-function restartWith(fleet: FleetProcesses, log: (line: string) => void): (victim: Member) => Promise<void> {
+function restartWith(fleet: FleetProcesses, log: (line: string) => void, sessionRun: FleetSessionRun | undefined): (victim: Member) => Promise<void> {
   return async (victim) => {
     const replacement = await fleet.restart(victim)
+    sessionRun?.follow(fleet.members)
     log(`restarted as ${replacement.workerId}`)
   }
 }

@@ -1,0 +1,107 @@
+/**
+ * A process's part in a fleet of gateway processes on one database: the library option
+ * (`fleet`), and what the routers ask of it. Built once per server by the composition root
+ * (server/fleet-wiring.ts); the routers keep one call each (REST, WebSocket upgrade, the list).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
+import type { GatewayContext } from '../server/context.ts'
+import { sendRefusal } from '../server/http.ts'
+import type { Principal } from '../server/principal.ts'
+import { isRefusal, type Refusal } from '../server/refusal.ts'
+import { abortHandshake } from '../server/ws/abort-handshake.ts'
+import type { SessionDirectory } from './directory.ts'
+import { forwardStateOf } from './forward-auth.ts'
+import { offerExecutionResult } from './forward-execution.ts'
+import { forwardRequest } from './forward-http.ts'
+import { forwardUpgrade } from './forward-ws.ts'
+import { answerFleetList, answerFleetPart } from './fleet-list.ts'
+import { locateSession, type Location } from './session-locator.ts'
+
+export interface FleetOptions {
+  /** This process's row in the session directory (`createSessionDirectory`). */
+  directory: SessionDirectory
+  /** Shared by every process of the fleet: authenticates forwarded requests. Never logged or answered. */
+  secret: string
+  /** Where the other processes reach this one (origin plus basePath); default: the URL it listens on. */
+  address?: string
+  /** How long the fleet's `GET /sessions` waits for each peer's part (default 2000 ms). */
+  peerTimeoutMs?: number
+  /** Told of every adoption this process wins (a dead owner's session taken over), e.g. for logs. */
+  onAdopted?: (event: { sessionId: string; from: string; epoch: number }) => void
+}
+
+export type ForwardedState = 'client' | 'forwarded'
+
+export interface Fleet {
+  readonly secret: string
+  /** REST `/sessions/:id…`: true when answered here (forwarded or refused), false to serve it locally. */
+  answerSession(req: IncomingMessage, res: ServerResponse, principal: Principal, id: string, state: ForwardedState): Promise<boolean>
+  /** `GET /sessions`: the fleet's list to a client, this process's part to a peer. */
+  answerList(req: IncomingMessage, res: ServerResponse, principal: Principal, state: ForwardedState): Promise<void>
+  /** The WebSocket upgrade `/sessions/:id/ws`: true when forwarded or refused. */
+  answerUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, principal: Principal, id: string, state: ForwardedState): Promise<boolean>
+  locate(principal: Principal, id: string, state: ForwardedState): Promise<Location>
+  /** An execution result unknown here, from a client: true when a peer running its session answered. */
+  offerExecution(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean>
+}
+
+export interface FleetDeps {
+  context: GatewayContext
+  onAdopted?: (id: string, from: string, epoch: number) => void
+}
+
+export function createFleet(options: FleetOptions, { context, onAdopted }: FleetDeps): Fleet {
+  const { directory, secret } = options
+  const peerTimeoutMs = options.peerTimeoutMs ?? 2000
+  // One store read per session at a time: concurrent requests for a session share its refresh.
+  const refreshing = new Map<string, Promise<boolean>>()
+  const refreshStoredRow = (id: string): Promise<boolean> => {
+    let pending = refreshing.get(id)
+    if (!pending) {
+      pending = context.parking.refreshStoredRow(id).finally(() => refreshing.delete(id))
+      refreshing.set(id, pending)
+    }
+    return pending
+  }
+  const locate = (principal: Principal, id: string, state: ForwardedState) => locateSession({
+    directory,
+    canSee: (info) => context.visibility.canSee(principal, info),
+    runsHere: (sid) => context.registry.get(sid) !== undefined && !context.parking.isParked(sid),
+    refreshStoredRow,
+    onAdopted,
+  }, id, state === 'forwarded')
+  return {
+    secret,
+    locate,
+    async answerSession(req, res, principal, id, state) {
+      const where = await locate(principal, id, state)
+      if (isRefusal(where)) return refused(() => sendRefusal(res, where))
+      if (where.kind === 'local') return false
+      await forwardRequest(req, res, where.address, directory.processId, secret)
+      return true
+    },
+    async answerList(req, res, principal, state) {
+      // A forwarded list is this process's part, whatever it asks: it never fans out again (no loops).
+      if (state === 'forwarded') return answerFleetPart(context, res, principal)
+      return answerFleetList(context, req, res, principal, { directory, secret, peerTimeoutMs })
+    },
+    async offerExecution(req, res, body) {
+      // A forwarded offer is answered here or 404: never offered on (no loops).
+      if (forwardStateOf(req, secret) !== 'client') return false
+      return offerExecutionResult(req, res, body, { directory, secret, peerTimeoutMs })
+    },
+    async answerUpgrade(req, socket, head, principal, id, state) {
+      const where = await locate(principal, id, state)
+      if (isRefusal(where)) return refused(() => abortHandshake(socket, where as Refusal))
+      if (where.kind === 'local') return false
+      forwardUpgrade(req, socket, head, where.address, directory.processId, secret)
+      return true
+    },
+  }
+}
+
+function refused(send: () => void): true {
+  send()
+  return true
+}

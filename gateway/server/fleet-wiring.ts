@@ -1,0 +1,63 @@
+/**
+ * The fleet option wired into one server: every session this process builds (create, or rebuild
+ * after a wake or an adoption) is claimed in the session directory, and released when it closes
+ * or parks here. A create answers only once its claim landed, so no other process can be asked
+ * for a session id the directory does not know yet. Shutdown keeps the rows and drops the lease:
+ * the fleet adopts this process's sessions on their next request (their records stay stored).
+ */
+import { createFleet, type Fleet } from '../fleet/fleet.ts'
+import { LIVE_ONLY } from '../sessions/runner.ts'
+import type { GatewayContext } from './context.ts'
+import type { GatewayServerOptions } from './options.ts'
+import type { OnError, SessionServices } from './session-wiring.ts'
+
+export interface FleetWiring {
+  fleet: Fleet
+  /** Resolves once `id`'s directory claim was written (or failed, reported). */
+  claimed(id: string): Promise<void>
+  /** After listen: the heartbeat starts; `url` is the listening URL (the default address). */
+  start(url: string): Promise<void>
+  /** Before the sessions close for a shutdown: their rows stay for the fleet to adopt. */
+  beginClose(): void
+  stop(): Promise<void>
+}
+
+export function wireFleet(options: GatewayServerOptions, sessions: SessionServices, context: GatewayContext, onError: OnError): FleetWiring | undefined {
+  if (!options.fleet) return undefined
+  const { directory } = options.fleet
+  let closing = false
+  // One chain per session, so a release never lands before the claim it undoes.
+  const tails = new Map<string, Promise<void>>()
+  const enqueue = (id: string, op: () => Promise<void>, where: string) => {
+    const next = (tails.get(id) ?? Promise.resolve()).then(op).catch((err) => onError(err, where))
+    tails.set(id, next)
+    void next.then(() => { if (tails.get(id) === next) tails.delete(id) })
+    return next
+  }
+  const release = (id: string) => { if (!closing) void enqueue(id, () => directory.release(id), 'fleet release') }
+  sessions.factory.onBuilt((runner) => {
+    const id = runner.id
+    void enqueue(id, () => directory.claim(runner.info()), 'fleet claim')
+    runner.subscribe((event) => { if (event.type === 'session_closed') release(id) }, LIVE_ONLY)
+  })
+  sessions.parkListeners.push(release)
+  const onAdopted = options.fleet.onAdopted
+  const fleet = createFleet(options.fleet, {
+    context,
+    ...(onAdopted ? { onAdopted: (sessionId: string, from: string, epoch: number) => onAdopted({ sessionId, from, epoch }) } : {}),
+  })
+  return {
+    fleet,
+    claimed: (id) => tails.get(id) ?? Promise.resolve(),
+    start: (url) => directory.start(options.fleet!.address ?? reachable(url)),
+    beginClose: () => { closing = true },
+    stop: () => directory.stop(),
+  }
+}
+
+/** A wildcard listen address is not an address to reach: loopback stands in (one host only). */
+function reachable(url: string): string {
+  const u = new URL(url)
+  if (u.hostname === '0.0.0.0' || u.hostname === '[::]') u.hostname = '127.0.0.1'
+  return u.toString().replace(/\/$/, '')
+}
