@@ -35,10 +35,15 @@ export function wireFleet(options: GatewayServerOptions, sessions: SessionServic
     return next
   }
   const release = (id: string) => { if (!closing) void enqueue(id, () => directory.release(id), 'fleet release') }
+  // A closed session's record goes first (parking's delete is queued before this one, the store keeps
+  // per-id order): with the row released before it, another process could still read the record.
+  const closed = (id: string) => {
+    if (!closing) void enqueue(id, async () => { await sessions.parking.store.delete(id); await directory.release(id) }, 'fleet release')
+  }
   sessions.factory.onBuilt((runner) => {
     const id = runner.id
     void enqueue(id, () => directory.claim(runner.info()), 'fleet claim')
-    runner.subscribe((event) => { if (event.type === 'session_closed') release(id) }, LIVE_ONLY)
+    runner.subscribe((event) => { if (event.type === 'session_closed') closed(id) }, LIVE_ONLY)
   })
   sessions.parkListeners.push(release)
   const onAdopted = options.fleet.onAdopted
