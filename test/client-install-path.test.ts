@@ -80,7 +80,7 @@ describe('agent-session-client installed alone from its packed tarball', () => {
     const compiled = await run(process.execPath, [TSC, '-p', '.'], { cwd: project })
     expect(compiled.stdout + compiled.stderr).toBe('')
     expect(compiled.code).toBe(0)
-  })
+  }, 90_000) // a full type check of the package and @types/node: seconds of CPU, more on a busy machine
 
   it('type-checks a browser program against the DOM lib with no Node types', async () => {
     await writeFile(join(project, 'browser.ts'), [
@@ -100,7 +100,7 @@ describe('agent-session-client installed alone from its packed tarball', () => {
     const checked = await run(process.execPath, [TSC, '-p', 'tsconfig.browser.json'], { cwd: project })
     expect(checked.stdout + checked.stderr).toBe('')
     expect(checked.code).toBe(0)
-  })
+  }, 90_000) // a full type check of the package and @types/node: seconds of CPU, more on a busy machine
 
   it('runs the compiled example with plain Node 22 against our gateway on the fakes, on a provider and on a Claude Code profile', async () => {
     const { manifest } = target
