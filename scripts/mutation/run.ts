@@ -12,7 +12,6 @@
  *   npm run mutation -- --rescore <run dir> [--rescore <later run dir>]... [--keys <sample file>] [--out <dir>]   (rescore.ts)
  */
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
-import { randomInt } from 'node:crypto'
 import { loadavg } from 'node:os'
 import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -26,7 +25,7 @@ import { classifyAll } from './classification.ts'
 import { consoleTable, tabulate, writeReport, type FullKitTest, type MutantResult, type MutationReport } from './report.ts'
 import { rescore, verdictLine } from './rescore.ts'
 import { instrument, REACH_ENV, readHits } from './reach.ts'
-import { sample, shuffle } from './sampler.ts'
+import { chooseSeed, sample, shuffle } from './sampler.ts'
 import { generateAll } from './sources.ts'
 import { seededRandom } from '../../conformance/harness/random.ts'
 
@@ -86,8 +85,7 @@ async function main(): Promise<void> {
   const targets = values.targets.split(',').map((t) => t.trim()) as KitTarget[]
   if (!targets.length || targets.some((t) => !KIT_TARGETS.includes(t))) throw new Error(`--targets: a comma-separated list of ${KIT_TARGETS.join(', ')}`)
   // A fresh sample each run unless a seed is given to replay one (printed, and in the report).
-  const seed = values.seed !== undefined ? Number(values.seed) : randomInt(1, 2 ** 31 - 1)
-  if (!Number.isSafeInteger(seed)) throw new Error('--seed: an integer')
+  const { seed } = chooseSeed(values.seed)
   if (values.curated) return runCurated({ only: values.only, seed, list: values.list })
   // --keys <file>: one mutant key per line, as --only for each (a sample of record, or a survivor list).
   if (values.keys) values.only = [...(values.only ?? []), ...(await readFile(values.keys, 'utf8')).split('\n').map((l) => l.trim()).filter(Boolean)]
