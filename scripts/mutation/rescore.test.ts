@@ -62,6 +62,15 @@ describe('rescore over several runs', () => {
     expect(merged.get('gateway/a.ts|f|literal|2|0')?.npmTest).toBeUndefined()
   })
 
+  it('keeps the earlier kit verdict when a later --npm-only run judged the npm test column alone', () => {
+    const old = report([result('gateway/a.ts|f|literal|1|0', 'survived', { reachedOn: ['serve'], npmTest: { killed: false, via: 'related tests' } })])
+    const { kit: _k, ...npmOnly } = result('gateway/a.ts|f|literal|1|0', 'survived', { npmTest: { killed: true, via: 'related tests' } })
+    const [merged] = combine([old, report([npmOnly])])
+    expect(merged.kit?.status).toBe('survived')
+    expect(merged.reachedOn).toEqual(['serve'])
+    expect(merged.npmTest?.killed).toBe(true)
+  })
+
   it('restricts the report to the sample of record and applies the current outside-kit file', async () => {
     const a = await mkdtemp(join(tmpdir(), 'rescore-a-'))
     const b = await mkdtemp(join(tmpdir(), 'rescore-b-'))

@@ -19,7 +19,9 @@ export function combine(runs: MutationReport[]): MutantResult[] {
     for (const r of run.results) {
       const was = byKey.get(r.mutant.key)
       const keepTests = was?.npmTest && !r.npmTest && was.kit?.status === r.kit?.status
-      byKey.set(r.mutant.key, keepTests ? { ...r, npmTest: was.npmTest } : r)
+      // An npm-only run (--npm-only) judged no kit: the earlier kit verdict (and reach) stands.
+      const keepKit = was?.kit && !r.kit && r.npmTest
+      byKey.set(r.mutant.key, keepTests ? { ...r, npmTest: was.npmTest } : keepKit ? { ...r, kit: was.kit, reachedOn: was.reachedOn } : r)
     }
   }
   return [...byKey.values()]

@@ -80,7 +80,7 @@ async function main(): Promise<void> {
     only: { type: 'string', multiple: true }, keys: { type: 'string' }, jobs: { type: 'string', default: '1' }, list: { type: 'boolean' }, curated: { type: 'boolean' },
     'no-npm-test': { type: 'boolean' }, 'cap-ms': { type: 'string' }, 'test-cap-ms': { type: 'string', default: '60000' },
     out: { type: 'string' }, rescore: { type: 'string', multiple: true }, 'no-reach': { type: 'boolean' }, 'deadline-min': { type: 'string', default: '55' },
-    targets: { type: 'string', default: KIT_TARGETS.join(',') }, 'test-jobs': { type: 'string', default: '1' },
+    targets: { type: 'string', default: KIT_TARGETS.join(',') }, 'npm-only': { type: 'boolean' }, 'test-jobs': { type: 'string', default: '1' },
   } })
   const targets = values.targets.split(',').map((t) => t.trim()) as KitTarget[]
   if (!targets.length || targets.some((t) => !KIT_TARGETS.includes(t))) throw new Error(`--targets: a comma-separated list of ${KIT_TARGETS.join(', ')}`)
@@ -117,7 +117,9 @@ async function main(): Promise<void> {
   const graph = await importGraph(ROOT)
   const isSpec = (m: { key: string }) => classification.byKey.get(m.key)!.class === 'spec'
   // The kit judges only the spec-observable mutants; the rest go straight to the npm test column.
-  const order = shuffle(picked.filter(isSpec), seededRandom(seed))
+  // --npm-only: the npm test column alone, for every given mutant (after new tests; --rescore keeps the earlier kit verdicts).
+  const npmOnly = values['npm-only'] === true
+  const order = npmOnly ? [] : shuffle(picked.filter(isSpec), seededRandom(seed))
   const results: MutantResult[] = []
   let reportNow: () => Promise<void> = async () => {}
   let next = 0
@@ -128,12 +130,12 @@ async function main(): Promise<void> {
   // One PostgreSQL server for every serve-target run of this mutation run (a fresh database each).
   const databases = new Databases()
   // The baseline: the unmutated copy (with reach probes) must pass the kit on each target; it also tells which mutants each reaches.
-  const { reached, baselineMs } = await reachRun(picked.filter(isSpec), files, 300_000, !values['no-reach'], targets, databases).catch(async (err: unknown) => {
+  const { reached, baselineMs } = await (npmOnly ? Promise.resolve({ reached: undefined, baselineMs: {} as PerTarget<number> }) : reachRun(picked.filter(isSpec), files, 300_000, !values['no-reach'], targets, databases)).catch(async (err: unknown) => {
     await databases.stop()
     throw err
   })
   // The cap scales with the unmutated run on this machine now (a loaded machine runs the whole kit in a minute or more).
-  const capMs = Object.fromEntries(targets.map((t) => [t, values['cap-ms'] ? Number(values['cap-ms']) : Math.max(90_000, 3 * baselineMs[t]!)])) as PerTarget<number>
+  const capMs = Object.fromEntries(targets.map((t) => [t, values['cap-ms'] ? Number(values['cap-ms']) : Math.max(90_000, 3 * (baselineMs[t] ?? 0))])) as PerTarget<number>
   console.log(`a mutant's kit run is capped at ${targets.map((t) => `${(capMs[t]! / 1000).toFixed(0)} s (${t})`).join(', ')}`)
   const worker = async () => {
     const dir = await scratchCopy(ROOT)
@@ -226,10 +228,10 @@ async function main(): Promise<void> {
   const claimed = new Set<string>()
   const byKey = new Map(picked.map((m) => [m.key, m]))
   // The test suite's mutants are in the report from the start, classified, without a kit run.
-  const suiteDuty: MutantResult[] = picked.filter((m) => !isSpec(m)).map((m) => {
+  const suiteDuty: MutantResult[] = picked.filter((m) => npmOnly || !isSpec(m)).map((m) => {
     const { start: _s, end: _e, ...mutant } = m
     const c = classification.byKey.get(m.key)!
-    return { mutant, diff: mutantDiff(files.get(m.file)!, m), classification: c, outsideKit: c.reason, ...(equivalents[m.key] !== undefined ? { equivalent: equivalents[m.key] } : {}) }
+    return { mutant, diff: mutantDiff(files.get(m.file)!, m), classification: c, ...(c.class !== 'spec' ? { outsideKit: c.reason } : {}), ...(equivalents[m.key] !== undefined ? { equivalent: equivalents[m.key] } : {}) }
   })
   results.push(...suiteDuty)
   try {
