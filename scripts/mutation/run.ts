@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util'
 import { runCurated } from './curated-run.ts'
 import { Databases, KIT_TARGETS, removeScratch, runKit, scratchCopy, withMutatedFile, type KitTarget } from './kit-run.ts'
 import { applyMutant, mutantDiff, type GeneratedMutant } from './mutator.ts'
-import { FULL_KIT_TESTS, importGraph, relatedTests, runTests } from './npm-test-run.ts'
+import { FULL_KIT_TESTS, importGraph, loadSpawnedTests, relatedTests, runTests } from './npm-test-run.ts'
 import { globMatcher, loadClassifier } from './kit-scope.ts'
 import { classifyAll } from './classification.ts'
 import { consoleTable, tabulate, writeReport, type FullKitTest, type MutantResult, type MutationReport } from './report.ts'
@@ -115,6 +115,8 @@ async function main(): Promise<void> {
   // No new kit run starts after 80 % of the deadline, no npm test run after it, so a run on a loaded machine still ends (and says how many it judged).
   const deadline = started + Number(values['deadline-min']) * 0.8 * 60_000
   const graph = await importGraph(ROOT)
+  const spawnedTests = await loadSpawnedTests(ROOT)
+  const testsFor = (file: string) => [...new Set([...relatedTests(graph, file), ...spawnedTests(file)])]
   const isSpec = (m: { key: string }) => classification.byKey.get(m.key)!.class === 'spec'
   // The kit judges only the spec-observable mutants; the rest go straight to the npm test column.
   // --npm-only: the npm test column alone, for every given mutant (after new tests; --rescore keeps the earlier kit verdicts).
@@ -216,7 +218,7 @@ async function main(): Promise<void> {
         claimed.add(r.mutant.key)
         const m = byKey.get(r.mutant.key)!
         const text = files.get(m.file)!
-        const tests = await withMutatedFile(dir, m.file, text, applyMutant(text, m), () => runTests(dir, relatedTests(graph, m.file), Number(values['test-cap-ms'])))
+        const tests = await withMutatedFile(dir, m.file, text, applyMutant(text, m), () => runTests(dir, testsFor(m.file), Number(values['test-cap-ms'])))
         r.npmTest = { killed: tests.status === 'killed', via: 'related tests', tests }
         console.log(`npm test column [${r.classification?.class}]: ${tests.status.padEnd(9)} ${m.file}:${m.line} ${m.operator} (${tests.files} files, ${(tests.ms / 1000).toFixed(0)} s) ${tests.detail?.slice(0, 100) ?? ''}`)
         await reportNow()
