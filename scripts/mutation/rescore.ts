@@ -18,6 +18,8 @@ export function combine(runs: MutationReport[]): MutantResult[] {
   for (const run of runs) {
     for (const r of run.results) {
       const was = byKey.get(r.mutant.key)
+      // A later run its deadline stopped before this mutant (no kit, no npm test verdict) changes nothing.
+      if (was && !r.kit && !r.npmTest && r.equivalent === undefined) continue
       const keepTests = was?.npmTest && !r.npmTest && was.kit?.status === r.kit?.status
       // An npm-only run (--npm-only) judged no kit: the earlier kit verdict (and reach) stands.
       const keepKit = was?.kit && !r.kit && r.npmTest
