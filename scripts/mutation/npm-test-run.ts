@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process'
 import { readdir, readFile, rm } from 'node:fs/promises'
 import { dirname, join, normalize } from 'node:path'
 import ts from 'typescript'
+import { globMatcher } from './kit-scope.ts'
 
 const TEST_ROOTS = ['gateway', 'fake-engines', 'conformance', 'reports', 'bench', 'test']
 /** Run the full kit on the self targets: counted through the kit column, never re-run here. */
@@ -68,6 +69,18 @@ export function relatedTests(graph: ImportGraph, file: string): string[] {
     level = next
   }
   return []
+}
+
+/**
+ * The tests that reach a module only through a spawned `gateway` process (`gateway/test/gateway-command.ts`
+ * runs gateway/cli.ts as a child, so no import edge leads there): the command line, the
+ * configuration file, logs, health, shutdown. `spawned-tests.json` maps a file (or glob) to them;
+ * they join the nearest importers, so the operator surface is judged by the tests written for it.
+ */
+export async function loadSpawnedTests(root: string): Promise<(file: string) => string[]> {
+  const map = JSON.parse(await readFile(join(root, 'scripts/mutation/spawned-tests.json'), 'utf8')) as Record<string, string[]>
+  const entries = Object.entries(map).map(([glob, tests]) => [globMatcher(glob), tests] as const)
+  return (file) => [...new Set(entries.filter(([match]) => match(file)).flatMap(([, tests]) => tests))]
 }
 
 export type TestStatus = 'killed' | 'survived' | 'timeout' | 'no-tests'

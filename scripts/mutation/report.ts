@@ -10,6 +10,7 @@ import { moduleOf } from './sources.ts'
 import type { KitOutcome, KitTarget } from './kit-run.ts'
 import type { TestOutcome } from './npm-test-run.ts'
 import type { GeneratedMutant } from './mutator.ts'
+import type { Classification } from './kit-scope.ts'
 
 /** The full-kit test file of the target that killed a mutant (npm-test-run.ts FULL_KIT_TESTS). */
 export type FullKitTest = 'self-target.test.ts' | 'self-serve-target.test.ts' | 'self-minimal-target.test.ts'
@@ -18,6 +19,8 @@ export interface MutantResult {
   mutant: Omit<GeneratedMutant, 'start' | 'end'>
   diff: string
   equivalent?: string
+  /** Its duty, decided before the run (classification.json): `spec` is the kit's, any other class the test suite's (no kit run). */
+  classification?: Classification
   /** Why no conformance kit could observe this mutant (kit-scope.ts); it leaves the kit's in-reach denominator, not the sample. */
   outsideKit?: string
   /** The targets whose unmutated run reached the mutant (the ones it was judged on, dev first); absent without reach probes. */
@@ -34,6 +37,10 @@ export interface ModuleRow {
   outside?: number; outsideKilled?: number
   /** Of kitKilled, how many the serve target killed (the dev target let them through or never reached them). */
   kitKilledServe?: number
+  /** Of outside: killed by npm test. Of the spec-observable ones: the kit's survivors, and how many of them npm test killed. */
+  outsideNpmKilled?: number; kitSurvived?: number; kitSurvivedNpmKilled?: number
+  /** The test suite's mutants the deadline left without an npm test verdict: not judged, in no rate. */
+  pending?: number
 }
 
 export interface MutationReport {
@@ -42,7 +49,12 @@ export interface MutationReport {
   modules: ModuleRow[]; totals: ModuleRow; results: MutantResult[]
 }
 
-export const emptyRow = (module: string): ModuleRow => ({ module, generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, kitKilledServe: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0, outside: 0, outsideKilled: 0 })
+export const emptyRow = (module: string): ModuleRow => ({ module, generated: 0, sampled: 0, judged: 0, equivalent: 0, kitKilled: 0, kitKilledServe: 0, boot: 0, timeout: 0, unreached: 0, npmTestKilled: 0, survived: 0, outside: 0, outsideKilled: 0, outsideNpmKilled: 0, kitSurvived: 0, kitSurvivedNpmKilled: 0, pending: 0 })
+
+/** The two duties' rates: the kit on the spec-observable mutants, npm test on the rest, and npm test on the kit's survivors. */
+export function dutyRates(r: ModuleRow): { kit: [number, number]; npmRest: [number, number]; npmKitSurvivors: [number, number] } {
+  return { kit: kitRates(r).inReach, npmRest: [r.outsideNpmKilled ?? 0, r.outside ?? 0], npmKitSurvivors: [r.kitSurvivedNpmKilled ?? 0, r.kitSurvived ?? 0] }
+}
 
 /** The kit's two rates: over the mutants a kit can reach through a URL (the issue's target), and over every non-equivalent one. */
 export function kitRates(r: ModuleRow): { inReach: [number, number]; all: [number, number] } {
@@ -62,6 +74,7 @@ export function tabulate(generated: GeneratedMutant[], sampled: GeneratedMutant[
   for (const m of sampled) row(moduleOf(m.file)).sampled++
   for (const r of results) {
     const x = row(moduleOf(r.mutant.file))
+    if (r.equivalent === undefined && r.kit === undefined && r.npmTest === undefined) { x.pending = (x.pending ?? 0) + 1; continue }
     x.judged++
     if (r.equivalent !== undefined) { x.equivalent++; continue }
     if (killedByKit(r)) x.kitKilled++
@@ -73,6 +86,11 @@ export function tabulate(generated: GeneratedMutant[], sampled: GeneratedMutant[
     if (r.kit?.status === 'unreached') x.unreached++
     if (r.npmTest?.killed) x.npmTestKilled++
     else x.survived++
+    if (r.outsideKit !== undefined && r.npmTest?.killed) x.outsideNpmKilled = (x.outsideNpmKilled ?? 0) + 1
+    if (r.outsideKit === undefined && !killedByKit(r)) {
+      x.kitSurvived = (x.kitSurvived ?? 0) + 1
+      if (r.npmTest?.killed) x.kitSurvivedNpmKilled = (x.kitSurvivedNpmKilled ?? 0) + 1
+    }
   }
   const modules = [...rows.values()].sort((a, b) => a.module.localeCompare(b.module))
   const totals = emptyRow('all')
@@ -83,11 +101,11 @@ export function tabulate(generated: GeneratedMutant[], sampled: GeneratedMutant[
 export const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)}%` : '-')
 
 export function consoleTable(report: MutationReport): string {
-  const head = ['module', 'generated', 'sampled', 'judged', 'equiv', 'outside kit', 'kit killed', '(on serve', 'boot', 'timeout)', 'unreached', 'npm test killed', 'survived', 'kit rate in reach', 'kit rate all', 'npm test rate']
+  const head = ['module', 'generated', 'sampled', 'judged', 'equiv', 'spec', 'suite\'s', 'kit killed', '(on serve', 'boot', 'timeout)', 'unreached', 'npm test killed', 'survived', 'pending', 'kit rate (spec)', 'npm rate (suite\'s)', 'npm on kit survivors', 'npm test rate all']
   const line = (r: ModuleRow) => {
     const live = r.judged - r.equivalent
-    const { inReach, all } = kitRates(r)
-    return [r.module, r.generated, r.sampled, r.judged, r.equivalent, r.outside ?? 0, r.kitKilled, r.kitKilledServe ?? 0, r.boot, r.timeout, r.unreached, r.npmTestKilled, r.survived, pct(...inReach), pct(...all), pct(r.npmTestKilled, live)].map(String)
+    const { kit, npmRest, npmKitSurvivors } = dutyRates(r)
+    return [r.module, r.generated, r.sampled, r.judged, r.equivalent, live - (r.outside ?? 0), r.outside ?? 0, r.kitKilled, r.kitKilledServe ?? 0, r.boot, r.timeout, r.unreached, r.npmTestKilled, r.survived, r.pending ?? 0, pct(...kit), pct(...npmRest), pct(...npmKitSurvivors), pct(r.npmTestKilled, live)].map(String)
   }
   const rows = [head, ...report.modules.map(line), line(report.totals)]
   const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i].length)))

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { kitScope } from './kit-scope.ts'
-import { kitRates, tabulate, writeReport, type MutantResult, type MutationReport } from './report.ts'
+import { dutyRates, kitRates, tabulate, writeReport, type MutantResult, type MutationReport } from './report.ts'
 import { combine, rescore } from './rescore.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -34,7 +34,7 @@ describe('the kit scope (outside-kit.json)', () => {
     const entries = JSON.parse(readFileSync(join(ROOT, 'scripts/mutation/outside-kit.json'), 'utf8')) as Record<string, string>
     for (const [pattern, reason] of Object.entries(entries)) {
       expect(reason.length, pattern).toBeGreaterThan(20)
-      if (!pattern.includes('*')) expect(existsSync(join(ROOT, pattern.split('|')[0])), pattern).toBe(true)
+      if (!pattern.split('#')[0].includes('*')) expect(existsSync(join(ROOT, pattern.split(/[|#]/)[0])), pattern).toBe(true)
     }
   })
 
@@ -60,6 +60,30 @@ describe('rescore over several runs', () => {
     expect(merged.get('gateway/a.ts|f|literal|1|0')?.npmTest?.killed).toBe(true)
     expect(merged.get('gateway/a.ts|f|literal|2|0')?.kit?.status).toBe('killed')
     expect(merged.get('gateway/a.ts|f|literal|2|0')?.npmTest).toBeUndefined()
+  })
+
+  it('scores the kit on the spec-observable mutants and npm test on the rest, leaving an unjudged one pending', () => {
+    const suite = (key: string, npm?: boolean): MutantResult => {
+      const { kit: _k, ...r } = result(key, 'survived')
+      return { ...r, outsideKit: 'operator surface: x', ...(npm === undefined ? {} : { npmTest: { killed: npm, via: 'related tests' as const } }) }
+    }
+    const { totals } = tabulate([], [], [
+      result('gateway/a.ts|f|literal|1|0', 'killed'), result('gateway/a.ts|f|literal|2|0', 'survived', { npmTest: { killed: true, via: 'related tests' } }),
+      result('gateway/a.ts|f|literal|3|0', 'survived', { equivalent: 'equivalent: x' }),
+      suite('gateway/cli.ts|m|literal|4|0', true), suite('gateway/cli.ts|m|literal|5|0', false), suite('gateway/cli.ts|m|literal|6|0'),
+    ])
+    expect(dutyRates(totals)).toEqual({ kit: [1, 2], npmRest: [1, 2], npmKitSurvivors: [1, 1] })
+    expect(totals.pending).toBe(1)
+    expect(totals.judged).toBe(5)
+  })
+
+  it('keeps the earlier kit verdict when a later --npm-only run judged the npm test column alone', () => {
+    const old = report([result('gateway/a.ts|f|literal|1|0', 'survived', { reachedOn: ['serve'], npmTest: { killed: false, via: 'related tests' } })])
+    const { kit: _k, ...npmOnly } = result('gateway/a.ts|f|literal|1|0', 'survived', { npmTest: { killed: true, via: 'related tests' } })
+    const [merged] = combine([old, report([npmOnly])])
+    expect(merged.kit?.status).toBe('survived')
+    expect(merged.reachedOn).toEqual(['serve'])
+    expect(merged.npmTest?.killed).toBe(true)
   })
 
   it('restricts the report to the sample of record and applies the current outside-kit file', async () => {

@@ -11,15 +11,19 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { loadKitScope } from './kit-scope.ts'
 import { moduleOf } from './sources.ts'
-import { consoleTable, emptyRow, kitRates, pct, tabulate, writeReport, type MutantResult, type MutationReport } from './report.ts'
+import { consoleTable, dutyRates, emptyRow, kitRates, pct, tabulate, writeReport, type MutantResult, type MutationReport } from './report.ts'
 
 export function combine(runs: MutationReport[]): MutantResult[] {
   const byKey = new Map<string, MutantResult>()
   for (const run of runs) {
     for (const r of run.results) {
       const was = byKey.get(r.mutant.key)
+      // A later run its deadline stopped before this mutant (no kit, no npm test verdict) changes nothing.
+      if (was && !r.kit && !r.npmTest && r.equivalent === undefined) continue
       const keepTests = was?.npmTest && !r.npmTest && was.kit?.status === r.kit?.status
-      byKey.set(r.mutant.key, keepTests ? { ...r, npmTest: was.npmTest } : r)
+      // An npm-only run (--npm-only) judged no kit: the earlier kit verdict (and reach) stands.
+      const keepKit = was?.kit && !r.kit && r.npmTest
+      byKey.set(r.mutant.key, keepTests ? { ...r, npmTest: was.npmTest } : keepKit ? { ...r, kit: was.kit, reachedOn: was.reachedOn } : r)
     }
   }
   return [...byKey.values()]
@@ -43,7 +47,8 @@ export async function rescore(root: string, dirs: string[], { out = dirs[dirs.le
   const results = judged.map((r) => {
     const { equivalent: _e, outsideKit: _o, ...rest } = r
     const why = equivalents[r.mutant.key]
-    const scope = outside(r.mutant.key, r.mutant.file)
+    // A run's own pre-run classification stands (it was written before any verdict); older runs get today's rules.
+    const scope = r.classification ? (r.classification.class === 'spec' ? undefined : r.classification.reason) : outside(r.mutant.key, r.mutant.file, r.mutant)
     return { ...rest, ...(why !== undefined ? { equivalent: why } : {}), ...(scope !== undefined ? { outsideKit: scope } : {}) }
   })
   // Generated stays as the first run counted it (the sources may have changed since); sampled is counted from the sample.
@@ -73,7 +78,10 @@ export function verdictLine(report: MutationReport): string {
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
   }
   const outside = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ')
+  const { kit, npmRest, npmKitSurvivors } = dutyRates(totals)
   return [
+    `spec-observable (the kit's duty): the kit alone kills ${kit[0]}/${kit[1]} non-equivalent (${pct(...kit)}); npm test kills ${npmKitSurvivors[0]}/${npmKitSurvivors[1]} of the kit's survivors`,
+    `the test suite's duty (${totals.outside ?? 0}${outside ? `: ${outside}` : ''}): npm test kills ${npmRest[0]}/${npmRest[1]} non-equivalent (${pct(...npmRest)})${totals.pending ? `; ${totals.pending} not judged before the deadline` : ''}`,
     `kit alone: ${inReach[0]}/${inReach[1]} non-equivalent mutants in the kit's reach killed (${pct(...inReach)}); ${all[0]}/${all[1]} of all non-equivalent (${pct(...all)}); outside the kit's reach: ${totals.outside ?? 0}${outside ? ` (${outside})` : ''}`,
     `npm test: ${totals.npmTestKilled}/${all[1]} (${pct(totals.npmTestKilled, all[1])}); equivalent or spec-neutral: ${totals.equivalent}${unjudged > 0 ? `; ${unjudged} of ${report.sampled} sampled not judged` : ''}`,
   ].join('\n')

@@ -19,12 +19,13 @@ import { parseArgs } from 'node:util'
 import { runCurated } from './curated-run.ts'
 import { Databases, KIT_TARGETS, removeScratch, runKit, scratchCopy, withMutatedFile, type KitTarget } from './kit-run.ts'
 import { applyMutant, mutantDiff, type GeneratedMutant } from './mutator.ts'
-import { FULL_KIT_TESTS, importGraph, relatedTests, runTests } from './npm-test-run.ts'
-import { globMatcher, loadKitScope } from './kit-scope.ts'
+import { FULL_KIT_TESTS, importGraph, loadSpawnedTests, relatedTests, runTests } from './npm-test-run.ts'
+import { globMatcher, loadClassifier } from './kit-scope.ts'
+import { classifyAll } from './classification.ts'
 import { consoleTable, tabulate, writeReport, type FullKitTest, type MutantResult, type MutationReport } from './report.ts'
 import { rescore, verdictLine } from './rescore.ts'
 import { instrument, REACH_ENV, readHits } from './reach.ts'
-import { sample, shuffle } from './sampler.ts'
+import { chooseSeed, sample, shuffle } from './sampler.ts'
 import { generateAll } from './sources.ts'
 import { seededRandom } from '../../conformance/harness/random.ts'
 
@@ -75,15 +76,16 @@ async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, c
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: {
-    sample: { type: 'string', default: '300' }, seed: { type: 'string', default: '1' }, module: { type: 'string', multiple: true },
+    sample: { type: 'string', default: '300' }, seed: { type: 'string' }, module: { type: 'string', multiple: true },
     only: { type: 'string', multiple: true }, keys: { type: 'string' }, jobs: { type: 'string', default: '1' }, list: { type: 'boolean' }, curated: { type: 'boolean' },
     'no-npm-test': { type: 'boolean' }, 'cap-ms': { type: 'string' }, 'test-cap-ms': { type: 'string', default: '60000' },
     out: { type: 'string' }, rescore: { type: 'string', multiple: true }, 'no-reach': { type: 'boolean' }, 'deadline-min': { type: 'string', default: '55' },
-    targets: { type: 'string', default: KIT_TARGETS.join(',') },
+    targets: { type: 'string', default: KIT_TARGETS.join(',') }, 'npm-only': { type: 'boolean' }, 'test-jobs': { type: 'string', default: '1' },
   } })
   const targets = values.targets.split(',').map((t) => t.trim()) as KitTarget[]
   if (!targets.length || targets.some((t) => !KIT_TARGETS.includes(t))) throw new Error(`--targets: a comma-separated list of ${KIT_TARGETS.join(', ')}`)
-  const seed = Number(values.seed)
+  // A fresh sample each run unless a seed is given to replay one (printed, and in the report).
+  const { seed } = chooseSeed(values.seed)
   if (values.curated) return runCurated({ only: values.only, seed, list: values.list })
   // --keys <file>: one mutant key per line, as --only for each (a sample of record, or a survivor list).
   if (values.keys) values.only = [...(values.only ?? []), ...(await readFile(values.keys, 'utf8')).split('\n').map((l) => l.trim()).filter(Boolean)]
@@ -94,10 +96,11 @@ async function main(): Promise<void> {
   const pool = inModule ? all.filter((m) => inModule.some((match) => match(m.file))) : all
   const picked = values.only?.length ? all.filter((m) => values.only!.includes(m.key)) : sample(pool, Number(values.sample), seed)
   const equivalents = await loadEquivalents()
-  const outsideKit = await loadKitScope(ROOT)
-  console.log(`${all.length} mutants generated from ${files.size} files of gateway/${inModule ? ` (${pool.length} in the selected modules)` : ''}; ${picked.length} sampled (seed ${seed})`)
+  // Each mutant's duty (the kit's or the test suite's), from its module, function and code, before anything runs.
+  const classification = classifyAll(picked, await loadClassifier(ROOT))
+  console.log(`${all.length} mutants generated from ${files.size} files of gateway/${inModule ? ` (${pool.length} in the selected modules)` : ''}; ${picked.length} sampled (seed ${seed}${values.seed === undefined ? ', drawn at random: replay with --seed ' + seed : ''}); ${classification.counts.spec ?? 0} spec-observable (the kit's), ${picked.length - (classification.counts.spec ?? 0)} the test suite's`)
   if (values.list) {
-    for (const m of picked) console.log(`${m.key}\n    ${m.file}:${m.line} ${m.operator}: ${JSON.stringify(m.original.slice(0, 80))} -> ${JSON.stringify(m.replacement)}${equivalents[m.key] ? `  [equivalent: ${equivalents[m.key]}]` : ''}`)
+    for (const m of picked) console.log(`${m.key}\n    ${m.file}:${m.line} ${m.operator} [${classification.byKey.get(m.key)!.class}]: ${JSON.stringify(m.original.slice(0, 80))} -> ${JSON.stringify(m.replacement)}${equivalents[m.key] ? `  [equivalent: ${equivalents[m.key]}]` : ''}`)
     return
   }
 
@@ -105,26 +108,36 @@ async function main(): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-')
   const out = values.out ?? join(ROOT, 'reports/out/mutation', stamp)
   await mkdir(out, { recursive: true })
+  // The classification is on disk before the first verdict: it cannot have been fitted to the survivors.
+  await writeFile(join(out, 'classification.json'), `${JSON.stringify({ seed, writtenAt: new Date().toISOString(), counts: classification.counts, mutants: classification.list }, null, 2)}\n`)
+  console.log(`classification: ${join(out, 'classification.json')} ${JSON.stringify(classification.counts)}`)
   const started = Date.now()
   // No new kit run starts after 80 % of the deadline, no npm test run after it, so a run on a loaded machine still ends (and says how many it judged).
   const deadline = started + Number(values['deadline-min']) * 0.8 * 60_000
   const graph = await importGraph(ROOT)
-  const order = shuffle(picked, seededRandom(seed))
+  const spawnedTests = await loadSpawnedTests(ROOT)
+  const testsFor = (file: string) => [...new Set([...relatedTests(graph, file), ...spawnedTests(file)])]
+  const isSpec = (m: { key: string }) => classification.byKey.get(m.key)!.class === 'spec'
+  // The kit judges only the spec-observable mutants; the rest go straight to the npm test column.
+  // --npm-only: the npm test column alone, for every given mutant (after new tests; --rescore keeps the earlier kit verdicts).
+  const npmOnly = values['npm-only'] === true
+  const order = npmOnly ? [] : shuffle(picked.filter(isSpec), seededRandom(seed))
   const results: MutantResult[] = []
   let reportNow: () => Promise<void> = async () => {}
   let next = 0
+  let kitJudged = 0
   const load: number[] = []
   const loadTimer = setInterval(() => load.push(loadavg()[0]), 10_000)
 
   // One PostgreSQL server for every serve-target run of this mutation run (a fresh database each).
   const databases = new Databases()
   // The baseline: the unmutated copy (with reach probes) must pass the kit on each target; it also tells which mutants each reaches.
-  const { reached, baselineMs } = await reachRun(picked, files, 300_000, !values['no-reach'], targets, databases).catch(async (err: unknown) => {
+  const { reached, baselineMs } = await (npmOnly ? Promise.resolve({ reached: undefined, baselineMs: {} as PerTarget<number> }) : reachRun(picked.filter(isSpec), files, 300_000, !values['no-reach'], targets, databases)).catch(async (err: unknown) => {
     await databases.stop()
     throw err
   })
   // The cap scales with the unmutated run on this machine now (a loaded machine runs the whole kit in a minute or more).
-  const capMs = Object.fromEntries(targets.map((t) => [t, values['cap-ms'] ? Number(values['cap-ms']) : Math.max(90_000, 3 * baselineMs[t]!)])) as PerTarget<number>
+  const capMs = Object.fromEntries(targets.map((t) => [t, values['cap-ms'] ? Number(values['cap-ms']) : Math.max(90_000, 3 * (baselineMs[t] ?? 0))])) as PerTarget<number>
   console.log(`a mutant's kit run is capped at ${targets.map((t) => `${(capMs[t]! / 1000).toFixed(0)} s (${t})`).join(', ')}`)
   const worker = async () => {
     const dir = await scratchCopy(ROOT)
@@ -141,9 +154,7 @@ async function main(): Promise<void> {
   const judge = async (dir: string, m: GeneratedMutant): Promise<MutantResult> => {
     const text = files.get(m.file)!
     const { start: _s, end: _e, ...mutant } = m
-    const result: MutantResult = { mutant, diff: mutantDiff(text, m) }
-    const outside = outsideKit(m.key, m.file)
-    if (outside !== undefined) result.outsideKit = outside
+    const result: MutantResult = { mutant, diff: mutantDiff(text, m), classification: classification.byKey.get(m.key)! }
     if (equivalents[m.key] !== undefined) {
       result.equivalent = equivalents[m.key]
     } else {
@@ -162,7 +173,7 @@ async function main(): Promise<void> {
         if (result.kit!.status !== 'survived' && result.kit!.status !== 'unreached') result.npmTest = { killed: true, via: basename(FULL_KIT_TESTS[result.kit!.target ?? 'dev']) as FullKitTest }
       })
     }
-    const done = results.length + 1
+    const done = ++kitJudged
     const survived = result.kit?.status === 'survived' || result.kit?.status === 'unreached'
     const verdict = result.equivalent !== undefined ? 'equivalent' : survived ? (result.kit!.status === 'unreached' ? 'UNREACHED' : 'SURVIVED') : result.kit!.status
     const where = result.kit?.target && result.kit.status !== 'unreached' ? ` [${result.kit.target}]` : ''
@@ -187,20 +198,29 @@ async function main(): Promise<void> {
     await writeReport(out, report())
     await writeFile(join(out, 'survivors.md'), survivorsMd())
   }
-  // The npm test column, after every kit verdict is in: the kit column is the one the issue's target is about.
+  // The npm test column runs beside the kit: a kit survivor first (as soon as its verdict is in), else
+  // a mutant of the test suite's duty (judged by npm test alone); it waits while the kit may still give survivors.
   const testDeadline = started + Number(values['deadline-min']) * 60_000
+  let kitDone = false
+  const pending = (x: MutantResult) => x.equivalent === undefined && !x.npmTest && !claimed.has(x.mutant.key)
+  const nextForTests = () => results.find((x) => pending(x) && (x.kit?.status === 'survived' || x.kit?.status === 'unreached')) ?? suiteDuty.find(pending)
   const testPhase = async () => {
     const dir = await scratchCopy(ROOT)
     try {
       for (;;) {
-        const r = results.find((x) => (x.kit?.status === 'survived' || x.kit?.status === 'unreached') && !x.npmTest && !claimed.has(x.mutant.key))
-        if (!r || Date.now() >= testDeadline) return
+        const r = nextForTests()
+        if (Date.now() >= testDeadline) return
+        if (!r) {
+          if (kitDone) return
+          await new Promise((resolve) => setTimeout(resolve, 1000))
+          continue
+        }
         claimed.add(r.mutant.key)
         const m = byKey.get(r.mutant.key)!
         const text = files.get(m.file)!
-        const tests = await withMutatedFile(dir, m.file, text, applyMutant(text, m), () => runTests(dir, relatedTests(graph, m.file), Number(values['test-cap-ms'])))
+        const tests = await withMutatedFile(dir, m.file, text, applyMutant(text, m), () => runTests(dir, testsFor(m.file), Number(values['test-cap-ms'])))
         r.npmTest = { killed: tests.status === 'killed', via: 'related tests', tests }
-        console.log(`npm test column: ${tests.status.padEnd(9)} ${m.file}:${m.line} ${m.operator} (${tests.files} files, ${(tests.ms / 1000).toFixed(0)} s) ${tests.detail?.slice(0, 100) ?? ''}`)
+        console.log(`npm test column [${r.classification?.class}]: ${tests.status.padEnd(9)} ${m.file}:${m.line} ${m.operator} (${tests.files} files, ${(tests.ms / 1000).toFixed(0)} s) ${tests.detail?.slice(0, 100) ?? ''}`)
         await reportNow()
       }
     } finally {
@@ -209,9 +229,19 @@ async function main(): Promise<void> {
   }
   const claimed = new Set<string>()
   const byKey = new Map(picked.map((m) => [m.key, m]))
+  // The test suite's mutants are in the report from the start, classified, without a kit run.
+  const suiteDuty: MutantResult[] = picked.filter((m) => npmOnly || !isSpec(m)).map((m) => {
+    const { start: _s, end: _e, ...mutant } = m
+    const c = classification.byKey.get(m.key)!
+    return { mutant, diff: mutantDiff(files.get(m.file)!, m), classification: c, ...(c.class !== 'spec' ? { outsideKit: c.reason } : {}), ...(equivalents[m.key] !== undefined ? { equivalent: equivalents[m.key] } : {}) }
+  })
+  results.push(...suiteDuty)
   try {
-    await Promise.all(Array.from({ length: jobs }, () => worker()))
-    if (!values['no-npm-test']) await Promise.all(Array.from({ length: jobs }, () => testPhase()))
+    const testJobs = values['no-npm-test'] ? 0 : Math.max(1, Number(values['test-jobs']))
+    await Promise.all([
+      Promise.all(Array.from({ length: jobs }, () => worker())).finally(() => { kitDone = true }),
+      ...Array.from({ length: testJobs }, () => testPhase()),
+    ])
   } finally {
     clearInterval(loadTimer)
     await databases.stop()

@@ -3,7 +3,7 @@
  * the rest in proportion; and the source filter leaves out tests and test support.
  */
 import { describe, expect, it } from 'vitest'
-import { allocate, sample } from './sampler.ts'
+import { allocate, chooseSeed, sample } from './sampler.ts'
 import { isMutable, moduleOf } from './sources.ts'
 
 const mutants = [
@@ -48,5 +48,23 @@ describe('the mutated sources', () => {
     expect(isMutable('gateway/types.d.ts')).toBe(false)
     expect(isMutable('gateway/queue/adapter-contract.ts', "import { it } from 'vitest'")).toBe(false)
     expect(moduleOf('gateway/server/routes/jobs.ts')).toBe('gateway/server/routes')
+  })
+})
+
+describe('the run seed', () => {
+  it('is fresh and random when none is given, and replays the given one', () => {
+    const drawn = [chooseSeed(undefined), chooseSeed(undefined), chooseSeed(undefined)]
+    for (const d of drawn) expect(d.fresh).toBe(true)
+    expect(new Set(drawn.map((d) => d.seed)).size).toBeGreaterThan(1)
+    expect(chooseSeed('42')).toEqual({ seed: 42, fresh: false })
+    expect(() => chooseSeed('x')).toThrow(/--seed/)
+  })
+
+  it('draws a different sample on each fresh run, and the same one again from its printed seed', () => {
+    const a = chooseSeed(undefined, () => 1523378604)
+    const b = chooseSeed(undefined, () => 77)
+    const first = sample(mutants, 50, a.seed).map((m) => m.key)
+    expect(sample(mutants, 50, b.seed).map((m) => m.key)).not.toEqual(first)
+    expect(sample(mutants, 50, chooseSeed(String(a.seed)).seed).map((m) => m.key)).toEqual(first)
   })
 })

@@ -4,7 +4,19 @@
  * remainder), and within a file the pick is a seeded shuffle. The same seed and the same mutant
  * set always give the same sample.
  */
+import { randomInt } from 'node:crypto'
 import { seededRandom } from '../../conformance/harness/random.ts'
+
+/**
+ * The run's seed: the one given (to replay a sample), else a fresh random one, so each run
+ * scores a sample nobody chose or reviewed beforehand. The seed is printed and reported.
+ */
+export function chooseSeed(given: string | undefined, draw: () => number = () => randomInt(1, 2 ** 31 - 1)): { seed: number; fresh: boolean } {
+  if (given === undefined) return { seed: draw(), fresh: true }
+  const seed = Number(given)
+  if (!Number.isSafeInteger(seed)) throw new Error(`--seed: an integer, not ${JSON.stringify(given)}`)
+  return { seed, fresh: false }
+}
 
 export interface Sampleable { key: string; file: string }
 

@@ -51,6 +51,32 @@ export const queueOptionsCases: Case[] = [
     },
   },
   {
+    id: 'jobs-parked-cap-counts-every-park', title: 'maxParkedDurationMs caps the total parked time of a run: a job that parks a second time is not failed before the cap', section: 'queue-options',
+    clauses: ['queue-options.5', 'job-status.11', 'job-status.5', 'job-status.6'], requires: ['provider', 'queue', 'parking', 'timer:maxParkedDurationMs'],
+    async run(ctx) {
+      const submitted = Date.now()
+      const twice = { name: 'deferred-twice', steps: [{ type: 'deferred', name: 'deferred_task', input: { task: 'first' } }, { type: 'deferred', name: 'deferred_task', input: { task: 'second' } }, { type: 'text', text: 'done: {{toolResult}}' }] }
+      const job = await submit(ctx, { session: { prompt: `scenario:${JSON.stringify(twice)}` } })
+      const first = await waitForJob(ctx, job.id, (j) => j.status === 'parked', 'the first park')
+      const res = await ctx.http('POST', `/executions/${first.parkedExecutionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'go on' } } })
+      ctx.equal('job-status.6', res.json?.applied, true, 'the first result is applied')
+      await waitForJob(ctx, job.id, (j) => j.status === 'parked' && j.parkedExecutionId !== first.parkedExecutionId, 'the second park')
+      const cap = Number(ctx.manifest.timers?.maxParkedDurationMs)
+      const deadline = Date.now() + cap + ctx.deadlineMs
+      let current: any
+      while (Date.now() < deadline) {
+        current = (await ctx.http('GET', `/jobs/${job.id}`)).json?.job
+        if (current?.status !== 'parked') break
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      ctx.equal('job-status.11', current?.status, 'failed', `status once the two parks passed ${cap} ms together`)
+      // The run's parked time is at most the time since the kit submitted it, so a failure sooner than
+      // the cap after the submission failed a run parked for less than the cap (queue-options.5).
+      const spanned = Date.now() - submitted
+      ctx.check('queue-options.5', spanned >= cap, `parked maxParkedDurationMs (${cap} ms) in total before failing`, `failed ${spanned} ms after it was submitted, on its second park`)
+    },
+  },
+  {
     id: 'jobs-webhook-retries-keep-order', title: 'a receiver answering 500 twice still gets every event once, in order', section: 'queue-options',
     clauses: ['queue-options.9', 'queue-options.10', 'limits.13', 'events.23'], requires: ['provider', 'queue', 'receiver'],
     async run(ctx) {
