@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionDirectory } from '../../fleet/directory.ts'
 import { createPostgresProfileStore, type PostgresProfileStore } from '../../host/postgres-profile-store.ts'
-import { createPostgresSessionStore, type PostgresSessionStore } from '../../sessions/stores/postgres-store.ts'
+import { createPostgresSessionStore } from '../../sessions/stores/postgres-store.ts'
 import { startTestGateway, type TestGateway } from '../harness.ts'
 import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
 
