@@ -139,6 +139,17 @@ export class ProfileCatalog {
     if (this.#follower && !this.isDeclared(name)) await this.#follower.refresh(name)
   }
 
+  /**
+   * Brings what a create naming `requested` resolves to up to date with a shared store. With no
+   * name, the answer is the only profile or `default`: managed ones matter unless the declared
+   * ones settle it (two or more, one of them `default`), so only then is the store not read.
+   */
+  async refreshFor(requested: string | undefined): Promise<void> {
+    if (requested !== undefined) return this.refresh(requested)
+    if (this.#declared.length >= 2 && this.isDeclared('default')) return
+    return this.refreshAll()
+  }
+
   /** Brings every managed profile up to date with a shared store (no-op without one). */
   async refreshAll(): Promise<void> {
     if (this.#follower) await this.#follower.refreshAll()

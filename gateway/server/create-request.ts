@@ -63,8 +63,7 @@ export async function validateCreate(body: unknown, principal: Principal, policy
     return refuse('bypass_disabled', 'bypassPermissions is disabled on this server (disableBypassPermissions)')
   }
   // A fleet's shared store: the named profile as any process last wrote it (profiles.6).
-  if (typeof request.profile === 'string') await policy.catalog.refresh(request.profile)
-  else await policy.catalog.refreshAll()
+  await policy.catalog.refreshFor(typeof request.profile === 'string' ? request.profile : undefined)
   const profile = resolveProfile(request.profile, principal, policy.catalog)
   if (isRefusal(profile)) return profile
   const verdict = policy.availability?.verdict(profile)

@@ -18,8 +18,7 @@ export async function handleSdkSessions(ctx: GatewayContext, req: IncomingMessag
   if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
   const query = new URL(req.url ?? '/', 'http://gateway.invalid').searchParams
   const requested = query.get('profile') ?? undefined
-  if (requested !== undefined) await ctx.catalog.refresh(requested)
-  else await ctx.catalog.refreshAll()
+  await ctx.catalog.refreshFor(requested)
   const profile = resolveProfile(requested, principal, ctx.catalog)
   if (isRefusal(profile)) return sendRefusal(res, profile)
   // An injected lister wins for the primary engine only (server-configuration: listSdkSessions).
