@@ -13,6 +13,7 @@ export interface PostgresProfileStore extends ProfileStore {
   readonly shared: true
   get(name: string): Promise<ProfileConfig | undefined>
   create(profile: ProfileConfig): Promise<boolean>
+  update(profile: ProfileConfig): Promise<boolean>
   close(): Promise<void>
 }
 
@@ -36,6 +37,10 @@ export async function createPostgresProfileStore(options: PostgresConnectionOpti
     },
     async create(profile) {
       const { rowCount } = await q('INSERT INTO gateway_profiles (name, profile) VALUES ($1, $2::jsonb) ON CONFLICT (name) DO NOTHING', [profile.name, JSON.stringify(profile)])
+      return rowCount === 1
+    },
+    async update(profile) {
+      const { rowCount } = await q('UPDATE gateway_profiles SET profile = $2::jsonb, saved_at = now() WHERE name = $1', [profile.name, JSON.stringify(profile)])
       return rowCount === 1
     },
     async delete(name) {

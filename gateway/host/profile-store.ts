@@ -17,13 +17,15 @@ export interface ProfileStore {
   /**
    * Set by a store several processes share: the catalog then reads a managed name through to the
    * store before each use (shared-profiles.ts), so a profile created, changed or deleted through
-   * one process is what every other answers with at once. A shared store has `get` and `create`.
+   * one process is what every other answers with at once. A shared store has `get`, `create` and `update`.
    */
   readonly shared?: boolean
   /** The stored profile of that name, or undefined. */
   get?(name: string): Promise<ProfileConfig | undefined>
   /** Creates the profile only when its name is free: false when the name is taken (errors.6). */
   create?(profile: ProfileConfig): Promise<boolean>
+  /** Replaces the profile only while it exists: false when it was deleted meanwhile (a PATCH then answers 404). */
+  update?(profile: ProfileConfig): Promise<boolean>
 }
 
 export function createMemoryProfileStore(initial: ProfileConfig[] = []): ProfileStore {

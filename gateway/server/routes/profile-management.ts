@@ -47,6 +47,12 @@ export async function manageProfiles(ctx: GatewayContext, req: IncomingMessage, 
       await ctx.catalog.refresh(checked.name)
       return sendRefusal(res, taken(checked.name))
     }
+  } else if (name !== undefined && store.update) {
+    // Deleted through another process since this one read it: not recreated by the PATCH.
+    if (!(await store.update(stripResolved(checked)))) {
+      await ctx.catalog.refresh(name)
+      return sendRefusal(res, refuse('profile_not_found', 'profile not found'))
+    }
   } else {
     await store.save(stripResolved(checked))
   }

@@ -80,6 +80,19 @@ describe('managed profiles in a fleet', { timeout: 60_000 }, () => {
     for (const g of [a, b]) expect((await g.request('POST', '/sessions', { body: { profile: 'fleet-race' } })).status).toBe(201)
   })
 
+  it('the shared store creates only a free name and updates only a stored one', async () => {
+    const store = await createPostgresProfileStore({ url })
+    closers.push(store)
+    const profile = { ...managed, name: 'fleet-store' } as Parameters<typeof store.create>[0]
+    expect(await store.update(profile)).toBe(false) // a PATCH racing a delete does not recreate the profile
+    expect(await store.create(profile)).toBe(true)
+    expect(await store.create({ ...profile, description: 'second' })).toBe(false)
+    expect(await store.update({ ...profile, description: 'updated' })).toBe(true)
+    expect(await store.get('fleet-store')).toMatchObject({ description: 'updated' })
+    await store.delete('fleet-store')
+    expect(await store.get('fleet-store')).toBeUndefined()
+  })
+
   it('a declared profile keeps its name on every process: a managed create of it is a conflict', async () => {
     expect((await b.request('POST', '/profiles', { who: 'manager', body: { ...managed, name: 'alt' } })).status).toBe(409)
   })
