@@ -1,7 +1,9 @@
 /**
  * What one process of the self-fleet target adds to the self-serve configuration file: its
- * process id, and the shared forward secret (from the environment, never in the file).
+ * process id, the shared forward secret (from the environment, never in the file), and the
+ * managed profile store on the fleet's database.
  */
+import { DATABASE_ENV } from './self-serve-config.ts'
 
 /** The environment variable every process of the fleet reads the shared forward secret from. */
 export const FORWARD_SECRET_ENV = 'GATEWAY_SELF_FLEET_FORWARD_SECRET'
@@ -24,6 +26,9 @@ export function fleetMemberConfig(base: Record<string, unknown>, member: FleetMe
     // would hold the fleet's two job slots (queue.maxConcurrency) while the next cases wait.
     queue: { ...queue, adapter: { ...queue.adapter, leaseMs: FLEET_LEASE_MS } },
     fleet: { processId: member.id, secretEnv: FORWARD_SECRET_ENV },
+    // Managed profiles are the fleet's, not one process's file (server-configuration.6): a
+    // profile created through one process is known to, and deleted from, all of them at once.
+    profileStore: { kind: 'postgres', urlEnv: DATABASE_ENV },
   }
 }
 

@@ -36,8 +36,6 @@ const KNOWN_FLEET_GAPS: Record<string, string> = {
   'parking-park-and-deliver': 'websocket-framing.1: a re-attach after a wake on another process misses the woken turn',
   'delete-provider-parked': 'session-status-values.5: a parked row another process holds outlives the DELETE',
   'user-message-provider-parked': 'commands.1: a message to a parked session through another process starts no turn',
-  'profiles-managed-lifecycle': 'errors.6: managed profiles are per process',
-  'create-capabilities-each-named-grant': 'profiles.6: managed profiles are per process',
 }
 describe('the suite against a round-robin fleet of gateway serve (the self-fleet target)', () => {
   it('has no fail, no error and no non-strict case, with a process killed mid-run (beyond the known fleet gaps)', () => {

@@ -143,6 +143,8 @@ const queueAdapter = z.discriminatedUnion('kind', [
 const profileStore = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('memory') }),
   z.strictObject({ kind: z.literal('file'), file: z.string().min(1) }),
+  // Shared by a fleet: every process reads a managed profile through to it (server-configuration.6).
+  z.strictObject(postgres),
 ])
 
 const webhook = z.strictObject({

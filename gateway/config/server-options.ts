@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { pathToFileURL } from 'node:url'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createFileProfileStore, createMemoryProfileStore } from '../host/profile-store.ts'
+import { createFileProfileStore, createMemoryProfileStore, type ProfileStore } from '../host/profile-store.ts'
 import type { GatewayServerOptions } from '../server/options.ts'
 import type { Authenticate, AuthorizeSession, Principal } from '../server/principal.ts'
 import type { RunnerConfig } from '../sessions/runner.ts'
@@ -75,9 +75,7 @@ export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHo
     metrics: config.metrics,
     webSockets: config.webSockets,
   }
-  if (config.profileStore) {
-    options.profileStore = config.profileStore.kind === 'file' ? createFileProfileStore({ file: config.profileStore.file }) : createMemoryProfileStore()
-  }
+  if (config.profileStore) options.profileStore = await profileStoreFor(config.profileStore, observers)
   if (config.parking) {
     const { store, ...rest } = config.parking
     options.parking = { ...rest, store: await sessionStoreFor(store, observers) }
@@ -104,6 +102,16 @@ export async function buildServerOptions(config: GatewayConfig, hooks: GatewayHo
     }
   }
   return stripUndefined(options)
+}
+
+async function profileStoreFor(store: NonNullable<GatewayConfig['profileStore']>, observers: EngineObservers): Promise<ProfileStore> {
+  if (store.kind === 'file') return createFileProfileStore({ file: store.file })
+  if (store.kind === 'memory') return createMemoryProfileStore()
+  // pg is loaded only for a configuration that names PostgreSQL.
+  const { createPostgresProfileStore } = await import('../host/postgres-profile-store.ts')
+  const shared = await createPostgresProfileStore({ url: databaseUrl('profileStore.urlEnv', store.urlEnv) })
+  observers.closers?.push(() => shared.close())
+  return shared
 }
 
 async function sessionStoreFor(store: NonNullable<GatewayConfig['parking']>['store'], observers: EngineObservers): Promise<SessionStore | undefined> {

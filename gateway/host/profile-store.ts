@@ -1,7 +1,7 @@
 /**
  * Managed profiles (server-configuration.6): the three-method store seam and the two bundled
  * stores. The file store keeps every managed profile in one JSON file, written atomically; it
- * is single-process. Profiles name credential directories and environment variables, never
+ * is single-process; the PostgreSQL store (postgres-profile-store.ts) is shared by a fleet. Profiles name credential directories and environment variables, never
  * hold credential values.
  */
 import { randomUUID } from 'node:crypto'
@@ -14,6 +14,18 @@ export interface ProfileStore {
   /** Creates or replaces the profile named `profile.name`. */
   save(profile: ProfileConfig): Promise<void>
   delete(name: string): Promise<void>
+  /**
+   * Set by a store several processes share: the catalog then reads a managed name through to the
+   * store before each use (shared-profiles.ts), so a profile created, changed or deleted through
+   * one process is what every other answers with at once. A shared store has `get`, `create` and `update`.
+   */
+  readonly shared?: boolean
+  /** The stored profile of that name, or undefined. */
+  get?(name: string): Promise<ProfileConfig | undefined>
+  /** Creates the profile only when its name is free: false when the name is taken (errors.6). */
+  create?(profile: ProfileConfig): Promise<boolean>
+  /** Replaces the profile only while it exists: false when it was deleted meanwhile (a PATCH then answers 404). */
+  update?(profile: ProfileConfig): Promise<boolean>
 }
 
 export function createMemoryProfileStore(initial: ProfileConfig[] = []): ProfileStore {

@@ -80,6 +80,12 @@ export function staticModels(profile: ResolvedProfile): ModelOption[] {
   return models.map((value) => ({ value }))
 }
 
+/** Reads managed profiles through to a store other processes write too. */
+export interface ProfileFollower {
+  refresh(name: string): Promise<void>
+  refreshAll(): Promise<void>
+}
+
 /** Learned default models, keyed by profile, fed by sessions' `capabilities` events. */
 export class ProfileCatalog {
   #declared: readonly ResolvedProfile[]
@@ -89,6 +95,7 @@ export class ProfileCatalog {
   #learnedDefault = new Map<string, string>()
   #infoCache = new Map<string, ProfileInfo>()
   #removed: Array<(name: string) => void> = []
+  #follower: ProfileFollower | undefined
 
   constructor(profiles: readonly ResolvedProfile[]) {
     this.#declared = profiles
@@ -120,6 +127,32 @@ export class ProfileCatalog {
     this.#learnedDefault.delete(name)
     this.#rebuild(name)
     for (const listener of this.#removed) listener(name)
+  }
+
+  /** A store shared by a fleet: managed names are read through to it before use (shared-profiles.ts). */
+  follow(follower: ProfileFollower): void {
+    this.#follower = follower
+  }
+
+  /** Brings a managed name up to date with a shared store (no-op without one, or for a declared name). */
+  async refresh(name: string): Promise<void> {
+    if (this.#follower && !this.isDeclared(name)) await this.#follower.refresh(name)
+  }
+
+  /**
+   * Brings what a create naming `requested` resolves to up to date with a shared store. With no
+   * name, the answer is the only profile or `default`: managed ones matter unless the declared
+   * ones settle it (two or more, one of them `default`), so only then is the store not read.
+   */
+  async refreshFor(requested: string | undefined): Promise<void> {
+    if (requested !== undefined) return this.refresh(requested)
+    if (this.#declared.length >= 2 && this.isDeclared('default')) return
+    return this.refreshAll()
+  }
+
+  /** Brings every managed profile up to date with a shared store (no-op without one). */
+  async refreshAll(): Promise<void> {
+    if (this.#follower) await this.#follower.refreshAll()
   }
 
   /** Called with the name of each managed profile deleted (metrics drop its series). */

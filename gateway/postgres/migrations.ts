@@ -7,6 +7,7 @@ import type pg from 'pg'
 import { claimBatchMigration } from './claim-batch-migration.ts'
 import { fencingMigration } from './fencing-migration.ts'
 import { outboxMigration } from './outbox-migration.ts'
+import { profilesMigration } from './profiles-migration.ts'
 import { sessionDirectoryMigration } from './session-directory-migration.ts'
 
 /**
@@ -364,6 +365,9 @@ const MIGRATIONS: string[] = [
 
   // 11: the fleet's session directory and process leases, in its own module.
   sessionDirectoryMigration,
+
+  // 12: managed profiles, shared by the processes of a fleet.
+  profilesMigration,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -62,6 +62,8 @@ export async function validateCreate(body: unknown, principal: Principal, policy
   if (request.permissionMode === 'bypassPermissions' && policy.disableBypassPermissions) {
     return refuse('bypass_disabled', 'bypassPermissions is disabled on this server (disableBypassPermissions)')
   }
+  // A fleet's shared store: the named profile as any process last wrote it (profiles.6).
+  await policy.catalog.refreshFor(typeof request.profile === 'string' ? request.profile : undefined)
   const profile = resolveProfile(request.profile, principal, policy.catalog)
   if (isRefusal(profile)) return profile
   const verdict = policy.availability?.verdict(profile)

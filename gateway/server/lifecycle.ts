@@ -5,6 +5,7 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { loadManagedProfiles } from '../host/managed-profiles.ts'
+import { followSharedStore } from '../host/shared-profiles.ts'
 import type { SessionRegistry } from '../sessions/registry.ts'
 import type { HttpDrain } from './http-drain.ts'
 import type { ServerServices } from './services.ts'
@@ -47,7 +48,12 @@ export function createLifecycle(services: ServerServices, server: Server, drain:
     async listen(port = 0, host = '127.0.0.1') {
       // Stored parks and live records become rows before the first request can ask for them.
       await parking.hydrate()
-      if (options.profileStore) await loadManagedProfiles(options.profileStore, services.catalog, { declared: options.profiles !== undefined, customRunner: typeof options.createEngineRunner === 'function', onError: services.onError })
+      if (options.profileStore) {
+        const customRunner = typeof options.createEngineRunner === 'function'
+        await loadManagedProfiles(options.profileStore, services.catalog, { declared: options.profiles !== undefined, customRunner, onError: services.onError })
+        // A store the fleet shares is read through on every use (server-configuration.6).
+        followSharedStore(options.profileStore, services.catalog, { customRunner, onError: services.onError })
+      }
       await metricsListener?.listen()
       const listening = await listenOn(services, server, port, host)
       await services.fleet?.start(listening.url)

@@ -81,6 +81,8 @@ export function createSessionFactory(deps: SessionFactoryDeps) {
 
     /** Rebuilds a stored session under its own id, same transcript and seq numbering (session-status-values.3). */
     async rebuild(record: StoredSession): Promise<Runner> {
+      // A managed profile of a session adopted from another process of a fleet, as the shared store holds it.
+      if (!deps.catalog.isDeclared(record.config.profile)) await deps.catalog.refresh(record.config.profile)
       const profile = deps.catalog.get(record.config.profile)
       if (!profile) throw new Error(`profile ${record.config.profile} of session ${record.id} no longer exists`)
       const config = withStoredMeta(record.snapshot.resumeId === undefined ? record.config : wakeConfig(record), record)

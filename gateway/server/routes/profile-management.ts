@@ -21,6 +21,8 @@ export async function manageProfiles(ctx: GatewayContext, req: IncomingMessage, 
   const store = ctx.options.profileStore
   if (!store) return sendRefusal(res, MANAGEMENT_OFF)
   if (principal.canManageProfiles !== true) return sendRefusal(res, refuse('forbidden', 'not allowed to manage profiles'))
+  // A fleet's shared store: this process answers for the name as any process last wrote it (errors.6).
+  if (name !== undefined) await ctx.catalog.refresh(name)
   if (name !== undefined && ctx.catalog.isDeclared(name)) return sendRefusal(res, refuse('forbidden', `profile ${name} is declared by the server and cannot be changed`))
   if (name !== undefined && !ctx.catalog.isManaged(name)) return sendRefusal(res, refuse('profile_not_found', 'profile not found'))
   if (req.method === 'DELETE') {
@@ -35,10 +37,25 @@ export async function manageProfiles(ctx: GatewayContext, req: IncomingMessage, 
   const patch = body.value as ProfileConfig
   // PATCH merges into the stored profile; the name comes from the route, a body name is ignored.
   const candidate: ProfileConfig = name === undefined ? patch : { ...ctx.catalog.get(name), ...patch, name }
-  if (name === undefined && ctx.catalog.get(String(candidate.name))) return sendRefusal(res, refuse('conflict', `profile name taken: ${String(candidate.name)}`))
+  if (name === undefined && typeof candidate.name === 'string') await ctx.catalog.refresh(candidate.name)
+  if (name === undefined && ctx.catalog.get(String(candidate.name))) return sendRefusal(res, taken(candidate.name))
   const checked = await check(ctx, candidate)
   if ('code' in checked) return sendRefusal(res, checked)
-  await store.save(stripResolved(checked))
+  // A shared store creates atomically: of two processes creating one name at once, one gets 409.
+  if (name === undefined && store.create) {
+    if (!(await store.create(stripResolved(checked)))) {
+      await ctx.catalog.refresh(checked.name)
+      return sendRefusal(res, taken(checked.name))
+    }
+  } else if (name !== undefined && store.update) {
+    // Deleted through another process since this one read it: not recreated by the PATCH.
+    if (!(await store.update(stripResolved(checked)))) {
+      await ctx.catalog.refresh(name)
+      return sendRefusal(res, refuse('profile_not_found', 'profile not found'))
+    }
+  } else {
+    await store.save(stripResolved(checked))
+  }
   ctx.catalog.setManaged(checked)
   // Protocol 7 answers a create with 200 too (the spec says only "created profile"; docs/compatibility.md).
   sendJson(res, 200, { profile: ctx.catalog.info(checked) })
@@ -60,6 +77,10 @@ async function check(ctx: GatewayContext, candidate: ProfileConfig): Promise<Res
   const real = await realpath(dir).catch(() => dir)
   if (!roots.some((root) => isInside(real, root))) return refuse('forbidden', 'the credential directory is outside allowedConfigDirRoots')
   return resolved
+}
+
+function taken(name: unknown): Refusal {
+  return refuse('conflict', `profile name taken: ${String(name)}`)
 }
 
 function stripResolved(profile: ResolvedProfile): ProfileConfig {

@@ -15,6 +15,7 @@ export async function handleProfiles(ctx: GatewayContext, req: IncomingMessage, 
   if (rest.length === 0) {
     if (req.method === 'POST') return manageProfiles(ctx, req, res, principal, undefined)
     if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
+    await catalog.refreshAll()
     const allowed = principal.allowedProfiles
     const profiles = catalog.profiles.filter((p) => !allowed || allowed.includes(p.name)).map((p) => infoOf(ctx, p))
     // canManage needs both a store and the principal's flag (authentication.6).
@@ -23,6 +24,7 @@ export async function handleProfiles(ctx: GatewayContext, req: IncomingMessage, 
   if (rest.length !== 1) return sendRefusal(res, refuse('profile_not_found', 'profile not found'))
   if (req.method === 'PATCH' || req.method === 'DELETE') return manageProfiles(ctx, req, res, principal, rest[0])
   if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
+  await catalog.refresh(rest[0])
   const profile = catalog.get(rest[0])
   if (!profile) return sendRefusal(res, refuse('profile_not_found', 'profile not found'))
   if (principal.allowedProfiles && !principal.allowedProfiles.includes(profile.name)) {

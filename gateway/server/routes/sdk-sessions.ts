@@ -17,7 +17,9 @@ export async function handleSdkSessions(ctx: GatewayContext, req: IncomingMessag
   if (rest.length || !ctx.visibility.isOperator(principal)) return sendRefusal(res, NOT_FOUND)
   if (req.method !== 'GET') return sendRefusal(res, METHOD_NOT_ALLOWED)
   const query = new URL(req.url ?? '/', 'http://gateway.invalid').searchParams
-  const profile = resolveProfile(query.get('profile') ?? undefined, principal, ctx.catalog)
+  const requested = query.get('profile') ?? undefined
+  await ctx.catalog.refreshFor(requested)
+  const profile = resolveProfile(requested, principal, ctx.catalog)
   if (isRefusal(profile)) return sendRefusal(res, profile)
   // An injected lister wins for the primary engine only (server-configuration: listSdkSessions).
   const injected = profile.engine === 'cli_primary' ? ctx.options.listSdkSessions : undefined
