@@ -1,7 +1,7 @@
 /**
  * The fleet option wired into one server: every session this process builds (create, or rebuild
- * after a wake or an adoption) is claimed in the session directory, and released when it closes
- * or parks here. A create answers only once its claim landed, so no other process can be asked
+ * after a wake or an adoption) is claimed in the session directory, and released when it parks
+ * here or is deleted (a closed session stays readable until then). A create answers only once its claim landed, so no other process can be asked
  * for a session id the directory does not know yet. Shutdown keeps the rows and drops the lease:
  * the fleet adopts this process's sessions on their next request (their records stay stored).
  */
@@ -35,11 +35,18 @@ export function wireFleet(options: GatewayServerOptions, sessions: SessionServic
     return next
   }
   const release = (id: string) => { if (!closing) void enqueue(id, () => directory.release(id), 'fleet release') }
-  // A closed session's record goes first (parking's delete is queued before this one, the store keeps
-  // per-id order): with the row released before it, another process could still read the record.
+  // A closed session stays readable here, `closed`, until it is deleted (commands.7): its row
+  // stays too, so a read through another process is forwarded here, not answered 404. Its record
+  // goes at once (parking's delete is queued before this one, the store keeps per-id order), so no
+  // process adopts it back to life; the row goes when the registry forgets the session.
   const closed = (id: string) => {
-    if (!closing) void enqueue(id, async () => { await sessions.parking.store.delete(id); await directory.release(id) }, 'fleet release')
+    if (closing) return
+    void enqueue(id, async () => {
+      await sessions.parking.store.delete(id)
+      if (!context.registry.get(id)) await directory.release(id)
+    }, 'fleet release')
   }
+  context.registry.onRemoved(release)
   sessions.factory.onBuilt((runner) => {
     const id = runner.id
     void enqueue(id, () => directory.claim(runner.info()), 'fleet claim')

@@ -60,13 +60,27 @@ describe('the fleet option in one process', { timeout: 60_000 }, () => {
     expect((await second.request('GET', '/sessions')).body.sessions.map((s: { id: string }) => s.id)).toContain(session.id)
   })
 
-  it('releases the directory row when a session closes or parks; the park is woken by another server', async () => {
+  it('keeps a closed session readable everywhere and releases its row when it is deleted or parks; the park is woken by another server', async () => {
     const one = await member('in-process-3')
     const two = await member('in-process-4')
     const db = new pg.Client({ connectionString: url })
     await db.connect()
     try {
       const row = async (id: string) => (await db.query('SELECT process_id FROM gateway_session_directory WHERE session_id = $1', [id])).rows[0]
+      // Closed by its client: readable `closed` through either server until it is deleted (commands.7).
+      const ended = await one.createSession({})
+      const endedWs = await one.attach(ended.id)
+      endedWs.send({ type: 'close' })
+      await endedWs.waitForEvent('session_closed')
+      endedWs.close()
+      for (const via of [one, two]) {
+        const read = await until(() => via.request('GET', `/sessions/${ended.id}`), (r) => r.status !== 200 || r.body.session.status === 'closed', 'the session closed')
+        expect(read.body.session.status).toBe('closed')
+      }
+      expect(await row(ended.id)).toEqual({ process_id: 'in-process-3' })
+      expect((await two.request('DELETE', `/sessions/${ended.id}`)).status).toBe(200)
+      await until(() => row(ended.id), (r) => r === undefined, 'the row of the closed session released by its delete')
+
       const closing = await one.createSession({ prompt: 'to be deleted' })
       expect(await row(closing.id)).toEqual({ process_id: 'in-process-3' })
       expect((await two.request('DELETE', `/sessions/${closing.id}`)).status).toBe(200)
