@@ -1,6 +1,6 @@
 /**
  * The fleet option wired into one server: every session this process builds (create, or rebuild
- * after a wake or an adoption) is claimed in the session directory, and released when it closes
+ * after a wake or an adoption) is claimed in the session directory, and released when it leaves the registry
  * or parks here. A create answers only once its claim landed, so no other process can be asked
  * for a session id the directory does not know yet. Shutdown keeps the rows and drops the lease:
  * the fleet adopts this process's sessions on their next request (their records stay stored).
@@ -35,11 +35,16 @@ export function wireFleet(options: GatewayServerOptions, sessions: SessionServic
     return next
   }
   const release = (id: string) => { if (!closing) void enqueue(id, () => directory.release(id), 'fleet release') }
-  // A closed session's record goes first (parking's delete is queued before this one, the store keeps
-  // per-id order): with the row released before it, another process could still read the record.
+  // A closed session's record goes at once (no other process may read it back as a stored row),
+  // but its directory row stays while this process's registry still answers for it: on one process
+  // a closed session (a finished job's, say) is read with its info, meta included, until it is
+  // deleted (server-configuration.10), so the fleet forwards to the process that holds it. The row
+  // is released when the registry row goes (DELETE, a discarded job session): queued after the
+  // record's delete, as the store keeps per-id order.
   const closed = (id: string) => {
-    if (!closing) void enqueue(id, async () => { await sessions.parking.store.delete(id); await directory.release(id) }, 'fleet release')
+    if (!closing) void enqueue(id, () => sessions.parking.store.delete(id), 'fleet release')
   }
+  sessions.registry.onRemoved(release)
   sessions.factory.onBuilt((runner) => {
     const id = runner.id
     void enqueue(id, () => directory.claim(runner.info()), 'fleet claim')

@@ -19,9 +19,15 @@ export class SessionRegistry {
   #version = 0
   #listCache: { version: number; body: Buffer } | undefined
   #onRegister: Array<(runner: Runner) => void> = []
+  #onRemoved: Array<(id: string) => void> = []
 
   onRegister(listener: (runner: Runner) => void): void {
     this.#onRegister.push(listener)
+  }
+
+  /** Told after `remove` (DELETE, a discarded job session, shutdown), never after `evict`. */
+  onRemoved(listener: (id: string) => void): void {
+    this.#onRemoved.push(listener)
   }
 
   /**
@@ -124,6 +130,7 @@ export class SessionRegistry {
     } catch {
       // Closing is best effort; the row is gone either way.
     }
+    for (const listener of this.#onRemoved) listener(id)
     return row.runner
   }
 
