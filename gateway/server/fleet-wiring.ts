@@ -39,12 +39,16 @@ export function wireFleet(options: GatewayServerOptions, sessions: SessionServic
   // but its directory row stays while this process's registry still answers for it: on one process
   // a closed session (a finished job's, say) is read with its info, meta included, until it is
   // deleted (server-configuration.10), so the fleet forwards to the process that holds it. The row
-  // is released when the registry row goes (DELETE, a discarded job session): queued after the
-  // record's delete, as the store keeps per-id order.
+  // is released when the registry row goes (DELETE, a discarded job session), and only once the
+  // record is gone (deleted again here, the store keeps per-id order): a DELETE of a stored row
+  // (a dormant session adopted here) must not leave its record readable by the next process.
+  const deleteRecord = (id: string) => sessions.parking.store.delete(id)
   const closed = (id: string) => {
-    if (!closing) void enqueue(id, () => sessions.parking.store.delete(id), 'fleet release')
+    if (!closing) void enqueue(id, () => deleteRecord(id), 'fleet release')
   }
-  sessions.registry.onRemoved(release)
+  sessions.registry.onRemoved((id) => {
+    if (!closing) void enqueue(id, async () => { await deleteRecord(id); await directory.release(id) }, 'fleet release')
+  })
   sessions.factory.onBuilt((runner) => {
     const id = runner.id
     void enqueue(id, () => directory.claim(runner.info()), 'fleet claim')
