@@ -31,8 +31,6 @@ afterAll(async () => {
  * fail, as on self-serve.
  */
 const KNOWN_FLEET_GAPS: Record<string, string> = {
-  'jobs-queue-ws': 'job-status.2: /queue/ws streams only the jobs of the process it reached',
-  'build-runner-config-applies-everywhere': "server-configuration.10: a job session read through another process lacks the hook's meta",
   'parking-park-and-deliver': 'websocket-framing.1: a re-attach after a wake on another process misses the woken turn',
   'delete-provider-parked': 'session-status-values.5: a parked row another process holds outlives the DELETE',
   'user-message-provider-parked': 'commands.1: a message to a parked session through another process starts no turn',

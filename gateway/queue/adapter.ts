@@ -93,6 +93,15 @@ export interface QueueAdapter {
   finishOutbox?(entry: OutboxEntry, retryAfterMs?: number): Promise<void>
 
   /**
+   * The fleet's job event feed (job-status.2: every process's `/queue/ws` streams every job's
+   * events): `shareEvent` relays an event this process emitted to the other processes, sent after
+   * the write that made it; `onSharedEvent` hears the ones the others relayed (never this
+   * process's own), in the order heard.
+   */
+  shareEvent?(event: JobEvent): void
+  onSharedEvent?(listener: (event: JobEvent) => void): () => void
+
+  /**
    * Moves a parked job back to `running` for this process, only while fewer than
    * `limits.maxRunning` jobs run fleet-wide (job-status.6: a resume never exceeds maxConcurrency).
    * `full`: ask again when work is released. `taken`: the job is no longer parked (another

@@ -15,6 +15,7 @@ import {
 import type { Runner } from '../sessions/runner.ts'
 import { dayKeyOf, type JobRecord, type QueueAdapter } from './adapter.ts'
 import { JobCancel } from './job-cancel.ts'
+import { JobEventOrder } from './job-event-order.ts'
 import { JobFencing } from './job-fencing.ts'
 import { JobLifecycle } from './job-lifecycle.ts'
 import { JobParking } from './job-parking.ts'
@@ -56,6 +57,11 @@ export class JobQueue {
     this.#parking = new JobParking(q, this.#fencing, this.#lifecycle)
     this.#cancel = new JobCancel(q, this.#lifecycle)
     this.adapter.onWork?.(() => void this.pump())
+    // Every event this process emits is relayed to the fleet's other processes (job-status.2).
+    if (this.adapter.shareEvent) {
+      const share = this.adapter.shareEvent.bind(this.adapter)
+      q.listeners.add((event) => share(event))
+    }
     // Job webhooks leave from the adapter's outbox when it records events;
     // a claim is held past one delivery's timeout, so only a dead claimant's events go out twice.
     const adapter = this.adapter
@@ -93,6 +99,20 @@ export class JobQueue {
   subscribe(listener: (event: JobEvent) => void): () => void {
     this.#q.listeners.add(listener)
     return () => this.#q.listeners.delete(listener)
+  }
+
+  /**
+   * Every job's events, wherever in the fleet they were emitted (`/queue/ws`, job-status.2): this
+   * process's and those the adapter hears relayed, each job's in order, once each (JobEventOrder).
+   * With an adapter that shares none (one process), the same as `subscribe`.
+   */
+  subscribeFleet(listener: (event: JobEvent) => void): () => void {
+    const adapter = this.adapter
+    if (!adapter.onSharedEvent) return this.subscribe(listener)
+    const order = new JobEventOrder(listener)
+    const offLocal = this.subscribe((event) => order.push(event))
+    const offShared = adapter.onSharedEvent((event) => order.push(event))
+    return () => { offLocal(); offShared(); order.close() }
   }
 
   /**

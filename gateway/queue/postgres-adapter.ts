@@ -15,6 +15,7 @@ import { claimOperations } from './postgres-claims.ts'
 import { createQueueContext } from './postgres-context.ts'
 import { jobOperations } from './postgres-jobs.ts'
 import { QueueLeases } from './postgres-leases.ts'
+import { JOB_EVENTS_CHANNEL, JobEventHearer, JobEventPublisher } from './postgres-job-events.ts'
 import { claimOutbox, finishOutbox } from './postgres-outbox.ts'
 import { QueueWakeups } from './postgres-wakeups.ts'
 
@@ -47,7 +48,10 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
   const idleInTransactionMs = options.idleInTransactionMs ?? Math.min(POOL_DEFAULTS.idleInTransactionMs, Math.max(1_000, leaseMs / 2))
   const pool = await openPool({ ...options, idleInTransactionMs })
   const ctx = createQueueContext(pool, options.workerId ?? `gw-${randomUUID()}`, leaseMs, options.onError)
-  const wakeups = new QueueWakeups(options.url, options.onError)
+  const jobs = jobOperations(ctx)
+  const publisher = new JobEventPublisher(pool, ctx.workerId, options.onError)
+  const hearer = new JobEventHearer(ctx.workerId, async (id) => (await jobs.get(id))?.info, options.onError)
+  const wakeups = new QueueWakeups(options.url, options.onError, new Map([[JOB_EVENTS_CHANNEL, hearer.hear]]))
   const leases = new QueueLeases(ctx, wakeups.wake)
   await wakeups.listen()
   let closed = false
@@ -55,16 +59,19 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     workerId: ctx.workerId,
     databaseId: databaseIdOf(options.url),
     recordsEvents: true,
-    ...jobOperations(ctx),
+    ...jobs,
     ...claimOperations(ctx, leases, wakeups.wake),
     ...leases.operations(),
     claimOutbox: (limit, claimMs) => claimOutbox(ctx.q, ctx.workerId, limit, claimMs),
     finishOutbox: (entry, retryAfterMs) => finishOutbox(ctx.q, entry, retryAfterMs),
     onWork: (listener) => wakeups.onWork(listener),
+    shareEvent: (event) => publisher.publish(event),
+    onSharedEvent: (listener) => hearer.onEvent(listener),
     async close() {
       if (closed) return
       closed = true
       leases.close()
+      publisher.close()
       await wakeups.close()
       await pool.end()
     },

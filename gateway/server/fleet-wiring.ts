@@ -1,7 +1,7 @@
 /**
  * The fleet option wired into one server: every session this process builds (create, or rebuild
- * after a wake or an adoption) is claimed in the session directory, and released when it parks
- * here or is deleted (a closed session stays readable until then). A create answers only once its claim landed, so no other process can be asked
+ * after a wake or an adoption) is claimed in the session directory, and released when it leaves the registry
+ * or parks here. A create answers only once its claim landed, so no other process can be asked
  * for a session id the directory does not know yet. Shutdown keeps the rows and drops the lease:
  * the fleet adopts this process's sessions on their next request (their records stay stored).
  */
@@ -35,18 +35,20 @@ export function wireFleet(options: GatewayServerOptions, sessions: SessionServic
     return next
   }
   const release = (id: string) => { if (!closing) void enqueue(id, () => directory.release(id), 'fleet release') }
-  // A closed session stays readable here, `closed`, until it is deleted (commands.7): its row
-  // stays too, so a read through another process is forwarded here, not answered 404. Its record
-  // goes at once (parking's delete is queued before this one, the store keeps per-id order), so no
-  // process adopts it back to life; the row goes when the registry forgets the session.
+  // A closed session's record goes at once (no other process may read it back as a stored row),
+  // but its directory row stays while this process's registry still answers for it: on one process
+  // a closed session (a finished job's, say) is read with its info, meta included, until it is
+  // deleted (server-configuration.10), so the fleet forwards to the process that holds it. The row
+  // is released when the registry row goes (DELETE, a discarded job session), and only once the
+  // record is gone (deleted again here, the store keeps per-id order): a DELETE of a stored row
+  // (a dormant session adopted here) must not leave its record readable by the next process.
+  const deleteRecord = (id: string) => sessions.parking.store.delete(id)
   const closed = (id: string) => {
-    if (closing) return
-    void enqueue(id, async () => {
-      await sessions.parking.store.delete(id)
-      if (!context.registry.get(id)) await directory.release(id)
-    }, 'fleet release')
+    if (!closing) void enqueue(id, () => deleteRecord(id), 'fleet release')
   }
-  context.registry.onRemoved(release)
+  sessions.registry.onRemoved((id) => {
+    if (!closing) void enqueue(id, async () => { await deleteRecord(id); await directory.release(id) }, 'fleet release')
+  })
   sessions.factory.onBuilt((runner) => {
     const id = runner.id
     void enqueue(id, () => directory.claim(runner.info()), 'fleet claim')

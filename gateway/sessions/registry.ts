@@ -17,12 +17,17 @@ interface Row {
 export class SessionRegistry {
   #rows = new Map<string, Row>()
   #version = 0
-  #removed: Array<(id: string) => void> = []
   #listCache: { version: number; body: Buffer } | undefined
   #onRegister: Array<(runner: Runner) => void> = []
+  #onRemoved: Array<(id: string) => void> = []
 
   onRegister(listener: (runner: Runner) => void): void {
     this.#onRegister.push(listener)
+  }
+
+  /** Told after `remove` (DELETE, a discarded job session, shutdown), never after `evict`. */
+  onRemoved(listener: (id: string) => void): void {
+    this.#onRemoved.push(listener)
   }
 
   /**
@@ -113,11 +118,6 @@ export class SessionRegistry {
     return this.#rows.size
   }
 
-  /** `listener` hears every id `remove` forgets (a DELETE, shutdown), never an `evict`. */
-  onRemoved(listener: (id: string) => void): void {
-    this.#removed.push(listener)
-  }
-
   /** Closes (reason `server`) and forgets. */
   remove(id: string): Runner | undefined {
     const row = this.#rows.get(id)
@@ -130,7 +130,7 @@ export class SessionRegistry {
     } catch {
       // Closing is best effort; the row is gone either way.
     }
-    for (const listener of this.#removed) listener(id)
+    for (const listener of this.#onRemoved) listener(id)
     return row.runner
   }
 

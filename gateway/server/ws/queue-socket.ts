@@ -1,6 +1,6 @@
 /**
  * `WS /queue/ws` (jobs-and-queue.6): one-way. `queue_attached` with the protocol version and
- * stats, then every JobEvent as `job_event`, and refreshed `queue_stats` after each non-progress
+ * stats, then every JobEvent as `job_event` (of the whole fleet's jobs, on a shared adapter), and refreshed `queue_stats` after each non-progress
  * event. No replay: clients re-list jobs on connect. Operator only (authentication.4).
  * A socket above its send budget gets no more frames; having missed one, it is closed with 1013
  * as soon as it drains (or as a slow reader at the timeout): its client must re-list anyway.
@@ -19,7 +19,8 @@ export async function attachQueueClient(budget: SendBudget, queue: JobQueue): Pr
   }
   const pending: unknown[] = []
   let ready = false
-  const unsubscribe = queue.subscribe((event) => {
+  // Fleet-wide: every process's events, each job's in order (job-status.2).
+  const unsubscribe = queue.subscribeFleet((event) => {
     const frames: unknown[] = [{ type: 'job_event', event }]
     if (!ready) return void pending.push(...frames)
     send(frames[0])

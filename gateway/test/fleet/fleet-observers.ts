@@ -51,9 +51,9 @@ export interface QueueWatcher {
 }
 
 /**
- * Watches one process's queue socket. A process streams the events it made, as it made them:
- * per job their seq only grows (events of the job made elsewhere are not on this socket), and
- * each queue_stats counts the fleet, never above maxConcurrency running.
+ * Watches one process's queue socket. A process streams every job's events of the fleet
+ * (job-status.2): per job their seq only grows, and each queue_stats counts the fleet, never
+ * above maxConcurrency running.
  */
 export function watchQueue(workerId: string, baseUrl: string, token: string, maxConcurrency: number): QueueWatcher {
   const lastSeq = new Map<string, number>()
@@ -65,7 +65,7 @@ export function watchQueue(workerId: string, baseUrl: string, token: string, max
     if (frame.type === 'job_event' && frame.event) {
       watcher.events++
       const { jobId, seq, type } = frame.event
-      if (type === 'job_submitted') return // local only, not numbered
+      if (type === 'job_submitted') return // not numbered
       if (typeof seq !== 'number') return void watcher.violations.push(`${workerId} /queue/ws: ${type} of job ${jobId} without seq`)
       const before = lastSeq.get(jobId) ?? 0
       if (seq <= before) watcher.violations.push(`${workerId} /queue/ws: job ${jobId} ${type} #${seq} after #${before}`)
