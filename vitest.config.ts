@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Most files wait on child processes (gateways, engines, PostgreSQL) far more than they
+    // compute: two at a time keep two cores busy where one left them half idle.
+    maxWorkers: 2,
     // One TMPDIR per run, removed at its end (test/tmpdir.ts).
     globalSetup: ['test/tmpdir.ts'],
   },
