@@ -46,6 +46,11 @@ export function wireFleet(options: GatewayServerOptions, sessions: SessionServic
     runner.subscribe((event) => { if (event.type === 'session_closed') closed(id) }, LIVE_ONLY)
   })
   sessions.parkListeners.push(release)
+  // The directory is the truth for who runs a session: a stale row here never rebuilds one a live peer runs.
+  sessions.parking.setOwnerCheck(async (id) => {
+    const entry = await directory.lookup(id)
+    return entry !== undefined && entry.alive && entry.processId !== directory.processId
+  })
   const onAdopted = options.fleet.onAdopted
   const fleet = createFleet(options.fleet, {
     context,
