@@ -49,8 +49,6 @@ const KNOWN_FLEET_GAPS: Record<string, string> = {
   'jobs-cancel-every-phase-cli-primary': 'job-status.12 across processes',
   'jobs-cancel-every-phase-cli-secondary': 'job-status.12 across processes',
   'jobs-queue-ws': 'job-status.2: /queue/ws per process',
-  'parking-park-and-deliver': 'session-status-values.3: a duplicate result on another process',
-  'parking-delete-drops-state': 'session-status-values.5: a result for a deleted park on another process',
   'jobs-park-and-resume': 'job-status.6: a parked job\'s result answered 404 on another process',
   'profiles-managed-lifecycle': 'errors.6: managed profiles per process',
   'create-capabilities-each-named-grant': 'profiles.6: managed profiles per process',

@@ -23,6 +23,11 @@ import { createMemorySessionStore } from './stores/memory-store.ts'
 
 export { PARKING_DEFAULTS, type ParkingDeps, type ParkingOptions, type SubmitOutcome } from './parking-contract.ts'
 
+export interface FleetHooks {
+  runsElsewhere(id: string): Promise<boolean>
+  claimed(id: string): Promise<void>
+}
+
 export class ParkingManager {
   readonly store: SessionStore
   #options: ParkingOptions
@@ -37,8 +42,8 @@ export class ParkingManager {
   #resuming = new Map<string, Promise<Runner | undefined>>()
   /** Parks another process stored, read for a result that reached this process; adopted on wake. */
   #foreign = new Map<string, StoredSession>()
-  /** Fleet: true when a live process other than this one runs `id` (the session directory). */
-  #runsElsewhere: ((id: string) => Promise<boolean>) | undefined
+  /** Fleet: the session directory (whether a live peer runs `id`; this process's claim of it landed). */
+  #fleet: FleetHooks | undefined
   #closed = false
 
   constructor(options: ParkingOptions, deps: ParkingDeps) {
@@ -72,9 +77,9 @@ export class ParkingManager {
     return this.#options.parkDelayMs ?? PARKING_DEFAULTS.parkDelayMs
   }
 
-  /** Fleet: the directory says whether a live peer runs `id`; a stale row then never rebuilds it (websocket-framing.1). */
-  setOwnerCheck(runsElsewhere: (id: string) => Promise<boolean>): void {
-    this.#runsElsewhere = runsElsewhere
+  /** Fleet: a stale row never rebuilds a session a live peer runs (websocket-framing.1); a wake answers once claimed. */
+  setFleet(hooks: FleetHooks): void {
+    this.#fleet = hooks
   }
 
   /** Resolves once every store write already queued for `id` landed (a DELETE answers after its delete). */
@@ -198,7 +203,7 @@ export class ParkingManager {
     if (!peek) return undefined
     const current = this.#deps.registry.get(id)
     if (!(current instanceof ParkedSession)) return current
-    if (peek.kind !== 'park' && this.#runsElsewhere && await this.#runsElsewhere(id)) {
+    if (peek.kind !== 'park' && this.#fleet && await this.#fleet.runsElsewhere(id)) {
       // A stale row: the session runs on another process; this one must not answer from it.
       if (this.#deps.registry.get(id) === current) this.#deps.registry.evict(id)
       return undefined
@@ -240,6 +245,8 @@ export class ParkingManager {
     // events.10: a CLI engine replays its store while it starts, so callers get the woken session
     // only once start() settled (a failed start fails the runner; the caller then sees it closed).
     await runner.start().then(() => this.#live.started(record, runner), () => undefined)
+    // Other processes find the woken session in the directory before anyone is told it is awake.
+    await this.#fleet?.claimed(id)
     return runner
   }
 

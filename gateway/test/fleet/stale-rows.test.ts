@@ -75,6 +75,17 @@ describe('stale stored rows across a fleet', { timeout: 60_000 }, () => {
     ws.close()
   })
 
+  it('a park woken by an attach on one process is awake on every other one once the attach is answered (session-status-values.6)', async () => {
+    const [a, b, c] = [await member('stale-10'), await member('stale-11'), await member('stale-12')]
+    for (let round = 0; round < 3; round++) {
+      const { id } = await parkedOn(a, [c])
+      const ws = await b.attach(id)
+      await ws.waitFor((f) => f.type === 'attached')
+      for (const via of [c, a]) expect((await via.request('PATCH', `/sessions/${id}`, { body: { title: `awake ${round}` } })).status).toBe(200)
+      ws.close()
+    }
+  })
+
   it('a duplicate result on a process holding a stale row answers applied: false, and every process replays the woken session whole (websocket-framing.1)', async () => {
     const [a, b, c] = [await member('stale-7'), await member('stale-8'), await member('stale-9')]
     const { id, executionId } = await parkedOn(a, [b, c])
