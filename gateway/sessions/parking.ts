@@ -203,8 +203,9 @@ export class ParkingManager {
     if (!peek) return undefined
     const current = this.#deps.registry.get(id)
     if (!(current instanceof ParkedSession)) return current
-    if (peek.kind !== 'park' && this.#fleet && await this.#fleet.runsElsewhere(id)) {
-      // A stale row: the session runs on another process; this one must not answer from it.
+    // A stale row: a live peer runs it, or woke it for this very result (its claim may not have landed yet).
+    const settledElsewhere = async () => settledExecutionId !== undefined && (await this.store.findSettled?.(settledExecutionId)) !== undefined
+    if (peek.kind !== 'park' && this.#fleet && (await this.#fleet.runsElsewhere(id) || await settledElsewhere())) {
       if (this.#deps.registry.get(id) === current) this.#deps.registry.evict(id)
       return undefined
     }
