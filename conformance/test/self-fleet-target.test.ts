@@ -35,9 +35,6 @@ afterAll(async () => {
  *   out with "job is queued" (slotsHeld below).
  * - job-status.2: `/queue/ws` streams the events its own process wrote; a job run elsewhere
  *   sends nothing on it.
- * - session-status-values.3/.5: a plain session's park is woken twice: the duplicate
- *   `POST /executions/:id/result` on another process is applied again (`applied: true`, and the
- *   session ends closed), or a result for a park deleted elsewhere is applied.
  * - job-status.6: a parked job's result posted to a process other than the parker answered 404
  *   `execution_not_found` (seen once since results are offered to the live peers).
  * - errors.6, profiles.6: managed profiles (the file profileStore) are loaded per process at start;
