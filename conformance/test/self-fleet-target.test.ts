@@ -31,9 +31,6 @@ afterAll(async () => {
  * fail, as on self-serve.
  */
 const KNOWN_FLEET_GAPS: Record<string, string> = {
-  'parking-park-and-deliver': 'websocket-framing.1: a re-attach after a wake on another process misses the woken turn',
-  'delete-provider-parked': 'session-status-values.5: a parked row another process holds outlives the DELETE',
-  'user-message-provider-parked': 'commands.1: a message to a parked session through another process starts no turn',
 }
 /**
  * Every command tried on a parked provider session (the engine x state cells): the same gap as

@@ -6,14 +6,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { GatewayContext } from '../server/context.ts'
-import { sendRefusal } from '../server/http.ts'
+import { sendRawJson, sendRefusal } from '../server/http.ts'
 import type { Principal } from '../server/principal.ts'
 import { isRefusal, type Refusal } from '../server/refusal.ts'
 import { abortHandshake } from '../server/ws/abort-handshake.ts'
 import type { SessionDirectory } from './directory.ts'
 import { forwardStateOf } from './forward-auth.ts'
 import { offerExecutionResult } from './forward-execution.ts'
-import { forwardRequest } from './forward-http.ts'
+import { askPeer, forwardRequest, OWNER_UNREACHABLE } from './forward-http.ts'
 import { forwardUpgrade } from './forward-ws.ts'
 import { answerFleetList, answerFleetPart } from './fleet-list.ts'
 import { locateSession, type Location } from './session-locator.ts'
@@ -44,6 +44,8 @@ export interface Fleet {
   locate(principal: Principal, id: string, state: ForwardedState): Promise<Location>
   /** An execution result unknown here, from a client: true when a peer running its session answered. */
   offerExecution(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean>
+  /** An execution result for `sessionId`, from a client: true when the live process running it answered. */
+  answerExecution(req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal, sessionId: string): Promise<boolean>
 }
 
 export interface FleetDeps {
@@ -90,6 +92,15 @@ export function createFleet(options: FleetOptions, { context, onAdopted }: Fleet
       // A forwarded offer is answered here or 404: never offered on (no loops).
       if (forwardStateOf(req, secret) !== 'client') return false
       return offerExecutionResult(req, res, body, { directory, secret, peerTimeoutMs })
+    },
+    async answerExecution(req, res, body, principal, sessionId) {
+      if (forwardStateOf(req, secret) !== 'client') return false
+      const where = await locate(principal, sessionId, 'client')
+      if (isRefusal(where) || where.kind === 'local') return false
+      const answer = await askPeer(req, where.address, { method: 'POST', path: req.url ?? '/', body: JSON.stringify(body) }, directory.processId, secret, peerTimeoutMs)
+      if (!answer) return refused(() => sendRefusal(res, OWNER_UNREACHABLE))
+      sendRawJson(res, answer.status, answer.body)
+      return true
     },
     async answerUpgrade(req, socket, head, principal, id, state) {
       const where = await locate(principal, id, state)

@@ -55,6 +55,14 @@ export function wireFleet(options: GatewayServerOptions, sessions: SessionServic
     runner.subscribe((event) => { if (event.type === 'session_closed') closed(id) }, LIVE_ONLY)
   })
   sessions.parkListeners.push(release)
+  // The directory is the truth for who runs a session: a stale row here never rebuilds one a live peer runs.
+  sessions.parking.setFleet({
+    runsElsewhere: async (id) => {
+      const entry = await directory.lookup(id)
+      return entry !== undefined && entry.alive && entry.processId !== directory.processId
+    },
+    claimed: (id) => tails.get(id) ?? Promise.resolve(),
+  })
   const onAdopted = options.fleet.onAdopted
   const fleet = createFleet(options.fleet, {
     context,

@@ -60,6 +60,8 @@ export function assembleServices(options: GatewayServerOptions): ServerServices 
   const fleet = wireFleet(options, sessions, context, onError)
   if (fleet) {
     context.fleetClaimed = fleet.claimed
+    context.fleetSettled = fleet.claimed
+    context.fleetExecutionOwner = (req, res, body, principal, sessionId) => fleet.fleet.answerExecution(req, res, body, principal, sessionId)
     context.fleetExecution = (req, res, body) => fleet.fleet.offerExecution(req, res, body)
   }
   return { ...sessions, options, resolved, context, onError, deliverers, principalOf, webSockets, attached, admission, metrics, metricsListener, fleet }

@@ -58,6 +58,21 @@ describe('EventLog', () => {
     expect([...restored.replay(1)].map(({ event }) => event.seq)).toEqual([2, 3])
   })
 
+  it('replays every event after afterSeq across a rebuild numbering on after its reservation (events.10)', () => {
+    const log = new EventLog()
+    for (const t of ['a', 'b', 'c']) log.append(text(t))
+    // A rebuild continues after the write-ahead reservation: seqs 4..1003 were never logged here.
+    const rebuilt = new EventLog(log.events(), 1003)
+    for (const t of ['lost turn ended', 'd', 'e', 'f', 'g', 'h']) rebuilt.append(text(t))
+    for (const afterSeq of [0, 2, 3, 5, 6, 1003, 1004, 1006, 1009]) {
+      const seen: number[] = []
+      rebuilt.subscribe((event) => seen.push(event.seq), afterSeq)()
+      const expected = [1, 2, 3, 1004, 1005, 1006, 1007, 1008, 1009].filter((seq) => seq > afterSeq)
+      expect(seen).toEqual(expected)
+      expect([...rebuilt.replay(afterSeq)].map(({ event }) => event.seq)).toEqual(expected)
+    }
+  })
+
   it('keeps delivering to other listeners when one throws', () => {
     const log = new EventLog()
     const seen: number[] = []

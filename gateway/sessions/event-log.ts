@@ -107,8 +107,23 @@ export class EventLog {
     return () => this.#listeners.delete(listener)
   }
 
+  /**
+   * The first entry with seq > afterSeq. Seqs are contiguous from the offset until a rebuild numbers
+   * on after its write-ahead reservation: past that gap the index guess lands too far, and a replay
+   * from there skipped the first events after the gap (the lost turn's turn_result; events.10).
+   */
   #replayStart(afterSeq: number): number {
-    return Math.max(0, afterSeq + 1 - this.#offset)
+    const entries = this.#entries
+    const guess = Math.max(0, afterSeq + 1 - this.#offset)
+    if (guess >= entries.length ? entries.length === 0 || entries[entries.length - 1].event.seq <= afterSeq : guess === 0 || entries[guess - 1].event.seq <= afterSeq) return Math.min(guess, entries.length)
+    let lo = 0
+    let hi = Math.min(guess, entries.length)
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (entries[mid].event.seq > afterSeq) hi = mid
+      else lo = mid + 1
+    }
+    return lo
   }
 
   #replays(event: SessionEvent, afterSeq: number): boolean {

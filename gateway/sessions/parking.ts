@@ -23,6 +23,11 @@ import { createMemorySessionStore } from './stores/memory-store.ts'
 
 export { PARKING_DEFAULTS, type ParkingDeps, type ParkingOptions, type SubmitOutcome } from './parking-contract.ts'
 
+export interface FleetHooks {
+  runsElsewhere(id: string): Promise<boolean>
+  claimed(id: string): Promise<void>
+}
+
 export class ParkingManager {
   readonly store: SessionStore
   #options: ParkingOptions
@@ -37,6 +42,8 @@ export class ParkingManager {
   #resuming = new Map<string, Promise<Runner | undefined>>()
   /** Parks another process stored, read for a result that reached this process; adopted on wake. */
   #foreign = new Map<string, StoredSession>()
+  /** Fleet: the session directory (whether a live peer runs `id`; this process's claim of it landed). */
+  #fleet: FleetHooks | undefined
   #closed = false
 
   constructor(options: ParkingOptions, deps: ParkingDeps) {
@@ -68,6 +75,16 @@ export class ParkingManager {
 
   get #parkDelayMs(): number {
     return this.#options.parkDelayMs ?? PARKING_DEFAULTS.parkDelayMs
+  }
+
+  /** Fleet: a stale row never rebuilds a session a live peer runs (websocket-framing.1); a wake answers once claimed. */
+  setFleet(hooks: FleetHooks): void {
+    this.#fleet = hooks
+  }
+
+  /** Resolves once every store write already queued for `id` landed (a DELETE answers after its delete). */
+  async writesSettled(id: string): Promise<void> {
+    await this.#serial(id, async () => undefined).catch(() => undefined)
   }
 
   /** Called by the factory for every runner it builds, before `start()`; `open` are a rebuild's executions. */
@@ -114,10 +131,7 @@ export class ParkingManager {
     }
   }
 
-  /**
-   * Write-ahead: undefined when `event` may go to a client now, else a promise to wait
-   * for first. Only persistLive sessions of an engine that snapshots are ever held.
-   */
+  /** Write-ahead (write-ahead.ts): undefined when `event` may go to a client now, else a promise to wait for first. */
   hold(runner: Runner, event: SessionEvent): Promise<void> | undefined {
     return this.#live.hold(runner, event)
   }
@@ -142,10 +156,7 @@ export class ParkingManager {
   ownerOf(executionId: string): string | undefined {
     return this.#executions.openOwner(executionId) ?? this.#executions.settledOwner(executionId)
   }
-  /**
-   * The session an execution result is for, as the route checks visibility on it: known here, or
-   * (shared store) parked by another process, read without taking it.
-   */
+  /** The session an execution result is for (the route checks visibility): known here, or parked by another process. */
   async sessionOfExecution(executionId: string): Promise<SessionInfo | undefined> {
     const owner = this.ownerOf(executionId)
     if (owner) return this.#deps.registry.info(owner)
@@ -192,9 +203,14 @@ export class ParkingManager {
     if (!peek) return undefined
     const current = this.#deps.registry.get(id)
     if (!(current instanceof ParkedSession)) return current
-    // A job's park: its slot first. On a shared adapter that step is also the one atomic decision
-    // of which process resumes the job; with a store on the adapter's database it adopts the park
-    // in the same transaction, so the park, the job and its history move together.
+    // A stale row: a live peer runs it, or woke it for this very result (its claim may not have landed yet).
+    const settledElsewhere = async () => settledExecutionId !== undefined && (await this.store.findSettled?.(settledExecutionId)) !== undefined
+    if (peek.kind !== 'park' && this.#fleet && (await this.#fleet.runsElsewhere(id) || await settledElsewhere())) {
+      if (this.#deps.registry.get(id) === current) this.#deps.registry.evict(id)
+      return undefined
+    }
+    // A job's park: its slot first (on a shared adapter, the one atomic decision of who resumes it,
+    // adopting the park in the same transaction when the store shares the adapter's database).
     let adopted: { park: unknown } | undefined
     if (peek.kind === 'park') {
       const jobId = peek.info.meta?.jobId
@@ -202,8 +218,7 @@ export class ParkingManager {
       if (slot === false) return undefined
       if (typeof slot === 'object') adopted = slot
     }
-    // A shared store hands a park to one process only (sessions of no job are decided here).
-    // An adopted park is the row this store saved (same database, same table).
+    // A shared store hands a park to one process only; an adopted park is the row this store saved.
     const record = adopted ? adopted.park as StoredSession | undefined : this.store.adopt ? await this.#serial(id, () => this.store.adopt!(id, settledExecutionId)) : peek
     if (!record) {
       this.#deps.onResumeFailed?.(id, 'the parked session was taken by another process')
@@ -219,31 +234,24 @@ export class ParkingManager {
     }
     // Clients may have seen seqs up to a live record's reservation: numbering continues after it.
     this.#live.rebuilt(record)
-    // A park record is consumed on wake (kept as the live record under persistLive); a live
-    // record is refreshed in place by later writes. Queued now, ahead of any later save of this
-    // id (a re-park), and awaited below.
+    // A park is consumed on wake (kept as the live record under persistLive); queued now, ahead of a re-park.
     const kept = this.#live.woken(record)
     const consumed = record.kind !== 'park' ? undefined : kept
       ? this.#serial(id, () => this.store.save(kept)).then(() => this.#live.wokenSaved(kept), (err) => this.#live.wokenSaved(kept, err))
       : this.#serial(id, () => this.store.delete(id)).catch((err) => this.#report(err, 'resume'))
-    // Handed over in the same step as the rebuild, before any await: from the next tick on the
-    // session can move (its own watchdog, re-armed by watch(), fires at once for a lapsed deadline
-    // and restarts the turn), and a job that took it over only after that could miss its
-    // turn_result and stay running forever (the soak's stuck deadline resume; job-status.6, job-status.8).
+    // Handed over before any await: from the next tick the session can move (a lapsed watchdog
+    // restarts the turn), and a job told later could miss its turn_result (job-status.6, job-status.8).
     this.#deps.onResumed?.(id, runner)
     await consumed
-    // No client command is ordered before the history it follows (events.10): a CLI engine
-    // replays its own store while it starts, so the woken session is handed to callers (an
-    // attach, a result delivery) only once start() settled. A failed start is reported by the
-    // factory and fails the runner; the caller then sees it closed.
+    // events.10: a CLI engine replays its store while it starts, so callers get the woken session
+    // only once start() settled (a failed start fails the runner; the caller then sees it closed).
     await runner.start().then(() => this.#live.started(record, runner), () => undefined)
+    // Other processes find the woken session in the directory before anyone is told it is awake.
+    await this.#fleet?.claimed(id)
     return runner
   }
 
-  /**
-   * `POST /executions/:id/result` and the watchdog. Undefined: unknown id (404). A duplicate or a
-   * delivery that lost the race with the watchdog answers `applied: false`.
-   */
+  /** `POST /executions/:id/result` and the watchdog. Undefined: unknown id (404); a duplicate answers `applied: false`. */
   async submitResult(executionId: string, outcome: ExecutionOutcome): Promise<SubmitOutcome | undefined> {
     const sessionId = this.#executions.openOwner(executionId) ?? await this.#adoptForeign(executionId)
     if (!sessionId) {
@@ -252,9 +260,7 @@ export class ParkingManager {
     }
     const runner = await this.ensureLive(sessionId, executionId)
     if (!runner) {
-      // Not woken here: another process took the park (a duplicate, when this result is what it
-      // was woken for), or the park is not there yet. Not recorded settled here: a retry must
-      // still be able to deliver it.
+      // Not woken here (another process took the park, or it is not stored yet): not settled, a retry may deliver it.
       this.#executions.release(executionId)
       return this.#settledInFleet(executionId)
     }
@@ -275,11 +281,7 @@ export class ParkingManager {
     return info ? { applied: false, sessionId: info.id } : undefined
   }
 
-  /**
-   * A shared store: the execution belongs to a session another process parked (and may have
-   * died since). Register it here as a parked row, so the usual wake-up adopts and rebuilds it;
-   * when another process takes it first, the wake-up finds nothing and the id is unknown (404).
-   */
+  /** Shared store: a park another process stored becomes a row here, so the usual wake-up adopts it (or finds it taken: 404). */
   async #adoptForeign(executionId: string): Promise<string | undefined> {
     if (!this.store.findByExecution || !this.store.adopt || this.#closed) return undefined
     const sessionId = await this.store.findByExecution(executionId)
@@ -289,17 +291,11 @@ export class ParkingManager {
     const record = await this.#serial(sessionId, () => this.store.load(sessionId))
     if (!record || record.kind !== 'park' || live()) return undefined
     this.#foreign.set(sessionId, record)
-    this.#configs.set(sessionId, record.config)
-    this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
-    for (const e of record.snapshot.executions) this.#executions.track(e.executionId, sessionId, e.toolName, e.expiresAt)
+    this.#registerStored(record)
     return sessionId
   }
 
-  /**
-   * Fleet (session directory): `id`'s stored record becomes this process's row, replacing a stale
-   * one, or a stale parked row whose record is gone leaves. Nothing is rebuilt here: an attach
-   * wakes it as after a restart. False: no record (and no live runner here).
-   */
+  /** Fleet: `id`'s stored record replaces a (maybe stale) row here, or the row leaves with its record. False: no record. */
   async refreshStoredRow(id: string): Promise<boolean> {
     const settled = () => { const row = this.#deps.registry.get(id); return this.#resuming.has(id) || (row !== undefined && !(row instanceof ParkedSession)) }
     if (settled()) return true
@@ -310,9 +306,7 @@ export class ParkingManager {
       this.#deps.registry.evict(id)
       return false
     }
-    this.#configs.set(id, record.config)
-    this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
-    for (const e of record.snapshot.executions) this.#executions.track(e.executionId, id, e.toolName, e.expiresAt)
+    this.#registerStored(record)
     return true
   }
 
@@ -337,17 +331,11 @@ export class ParkingManager {
     const notBefore = Date.now() + (this.#options.expiredGraceMs ?? PARKING_DEFAULTS.expiredGraceMs)
     this.#sweep.start(notBefore, this.#options.deadlineSweepMs ?? PARKING_DEFAULTS.deadlineSweepMs)
     for (const record of records) {
-      if (this.#deps.registry.get(record.id)) continue
-      this.#configs.set(record.id, record.config)
-      this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
-      for (const e of record.snapshot.executions) this.#executions.track(e.executionId, record.id, e.toolName, Math.max(e.expiresAt, notBefore))
+      if (!this.#deps.registry.get(record.id)) this.#registerStored(record, notBefore)
     }
   }
 
-  /**
-   * Shutdown: timers stop, stored records stay (closing runners must not discard them), and the
-   * returned promise waits for writes already issued, so a graceful stop loses no park.
-   */
+  /** Shutdown: timers stop, stored records stay, and writes already issued are awaited (a graceful stop loses no park). */
   async close(): Promise<void> {
     this.#live.flush()
     this.#closed = true
@@ -382,13 +370,19 @@ export class ParkingManager {
       try {
         await this.store.save(record)
       } catch (err) {
-        // Not stored: nothing could wake it. The queue fails a job's attempt instead
-        // of recording it parked; a session of no job stays an evicted row, as before.
+        // Not stored: nothing could wake it. A job's attempt fails; a session of no job stays an evicted row.
         this.#report(err, 'park')
         return this.#deps.onParkFailed?.(id, `the park could not be stored: ${(err as Error).message}`)
       }
       await this.#deps.onParked?.(id, first)
     }).catch((err) => this.#report(err, 'park'))
+  }
+
+  /** A stored record becomes this process's row (not rebuilt); its open executions are tracked here. */
+  #registerStored(record: StoredSession, notBefore = 0): void {
+    this.#configs.set(record.id, record.config)
+    this.#deps.registry.register(new ParkedSession(record, (sid) => this.discard(sid)))
+    for (const e of record.snapshot.executions) this.#executions.track(e.executionId, record.id, e.toolName, Math.max(e.expiresAt, notBefore))
   }
 
   #serial<T>(id: string, op: () => Promise<T>): Promise<T> {

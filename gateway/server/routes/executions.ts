@@ -25,6 +25,8 @@ export async function handleExecutions(ctx: GatewayContext, req: IncomingMessage
   const info = await ctx.parking.sessionOfExecution(executionId)
   // Fleet: a session live on another process keeps its open executions there.
   if (!info && ctx.fleetExecution && (await ctx.fleetExecution(req, res, body.value))) return
+  // Fleet: the session may run on another process now (its park woken there): the directory decides.
+  if (info && ctx.fleetExecutionOwner && (await ctx.fleetExecutionOwner(req, res, body.value, principal, info.id))) return
   if (!info || !ctx.visibility.canSee(principal, info) || (principal.allowedProfiles && !principal.allowedProfiles.includes(info.profile))) {
     return sendRefusal(res, EXECUTION_NOT_FOUND)
   }

@@ -75,6 +75,10 @@ export async function handleSession(ctx: GatewayContext, req: IncomingMessage, r
     case 'DELETE': {
       ctx.registry.remove(id)
       ctx.attachments.drop(id)
+      // Answered once the stored record is gone (and, in a fleet, the directory row): another
+      // process asked next reads the store, and must not find the session there (session-status-values.5).
+      await ctx.parking.writesSettled(id)
+      await ctx.fleetSettled?.(id)
       return sendJson(res, 200, { session: runner.info() })
     }
     default:
