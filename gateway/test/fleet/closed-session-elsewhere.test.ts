@@ -5,46 +5,21 @@
  * (server-configuration.10). A DELETE through either process removes it and releases the row.
  */
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSessionDirectory } from '../../fleet/directory.ts'
+import { describe, expect, it } from 'vitest'
 import type { RunnerConfig } from '../../sessions/runner.ts'
-import { createPostgresSessionStore, type PostgresSessionStore } from '../../sessions/stores/postgres-store.ts'
-import { startTestGateway, until, type TestGateway } from '../harness.ts'
-import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
+import { until } from '../harness.ts'
+import { useInProcessFleet } from './in-process-members.ts'
 
-const SECRET = 'closed-session-secret'
-let server: PostgresServer
-let url: string
-const stores: PostgresSessionStore[] = []
-const gateways: TestGateway[] = []
-
-beforeAll(async () => {
-  server = await startPostgresServer()
-  url = await server.createDatabase('closed_session_elsewhere')
-}, 120_000)
-afterAll(async () => {
-  for (const g of gateways) await g.close().catch(() => undefined)
-  for (const s of stores) await s.close().catch(() => undefined)
-  await server?.stop()
-})
-
-async function member(processId: string): Promise<TestGateway> {
-  const store = await createPostgresSessionStore({ url, poolSize: 2 })
-  stores.push(store)
-  const directory = await createSessionDirectory({ url, processId, leaseMs: 60_000 })
-  const g = await startTestGateway({
-    parking: { store, persistLive: true, parkDelayMs: 20 }, fleet: { directory, secret: SECRET },
-    buildRunnerConfig: (config: RunnerConfig) => ({ ...config, meta: { ...(config.meta ?? {}), builtBy: processId } }),
-  })
-  gateways.push(g)
-  return g
-}
+const fleet = useInProcessFleet('closed_session_elsewhere')
+const member = (processId: string) => fleet.member(processId, {
+  buildRunnerConfig: (config: RunnerConfig) => ({ ...config, meta: { ...(config.meta ?? {}), builtBy: processId } }),
+}, {})
 
 describe('a closed session across the fleet', { timeout: 60_000 }, () => {
   it('is read through another process with its meta until it is deleted', async () => {
     const one = await member('closed-1')
     const two = await member('closed-2')
-    const db = new pg.Client({ connectionString: url })
+    const db = new pg.Client({ connectionString: fleet.url })
     await db.connect()
     try {
       const row = async (id: string) => (await db.query('SELECT process_id FROM gateway_session_directory WHERE session_id = $1', [id])).rows[0]

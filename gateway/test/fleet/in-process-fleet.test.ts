@@ -4,37 +4,12 @@
  * (its lease is dropped, no wait for it to lapse): the next request elsewhere adopts them.
  */
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSessionDirectory } from '../../fleet/directory.ts'
-import { createPostgresSessionStore, type PostgresSessionStore } from '../../sessions/stores/postgres-store.ts'
-import { startTestGateway, until, type TestGateway } from '../harness.ts'
-import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
+import { describe, expect, it } from 'vitest'
+import { until } from '../harness.ts'
+import { useInProcessFleet } from './in-process-members.ts'
 
-const SECRET = 'in-process-fleet-secret'
-let server: PostgresServer
-let url: string
-const stores: PostgresSessionStore[] = []
-const gateways: TestGateway[] = []
-
-beforeAll(async () => {
-  server = await startPostgresServer()
-  url = await server.createDatabase('in_process_fleet')
-}, 120_000)
-afterAll(async () => {
-  for (const g of gateways) await g.close().catch(() => undefined)
-  for (const s of stores) await s.close().catch(() => undefined)
-  await server?.stop()
-})
-
-async function member(processId: string): Promise<TestGateway> {
-  const store = await createPostgresSessionStore({ url, poolSize: 2 })
-  stores.push(store)
-  const directory = await createSessionDirectory({ url, processId, leaseMs: 60_000 })
-  const g = await startTestGateway({ parking: { store, persistLive: true, parkDelayMs: 20 }, fleet: { directory, secret: SECRET } },
-    { deferredTools: { deferred_task: { expiresInMs: 60_000 } } })
-  gateways.push(g)
-  return g
-}
+const fleet = useInProcessFleet('in_process_fleet')
+const member = (processId: string) => fleet.member(processId)
 
 describe('the fleet option in one process', { timeout: 60_000 }, () => {
   it('answers for a session of the other server, and adopts it at once after a graceful close', async () => {
@@ -63,7 +38,7 @@ describe('the fleet option in one process', { timeout: 60_000 }, () => {
   it('keeps a closed session readable everywhere and releases its row when it is deleted or parks; the park is woken by another server', async () => {
     const one = await member('in-process-3')
     const two = await member('in-process-4')
-    const db = new pg.Client({ connectionString: url })
+    const db = new pg.Client({ connectionString: fleet.url })
     await db.connect()
     try {
       const row = async (id: string) => (await db.query('SELECT process_id FROM gateway_session_directory WHERE session_id = $1', [id])).rows[0]

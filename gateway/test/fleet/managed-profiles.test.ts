@@ -3,37 +3,17 @@
  * on one PostgreSQL, each with its own pools, as two processes would have. A profile created,
  * changed or deleted through one is what the other answers with at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSessionDirectory } from '../../fleet/directory.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { createPostgresProfileStore, type PostgresProfileStore } from '../../host/postgres-profile-store.ts'
-import { createPostgresSessionStore } from '../../sessions/stores/postgres-store.ts'
-import { startTestGateway, type TestGateway } from '../harness.ts'
-import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
+import type { TestGateway } from '../harness.ts'
+import { useInProcessFleet } from './in-process-members.ts'
 
-const SECRET = 'managed-profiles-fleet-secret'
-let server: PostgresServer
-let url: string
-const closers: Array<{ close(): Promise<void> }> = []
-const gateways: TestGateway[] = []
-
-beforeAll(async () => {
-  server = await startPostgresServer()
-  url = await server.createDatabase('managed_profiles_fleet')
-}, 120_000)
-afterAll(async () => {
-  for (const g of gateways) await g.close().catch(() => undefined)
-  for (const c of closers) await c.close().catch(() => undefined)
-  await server?.stop()
-})
+const fleet = useInProcessFleet('managed_profiles_fleet')
 
 async function member(processId: string): Promise<TestGateway> {
-  const store = await createPostgresSessionStore({ url, poolSize: 2 })
-  const profileStore: PostgresProfileStore = await createPostgresProfileStore({ url })
-  closers.push(store, profileStore)
-  const directory = await createSessionDirectory({ url, processId, leaseMs: 60_000 })
-  const g = await startTestGateway({ parking: { store, persistLive: true, parkDelayMs: 20 }, fleet: { directory, secret: SECRET }, profileStore })
-  gateways.push(g)
-  return g
+  const profileStore: PostgresProfileStore = await createPostgresProfileStore({ url: fleet.url })
+  fleet.closeAfter(profileStore)
+  return fleet.member(processId, { profileStore }, {})
 }
 
 const managed = { name: 'fleet-managed', engine: 'provider', provider: { id: 'fake', model: 'fake-small' }, description: 'made on A' }
@@ -81,8 +61,8 @@ describe('managed profiles in a fleet', { timeout: 60_000 }, () => {
   })
 
   it('the shared store creates only a free name and updates only a stored one', async () => {
-    const store = await createPostgresProfileStore({ url })
-    closers.push(store)
+    const store = await createPostgresProfileStore({ url: fleet.url })
+    fleet.closeAfter(store)
     const profile = { ...managed, name: 'fleet-store' } as Parameters<typeof store.create>[0]
     expect(await store.update(profile)).toBe(false) // a PATCH racing a delete does not recreate the profile
     expect(await store.create(profile)).toBe(true)

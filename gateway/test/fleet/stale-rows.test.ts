@@ -6,37 +6,12 @@
  * that peer (commands.1, session-status-values.3), never by a second rebuild here that would
  * number the same seqs again (websocket-framing.1, events.10).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSessionDirectory } from '../../fleet/directory.ts'
-import { createPostgresSessionStore, type PostgresSessionStore } from '../../sessions/stores/postgres-store.ts'
-import { startTestGateway, until, type TestGateway } from '../harness.ts'
-import { startPostgresServer, type PostgresServer } from '../postgres-server.ts'
+import { describe, expect, it } from 'vitest'
+import { until, type TestGateway } from '../harness.ts'
+import { useInProcessFleet } from './in-process-members.ts'
 
-const SECRET = 'stale-rows-secret'
-let server: PostgresServer
-let url: string
-const stores: PostgresSessionStore[] = []
-const gateways: TestGateway[] = []
-
-beforeAll(async () => {
-  server = await startPostgresServer()
-  url = await server.createDatabase('stale_rows')
-}, 120_000)
-afterAll(async () => {
-  for (const g of gateways) await g.close().catch(() => undefined)
-  for (const s of stores) await s.close().catch(() => undefined)
-  await server?.stop()
-})
-
-async function member(processId: string): Promise<TestGateway> {
-  const store = await createPostgresSessionStore({ url, poolSize: 2 })
-  stores.push(store)
-  const directory = await createSessionDirectory({ url, processId, leaseMs: 60_000 })
-  const g = await startTestGateway({ parking: { store, persistLive: true, parkDelayMs: 20 }, fleet: { directory, secret: SECRET } },
-    { deferredTools: { deferred_task: { expiresInMs: 60_000 } } })
-  gateways.push(g)
-  return g
-}
+const fleet = useInProcessFleet('stale_rows')
+const member = (processId: string) => fleet.member(processId)
 
 /** A session parked by `owner`, its park read once by each of `readers` (each keeps a parked row). */
 async function parkedOn(owner: TestGateway, readers: TestGateway[]): Promise<{ id: string; executionId: string; seq: number }> {
