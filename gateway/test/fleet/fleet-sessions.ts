@@ -100,25 +100,32 @@ export class SessionDrivers {
   async #drive(s: DrivenSession, index: number): Promise<void> {
     let n = 0
     let lastSeq = 0
-    while (!this.#stopping) {
-      const conn = await this.#attach(s, lastSeq)
+    // A socket that dropped is reattached and completes one turn even when the run is ending: a
+    // session whose owner was killed is then adopted (or says why not) before the verdict, however
+    // late in the run the kill came. Bounded, for a socket that keeps dropping.
+    let dropped = false
+    for (let settling = 0; (!this.#stopping || dropped) && settling < 3; settling += this.#stopping ? 1 : 0) {
+      const conn = await this.#attach(s, lastSeq, dropped)
       if (!conn) break
       // Turns on this connection until it drops or the run ends.
-      while (!this.#stopping && !conn.connection.ended && !conn.connection.told) {
+      let owed = dropped
+      while ((!this.#stopping || owed) && !conn.connection.ended && !conn.connection.told) {
+        owed = false
         const marker = `m${index}x${n++}`
         const outcome = await conn.turn(marker)
         if (outcome === 'completed') s.completed.push(marker)
         await pause(100)
       }
       lastSeq = Math.max(lastSeq, ...conn.connection.events.map((e) => e.seq))
+      dropped = conn.connection.ended !== undefined && !conn.connection.told
       conn.close()
       if (conn.connection.told) break
     }
   }
 
   /** Attaches with `afterSeq` (retrying the fleet's 503s); undefined when the session cannot be attached, and said why. */
-  async #attach(s: DrivenSession, afterSeq: number): Promise<LiveConnection | undefined> {
-    for (let attempt = 0; attempt < 40 && !this.#stopping; attempt++) {
+  async #attach(s: DrivenSession, afterSeq: number, settle = false): Promise<LiveConnection | undefined> {
+    for (let attempt = 0; attempt < 40 && (settle || !this.#stopping); attempt++) {
       const result = await openSocket(this.#options, s.id, afterSeq)
       if ('socket' in result) {
         s.connections.push(result.connection)
@@ -133,7 +140,7 @@ export class SessionDrivers {
       if (result.status >= 500) s.problems.push(`reattach of ${s.id} (${s.profile}) after seq ${afterSeq}: ${result.status} ${result.body.slice(0, 200)}`)
       return undefined
     }
-    if (!this.#stopping) s.problems.push(`reattach of ${s.id} (${s.profile}) after seq ${afterSeq}: no answer but retryable refusals for 40 tries`)
+    if (settle || !this.#stopping) s.problems.push(`reattach of ${s.id} (${s.profile}) after seq ${afterSeq}: no answer but retryable refusals for 40 tries`)
     return undefined
   }
 }
