@@ -21,7 +21,7 @@ export const CURATED: Mutant[] = [
   {
     id: 'replay-inclusive', rule: 'websocket-framing.1 replay events with seq greater than afterSeq',
     edits: [
-      { file: 'gateway/sessions/event-log.ts', find: 'return Math.max(0, afterSeq + 1 - this.#offset)', replace: 'return Math.max(0, afterSeq - this.#offset)' },
+      { file: 'gateway/sessions/event-log.ts', find: 'const guess = Math.max(0, afterSeq + 1 - this.#offset)', replace: 'const guess = Math.max(0, afterSeq - this.#offset)' },
       { file: 'gateway/sessions/event-log.ts', find: 'return event.seq > afterSeq && !(event.seq < this.#latestResetSeq && isTranscriptContent(event))', replace: 'return event.seq >= afterSeq && !(event.seq < this.#latestResetSeq && isTranscriptContent(event))' },
     ],
     filters: ['websocket-framing.1'],
