@@ -2,7 +2,7 @@
 import { exponentialProblem, judgeRetryWaits, waitsBetween } from '../../harness/backoff.ts'
 import { jobEventType } from '../../harness/job-event.ts'
 import { Unsupported, type Case } from '../../types.ts'
-import { NON_TERMINAL, RETRY_DELAY_MS, post, until, ORDER, deliveries, requireRunningQueue, submit, terminal, waitForJob } from '../../harness/case-helpers/index.ts'
+import { NON_TERMINAL, RETRY_DELAY_MS, post, until, ORDER, deliveries, requireRunningQueue, submit, terminal, waitForJob, afterParkedCap } from '../../harness/case-helpers/index.ts'
 
 export const queueOptionsCases: Case[] = [
   {
@@ -35,14 +35,7 @@ export const queueOptionsCases: Case[] = [
       const submitted = Date.now()
       const job = await submit(ctx, { session: { prompt: 'scenario:deferred' } })
       await waitForJob(ctx, job.id, (j) => j.status === 'parked', 'parked')
-      const cap = Number(ctx.manifest.timers?.maxParkedDurationMs)
-      const deadline = Date.now() + cap + ctx.deadlineMs
-      let current: any
-      while (Date.now() < deadline) {
-        current = (await ctx.http('GET', `/jobs/${job.id}`)).json?.job
-        if (current?.status !== 'parked') break
-        await new Promise((r) => setTimeout(r, 50))
-      }
+      const { job: current, cap } = await afterParkedCap(ctx, job.id)
       ctx.equal('job-status.11', current?.status, 'failed', `status after ${cap} ms parked`)
       // Not failed before the cap, exactly: the job parked after the kit submitted it, so its failure
       // cannot be seen sooner than the cap after the submission (the kit's one clock, no slack).
@@ -61,14 +54,7 @@ export const queueOptionsCases: Case[] = [
       const res = await ctx.http('POST', `/executions/${first.parkedExecutionId}/result`, { body: { status: 'ok', output: { type: 'text', value: 'go on' } } })
       ctx.equal('job-status.6', res.json?.applied, true, 'the first result is applied')
       await waitForJob(ctx, job.id, (j) => j.status === 'parked' && j.parkedExecutionId !== first.parkedExecutionId, 'the second park')
-      const cap = Number(ctx.manifest.timers?.maxParkedDurationMs)
-      const deadline = Date.now() + cap + ctx.deadlineMs
-      let current: any
-      while (Date.now() < deadline) {
-        current = (await ctx.http('GET', `/jobs/${job.id}`)).json?.job
-        if (current?.status !== 'parked') break
-        await new Promise((r) => setTimeout(r, 50))
-      }
+      const { job: current, cap } = await afterParkedCap(ctx, job.id)
       ctx.equal('job-status.11', current?.status, 'failed', `status once the two parks passed ${cap} ms together`)
       // The run's parked time is at most the time since the kit submitted it, so a failure sooner than
       // the cap after the submission failed a run parked for less than the cap (queue-options.5).

@@ -52,6 +52,22 @@ export async function waitForJob(ctx: CaseContext, id: string, done: (job: any) 
   }
 }
 
+/**
+ * The job once it left `parked`, read until the manifest's maxParkedDurationMs plus the kit's
+ * deadline have passed (the job as last read if it never left), with the cap it waited for.
+ */
+export async function afterParkedCap(ctx: CaseContext, id: string): Promise<{ job: any; cap: number }> {
+  const cap = Number(ctx.manifest.timers?.maxParkedDurationMs)
+  const deadline = Date.now() + cap + ctx.deadlineMs
+  let job: any
+  while (Date.now() < deadline) {
+    job = (await ctx.http('GET', `/jobs/${id}`)).json?.job
+    if (job?.status !== 'parked') break
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return { job, cap }
+}
+
 export async function deliveries(ctx: CaseContext, path: string, until: (types: string) => boolean): Promise<string> {
   const deadline = Date.now() + ctx.deadlineMs
   for (;;) {
