@@ -40,6 +40,11 @@ export interface RunningGateway {
    * closed; an invalid one is logged and the previous principals stay in force.
    */
   reloadPrincipals(why: string): Promise<void>
+  /**
+   * Resolves when this process must stop on its own (its fleet lease lapsed and its sessions were
+   * adopted elsewhere); the command then shuts down and exits 1. Never resolves otherwise.
+   */
+  readonly mustStop: Promise<string>
 }
 
 export class ConfigProblems extends Error {
@@ -93,9 +98,15 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
       dependencies: readinessDependencies(config, options, overrides.env),
     }
   }
+  let stopOnOwn: (reason: string) => void = () => {}
+  const mustStop = new Promise<string>((resolve) => { stopOnOwn = resolve })
   if (options.fleet) {
     const fleet = options.fleet
     options.fleet.onAdopted = (event) => logger.info({ kind: 'fleet', processId: fleet.directory.processId, ...event }, 'session adopted from a dead process')
+    options.fleet.onLeaseLost = (event) => {
+      logger.error({ kind: 'fleet', ...event }, 'fleet lease lapsed and other processes adopted sessions of this one: stopping')
+      stopOnOwn('fleet lease lost')
+    }
   }
   logQueueTransitions(options, logger)
   options.onWebhookAttempt = (attempt) => logger[attempt.ok ? 'info' : 'warn']({ kind: 'webhook', ...attempt }, attempt.ok ? 'webhook delivered' : 'webhook attempt failed')
@@ -137,7 +148,7 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   const killGraceMs = config.shutdown?.killGraceMs ?? 5000
   let stopping: Promise<void> | undefined
   return {
-    gateway, url, port, logger, config, reloadPrincipals,
+    gateway, url, port, logger, config, reloadPrincipals, mustStop,
     shutdown() {
       stopWatching?.()
       stopping ??= (async () => {
@@ -189,6 +200,12 @@ export function exitOnSignals(starting: RunningGateway | Promise<RunningGateway>
   }
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
+  // A stop the process decided itself (fleet lease lost) drains like a signal, then exits 1.
+  void Promise.resolve(starting).then((running) => running.mustStop.then(() => {
+    if (signalled) return
+    signalled = true
+    running.shutdown().then(() => exit(running, 1), () => exit(running, 1))
+  }), () => {})
   // SIGHUP: read the principals file again (revocation without a restart), never a stop.
   process.on('SIGHUP', () => void Promise.resolve(starting).then((running) => running.reloadPrincipals('SIGHUP'), () => {}))
 }

@@ -51,6 +51,13 @@ export interface SessionDirectory {
   forget(id: string, epoch: number): Promise<void>
   /** The other processes whose lease holds. */
   peers(): Promise<FleetPeer[]>
+  /**
+   * Told once when a renewal finds this process's lease had lapsed (a stall or a database outage
+   * longer than `leaseMs`): the fleet may have adopted its sessions meanwhile.
+   */
+  onLapsed(listener: () => void): void
+  /** Which of `ids` another live process holds now (adopted from this one while its lease lapsed). */
+  heldElsewhere(ids: string[]): Promise<string[]>
 }
 
 export const DIRECTORY_DEFAULTS = { leaseMs: 30_000 } as const
@@ -64,18 +71,33 @@ export async function createSessionDirectory(options: SessionDirectoryOptions): 
   let timer: ReturnType<typeof setInterval> | undefined
   let address: string | undefined
   let stopped = false
+  const lapsedListeners: Array<() => void> = []
+  let lapsedTold = false
 
-  const beat = () => query(pool, `INSERT INTO gateway_fleet_members (process_id, address, lease_until)
+  // `lapsed`: the lease this renewal replaces had already ended by the database's clock, the one
+  // the other processes judge it by, so any of them may have adopted this process's sessions.
+  const beat = async () => {
+    const { rows } = await query<{ lapsed: boolean | null }>(pool, `WITH prev AS (SELECT lease_until FROM gateway_fleet_members WHERE process_id = $1)
+      INSERT INTO gateway_fleet_members (process_id, address, lease_until)
       VALUES ($1, $2, clock_timestamp() + make_interval(secs => $3::double precision / 1000))
-      ON CONFLICT (process_id) DO UPDATE SET address = EXCLUDED.address, lease_until = EXCLUDED.lease_until`, [me, address, leaseMs])
+      ON CONFLICT (process_id) DO UPDATE SET address = EXCLUDED.address, lease_until = EXCLUDED.lease_until
+      RETURNING coalesce((SELECT lease_until < clock_timestamp() FROM prev), true) AS lapsed`, [me, address, leaseMs])
+    return rows[0]?.lapsed === true
+  }
+  const renew = async () => {
+    if (!(await beat()) || stopped || lapsedTold) return
+    lapsedTold = true
+    for (const listener of lapsedListeners) listener()
+  }
 
   return {
     processId: me,
     async start(at) {
       address = at
       await beat()
+      // The first beat may find a lapsed lease of a crashed process that had this id: not ours.
       timer = setInterval(() => {
-        if (!stopped) beat().catch((err) => onError(err, 'fleet heartbeat'))
+        if (!stopped) renew().catch((err) => onError(err, 'fleet heartbeat'))
       }, heartbeatMs)
       timer.unref?.()
     },
@@ -122,6 +144,16 @@ export async function createSessionDirectory(options: SessionDirectoryOptions): 
       const { rows } = await read<{ process_id: string; address: string }>(pool,
         'SELECT process_id, address FROM gateway_fleet_members WHERE lease_until > clock_timestamp() AND process_id <> $1 ORDER BY process_id', [me])
       return rows.map((r) => ({ processId: r.process_id, address: r.address }))
+    },
+    onLapsed(listener) {
+      lapsedListeners.push(listener)
+    },
+    async heldElsewhere(ids) {
+      if (!ids.length) return []
+      const { rows } = await read<{ session_id: string }>(pool, `SELECT d.session_id FROM gateway_session_directory d
+        JOIN gateway_fleet_members m ON m.process_id = d.process_id AND m.lease_until > clock_timestamp()
+        WHERE d.session_id = ANY($1::text[]) AND d.process_id <> $2`, [ids, me])
+      return rows.map((r) => r.session_id)
     },
   }
 }

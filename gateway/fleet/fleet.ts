@@ -29,6 +29,13 @@ export interface FleetOptions {
   peerTimeoutMs?: number
   /** Told of every adoption this process wins (a dead owner's session taken over), e.g. for logs. */
   onAdopted?: (event: { sessionId: string; from: string; epoch: number }) => void
+  /**
+   * This process's lease lapsed (a stall or a database outage longer than the lease) and the fleet
+   * adopted some of the sessions it still runs: serving them on would run each twice. Given, the
+   * host stops the server (`gateway serve` shuts down and exits 1, for its supervisor to restart it);
+   * absent, the server shuts itself down.
+   */
+  onLeaseLost?: (event: { processId: string; sessions: string[] }) => void
 }
 
 export type ForwardedState = 'client' | 'forwarded'

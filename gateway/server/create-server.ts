@@ -49,6 +49,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const isDraining = () => draining
   const { server, drain } = serve(services, createRequestRouter(services, isDraining), createUpgradeRouter(services, isDraining))
   const lifecycle = createLifecycle(services, server, drain, () => { draining = true })
+  services.fleet?.onSuperseded(() => void lifecycle.shutdown().catch((err) => services.onError(err, 'fleet lease')))
   return {
     server,
     context,

@@ -19,6 +19,8 @@ export interface FleetWiring {
   start(url: string): Promise<void>
   /** Before the sessions close for a shutdown: their rows stay for the fleet to adopt. */
   beginClose(): void
+  /** The fleet adopted sessions this process still runs (its lease lapsed): `stop` stops the server. */
+  onSuperseded(stop: () => void): void
   stop(): Promise<void>
 }
 
@@ -63,6 +65,18 @@ export function wireFleet(options: GatewayServerOptions, sessions: SessionServic
     },
     claimed: (id) => tails.get(id) ?? Promise.resolve(),
   })
+  // A write of a session another live process runs now is refused at the store (the zombie fence).
+  sessions.parking.store.fenceTo?.(directory.processId)
+  let stopServer: (() => void) | undefined
+  directory.onLapsed(() => void superseded().catch((err) => onError(err, 'fleet lease')))
+  const superseded = async () => {
+    const taken = await directory.heldElsewhere([...sessions.registry.ids()])
+    if (!taken.length || closing) return
+    onError(new Error(`fleet: this process's lease lapsed and ${taken.length} of its sessions now run elsewhere; stopping`), 'fleet lease')
+    const lost = options.fleet!.onLeaseLost
+    if (lost) lost({ processId: directory.processId, sessions: taken })
+    else stopServer?.()
+  }
   const onAdopted = options.fleet.onAdopted
   const fleet = createFleet(options.fleet, {
     context,
@@ -73,6 +87,7 @@ export function wireFleet(options: GatewayServerOptions, sessions: SessionServic
     claimed: (id) => tails.get(id) ?? Promise.resolve(),
     start: (url) => directory.start(options.fleet!.address ?? reachable(url)),
     beginClose: () => { closing = true },
+    onSuperseded: (stop) => { stopServer = stop },
     stop: () => directory.stop(),
   }
 }

@@ -172,5 +172,5 @@ function withStoredMeta(config: RunnerConfig, record: StoredSession): RunnerConf
 function wakeConfig(record: StoredSession): RunnerConfig {
   const { prompt: _prompt, forkSession: _fork, ...rest } = record.config
   const { model, permissionMode } = record.info
-  return { ...rest, resume: record.snapshot.resumeId, ...(model ? { model } : {}), permissionMode } as RunnerConfig
+  return { ...rest, resume: record.snapshot.resumeId, wakeFromDormant: true, ...(model ? { model } : {}), permissionMode } as RunnerConfig
 }

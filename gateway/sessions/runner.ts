@@ -20,6 +20,11 @@ export interface RunnerConfig extends CreateSessionRequest {
   canBypassPermissions: boolean
   scope?: Scope
   createdAt: number
+  /**
+   * Set on the config that wakes a dormant CLI record (embedding-rules.14): its conversation must
+   * come back from the engine's store, and a session that cannot read it fails, naming why.
+   */
+  wakeFromDormant?: boolean
   /** Host-owned extras from `buildRunnerConfig` (credentials never reach a response). */
   [key: string]: unknown
 }

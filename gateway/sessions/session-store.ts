@@ -94,4 +94,21 @@ export interface SessionStore {
   expiredExecutions?(now: number, limit: number): Promise<string[]>
   /** The database a shared store keeps its records in (opaque); a queue adapter with the same id shares it. */
   readonly databaseId?: string
+  /**
+   * Fleet: from now on a record is written or deleted only while no other process holds its session
+   * in the session directory; a refused write rejects with `SessionMovedError`. A process that
+   * stalled past its lease can then never overwrite what the process that adopted the session
+   * wrote (seqs reused, completed turns lost: event-and-command-envelope.1, embedding-rules.14).
+   */
+  fenceTo?(processId: string): void
+}
+
+/** A record write refused because another process of the fleet runs the session now. */
+export class SessionMovedError extends Error {
+  override name = 'SessionMovedError'
+  readonly sessionId: string
+  constructor(sessionId: string) {
+    super(`session ${sessionId} is run by another process of the fleet now; this process's write was refused`)
+    this.sessionId = sessionId
+  }
 }

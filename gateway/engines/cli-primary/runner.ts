@@ -111,7 +111,15 @@ export class ClaudeRunner implements Runner {
     const config = this.#config
     const sdk = (this.#sdk = await loadClaudeAgentSdk())
     const configDir = (this.#settings.sdkOptions.env as Record<string, string> | undefined)?.CLAUDE_CONFIG_DIR
-    if (typeof config.resume === 'string') await replayTranscript((body) => this.#turns.emit(body), configDir, config.resume, config.cwd)
+    if (typeof config.resume === 'string') {
+      const missing = await replayTranscript((body) => this.#turns.emit(body), configDir, config.resume, config.cwd)
+      // A dormant session's wake (embedding-rules.14) must bring its conversation back: resumed
+      // empty, the client would hold an empty history under the old session's id without a word.
+      if (missing && config.wakeFromDormant === true) {
+        return this.fail(`the session's conversation cannot be resumed in this process: ${missing} (the CLI's configuration directory must be readable here, at the same path)`)
+      }
+      if (missing) this.#turns.emit({ type: 'sdk_event', payload: { type: 'gateway_notice', message: `${missing}; the resumed session starts empty` } })
+    }
     this.#query = this.#startQuery(sdk, typeof config.resume === 'string' ? config.resume : undefined, config.forkSession === true)
     // Without a prompt the CLI says nothing until the first message: the session is idle now (engine-facts §1).
     this.#turns.core.setStatus('idle')

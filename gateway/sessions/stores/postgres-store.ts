@@ -10,7 +10,7 @@ import type pg from 'pg'
 import type { SessionInfo } from '../../protocol/index.ts'
 import { databaseIdOf, openPool, type PostgresConnectionOptions } from '../../postgres/pool.ts'
 import { query, read, transaction } from '../../postgres/retry.ts'
-import type { SessionStore, StoredSession } from '../session-store.ts'
+import { SessionMovedError, type SessionStore, type StoredSession } from '../session-store.ts'
 
 export type PostgresSessionStoreOptions = PostgresConnectionOptions
 
@@ -38,6 +38,14 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
     return run
   }
 
+  // Fleet fence (fenceTo): no write lands while another live process holds the session's directory
+  // row. A dead holder's row does not fence: whoever rebuilds its session writes before its own
+  // claim has landed, and the holder can no longer write anyway.
+  let fence: string | undefined
+  const heldElsewhere = (idParam: string, meParam: string) => `EXISTS (SELECT 1 FROM gateway_session_directory d
+    JOIN gateway_fleet_members m ON m.process_id = d.process_id AND m.lease_until > clock_timestamp()
+    WHERE d.session_id = ${idParam} AND d.process_id <> ${meParam})`
+
   const settleSql = `INSERT INTO gateway_settled_executions (execution_id, session_id, job_id, info) VALUES ($1, $2, $3, $4::jsonb)
     ON CONFLICT (execution_id) DO NOTHING`
   const jobOf = (info: SessionInfo) => (typeof info.meta?.jobId === 'string' ? info.meta.jobId : null)
@@ -48,10 +56,19 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
       // Serialise before queueing so a record that cannot be JSON fails this call alone.
       const json = JSON.stringify(record)
       const executions = record.kind === 'park' ? record.snapshot.executions : []
+      const me = fence
       return enqueue(record.id, () => transaction(pool, async (client) => {
-        await client.query(`
-          INSERT INTO gateway_sessions (id, kind, record, saved_at) VALUES ($1, $2, $3::jsonb, now())
-          ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, record = EXCLUDED.record, saved_at = now()`, [record.id, record.kind, json])
+        if (me === undefined) {
+          await client.query(`
+            INSERT INTO gateway_sessions (id, kind, record, saved_at) VALUES ($1, $2, $3::jsonb, now())
+            ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, record = EXCLUDED.record, saved_at = now()`, [record.id, record.kind, json])
+        } else {
+          const { rowCount } = await client.query(`
+            INSERT INTO gateway_sessions (id, kind, record, saved_at) SELECT $1, $2, $3::jsonb, now() WHERE NOT ${heldElsewhere('$1', '$4')}
+            ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, record = EXCLUDED.record, saved_at = now() WHERE NOT ${heldElsewhere('$1', '$4')}`,
+          [record.id, record.kind, json, me])
+          if (rowCount !== 1) throw new SessionMovedError(record.id)
+        }
         await client.query('DELETE FROM gateway_session_executions WHERE session_id = $1', [record.id])
         if (executions.length) {
           await client.query(`
@@ -66,7 +83,9 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
       return rows[0]?.record
     }),
     delete: (id) => enqueue(id, async () => {
-      await q('DELETE FROM gateway_sessions WHERE id = $1', [id])
+      // Fenced, a delete of a session another process runs now is a no-op: its record is not ours to drop.
+      if (fence === undefined) await q('DELETE FROM gateway_sessions WHERE id = $1', [id])
+      else await q(`DELETE FROM gateway_sessions WHERE id = $1 AND NOT ${heldElsewhere('$1', '$2')}`, [id, fence])
     }),
     async list() {
       await Promise.all(tails.values())
@@ -100,6 +119,9 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
     },
     async forgetSettled(sessionId) {
       await q('DELETE FROM gateway_settled_executions WHERE session_id = $1 AND job_id IS NULL', [sessionId])
+    },
+    fenceTo(processId) {
+      fence = processId
     },
     async ping() {
       await q('SELECT 1')

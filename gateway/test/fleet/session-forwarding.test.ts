@@ -213,15 +213,18 @@ describe('sessions across a fleet of gateway serve processes', { timeout: 120_00
     expect(resumed.events().find((e) => e.type === 'system_init')?.sdkSessionId).toBe(cliKept.sdkSessionId)
     resumed.close()
     // A CLI conversation the adopting process cannot read (its store not shared with it): the
-    // client is told so, naming the conversation, never handed an empty history without a word.
+    // session fails with an error naming the conversation and why, never an empty history.
     const { readdir, rm: remove } = await import('node:fs/promises')
     const { join } = await import('node:path')
     for (const project of await readdir(join(fleet.claudeConfig, 'projects'))) {
       await remove(join(fleet.claudeConfig, 'projects', project, `${cliLost.sdkSessionId}.jsonl`), { force: true })
     }
     const orphan = await c.attach(cliLost.id)
-    const notice = await orphan.waitForEvent('sdk_event', (e) => e.payload?.type === 'gateway_notice')
-    expect(notice.payload.message).toBe(`no stored transcript for ${cliLost.sdkSessionId}; the resumed session starts empty`)
+    const failed = await orphan.waitForEvent('session_error')
+    expect(failed.message).toContain(`no stored transcript for ${cliLost.sdkSessionId}`)
+    expect(failed.message).toContain("the CLI's configuration directory must be readable here")
+    expect(await orphan.waitForEvent('session_closed')).toMatchObject({ reason: 'error' })
+    expect(orphan.events().some((e) => e.type === 'user_message' || e.type === 'assistant_message')).toBe(false)
     orphan.close()
     expect(await b.call('GET', `/sessions/${unrecorded}`)).toMatchObject({ status: 404, body: { code: 'session_not_found' } })
     expect(await directoryRow(fleet.db, unrecorded)).toBeUndefined()
