@@ -105,13 +105,19 @@ function onControlRequest(frame: Frame): void {
         ...(request.managedSettings ? { managed_settings_applied: true } : {}), ...(request.mcpServers ? { mcp_servers_applied: true } : {}),
       })
       return dieIfAskedAt('initialized')
-    case 'interrupt':
+    case 'interrupt': {
       turnAbort?.abort()
       for (const [askId, answer] of pendingAsks) {
         send({ type: 'control_cancel_request', request_id: askId })
         answer({ behavior: 'deny', message: 'interrupted' })
       }
-      return reply(id, { still_queued: [] })
+      // The receipt (interrupt_receipt_v1): uuid-stamped messages still queued survive a plain
+      // interrupt and run later; `cancel_queued` withdraws them (interrupt_cancel_queued_v1).
+      const queued = queue.flatMap((f) => (typeof f.uuid === 'string' ? [f.uuid] : []))
+      if (request.cancel_queued !== true) return reply(id, { still_queued: queued })
+      queue.splice(0, queue.length, ...queue.filter((f) => typeof f.uuid !== 'string'))
+      return reply(id, { still_queued: [], cancelled: queued })
+    }
     case 'set_permission_mode':
       state.permissionMode = String(request.mode)
       send({ type: 'system', subtype: 'status', status: null, permissionMode: state.permissionMode, session_id: state.sessionId, uuid: randomUUID() })
@@ -195,7 +201,13 @@ function textOf(frame: Frame): string {
 async function runQueue(): Promise<void> {
   if (running) return
   running = true
-  for (let frame = queue.shift(); frame; frame = queue.shift()) {
+  // FAKE_CLAUDE_PREWAIT_MS: the real CLI reads control requests ahead of a message it has queued
+  // but not started (its prewait window); this holds each queued message that long.
+  const prewaitMs = Number(env.FAKE_CLAUDE_PREWAIT_MS ?? 0)
+  for (;;) {
+    if (prewaitMs > 0 && queue.length) await new Promise((resolve) => setTimeout(resolve, prewaitMs))
+    const frame = queue.shift()
+    if (!frame) break
     const text = textOf(frame)
     if (text.trim() === '/clear') {
       clearConversation(typeof frame.uuid === 'string' ? frame.uuid : undefined)

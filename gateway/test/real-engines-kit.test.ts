@@ -48,12 +48,7 @@ const SCRIPTED_ONLY: Record<string, RegExp> = {
  * Defects of the gateway the kit finds only on a real engine, each with what the client sees;
  * remove an entry once it is fixed (the case must then pass).
  */
-const KNOWN_REAL_ENGINE_DEFECTS: Record<string, string> = {
-  // The real CLI takes a control_request before a user message still queued on its stdin: an
-  // interrupt sent right after `running` ends nothing there, the gateway ends the turn anyway,
-  // and the queued message (scenario:hang) runs after the next one, which is never answered.
-  'commands-in-state-cli-primary-running': 'commands.3, commands.10: an interrupt sent before the real CLI starts the turn of the message just sent',
-}
+const KNOWN_REAL_ENGINE_DEFECTS: Record<string, string> = {}
 
 describe.skipIf(skipReason !== undefined)('the kit\'s cli_primary and cli_secondary cases against gateway serve on the real Claude Code CLI and real codex', () => {
   let target: RealEnginesTarget

@@ -16,12 +16,13 @@ import { RespawnPolicy, type RespawnOptions } from '../respawn.ts'
 import { Approvals } from './approvals.ts'
 import { InputQueue } from './input-queue.ts'
 import { ProducedFiles } from './produced.ts'
-import { PEER_SERVER, peerServer } from './peer-tools.ts'
+import { queryOptions } from './query-options.ts'
 import { loadClaudeAgentSdk, type ClaudeAgentSdk } from './sdk.ts'
 import type { PeerPort } from '../../sessions/peers.ts'
 import { metadataOf, type OutgoingAttachment } from '../../sessions/attachments.ts'
 import type { QuestionBehavior } from '../../protocol/index.ts'
 import { replayTranscript } from './replay.ts'
+import { UnstartedTurn } from './unstarted-turn.ts'
 import { InitReport } from './init-report.ts'
 import { blockOf, stripSecrets } from './sdk-shapes.ts'
 import { shapeModels, type CliModelRow } from './models.ts'
@@ -53,6 +54,7 @@ export class ClaudeRunner implements Runner {
   /** The CLI announced this turn (system_init); before that it may not act on an interrupt. */
   #turnStarted = false
   #interruptPending = false
+  #unstarted = new UnstartedTurn()
   /** The client interrupted the running turn: its result is reported as an interrupt whatever the CLI says. */
   #interrupted = false
   /** The SDK session id to resume from: known at system_init, renewed by /clear (embedding-rules.14). */
@@ -130,27 +132,12 @@ export class ClaudeRunner implements Runner {
 
   /** One CLI process reading `this.#input`; the session's current model and mode, resuming `resume` when given. */
   #startQuery(sdk: ClaudeAgentSdk, resume: string | undefined, fork: boolean): Query {
-    const config = this.#config
-    const model = this.#turns.core.model
     const q = sdk.query({
       prompt: this.#input,
-      options: {
-        // A sub-agent's own text and thinking reach the client, not only its tool calls (engine-facts §1); a host's sdkOptions may turn it off.
-        forwardSubagentText: true,
-        ...this.#settings.sdkOptions,
-        cwd: config.cwd,
-        ...(model ? { model } : {}),
-        permissionMode: this.#turns.core.permissionMode,
-        ...(config.canBypassPermissions ? { allowDangerouslySkipPermissions: true } : {}),
-        includePartialMessages: config.includePartialMessages === true,
-        ...(resume ? { resume } : {}),
-        ...(fork ? { forkSession: true } : {}),
-        ...(typeof config.maxTurns === 'number' ? { maxTurns: config.maxTurns } : {}),
-        ...(Array.isArray(config.allowedTools) ? { allowedTools: config.allowedTools as string[] } : {}),
-        ...(Array.isArray(config.disallowedTools) ? { disallowedTools: config.disallowedTools as string[] } : {}),
-        ...this.#mcpOptions(sdk),
-        ...this.#requests,
-      },
+      options: queryOptions(sdk, {
+        config: this.#config, sdkOptions: this.#settings.sdkOptions, peers: this.#settings.peers, model: this.#turns.core.model,
+        permissionMode: this.#turns.core.permissionMode, resume, fork, requests: this.#requests, hops: () => this.#hops,
+      }),
     })
     void this.#consume(q)
     return q
@@ -195,18 +182,6 @@ export class ClaudeRunner implements Runner {
     }, this.#respawn.delayMs)
   }
 
-  /**
-   * The session's own MCP servers plus, with peers on, the in-process peer server. Its tools are
-   * allowed in canUseTool, not by bare `allowedTools` entries: those would shadow the callback for
-   * them (the SDK's CLAUDE_SDK_CAN_USE_TOOL_SHADOWED warning on every session).
-   */
-  #mcpOptions(sdk: ClaudeAgentSdk): Partial<Options> {
-    const own = (this.#config.mcpServers ?? {}) as NonNullable<Options['mcpServers']>
-    const peers = this.#settings.peers
-    if (!peers) return Object.keys(own).length ? { mcpServers: own } : {}
-    return { mcpServers: { ...own, [PEER_SERVER]: peerServer(sdk, peers, () => this.#hops) } }
-  }
-
   async #loadCapabilities(q: Query): Promise<void> {
     try {
       const init = await q.initializationResult()
@@ -231,6 +206,7 @@ export class ClaudeRunner implements Runner {
 
   #onInit(init: Record<string, unknown>): void {
     this.#turnStarted = true
+    this.#unstarted.started()
     if (this.#interruptPending) {
       // The real CLI ignores an interrupt that arrives before it has started the turn.
       this.#interruptPending = false
@@ -350,7 +326,7 @@ export class ClaudeRunner implements Runner {
     this.#hops = origin?.hops ?? 0
     if (this.#turns.unasked) this.#turns.core.setStatus('running')
     this.#ensureProcess()
-    this.#input.push(attachments.length ? [...attachments.map(blockOf), { type: 'text', text }] as never : text)
+    this.#unstarted.pushed(this.#input.push(attachments.length ? [...attachments.map(blockOf), { type: 'text', text }] as never : text))
   }
 
   clearContext(): void {
@@ -376,10 +352,20 @@ export class ClaudeRunner implements Runner {
 
   interrupt(): void {
     if (this.#turns.closed) return
-    // Sent now (the fake and an already-running turn act on it) and again at the turn's system_init.
-    if (this.#turnActive && !this.#turnStarted) this.#interruptPending = true
     if (this.#turnActive) this.#interrupted = true
-    void this.#query?.interrupt().catch(() => undefined)
+    if (!this.#turnActive || this.#turnStarted) return void this.#query?.interrupt().catch(() => undefined)
+    // Not started yet: its messages are withdrawn, or it is interrupted again at its system_init.
+    this.#interruptPending = true
+    const q = this.#query
+    void this.#unstarted.withdraw(q).then((withdrawn) => {
+      if (withdrawn === 'none' || q !== this.#query || !this.#turnActive || this.#turnStarted) return
+      this.#interruptPending = false
+      this.#interrupted = false
+      if (withdrawn === 'part') return // the messages sent since still run, as this turn
+      this.#turnActive = false
+      const info = this.#turns.info()
+      this.#turns.endTurn(interruptedOutcome(), { durationMs: 0, numTurns: info.numTurns, totalCostUsd: info.totalCostUsd })
+    })
   }
 
   setPermissionMode(mode: PermissionMode): void {
