@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadBaseline, writeBaseline } from './baseline.ts'
-import { SECTION_FILES } from './cases/layout.ts'
+import { sectionFiles } from './cases/layout.ts'
 import { WebhookReceiver } from './harness/webhook-receiver.ts'
 import { MissingGatewayError, startSelfTarget, type SelfTarget } from './target/self.ts'
 import type { Report, TargetManifest } from './types.ts'
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
   if (values.list) {
     for (const c of selected) {
       const offers = c.requires.length ? c.requires.map(describeRequirement).join('; ') : 'nothing beyond an operator token'
-      console.log(`${c.id}  [${c.section}]  ${c.clauses.join(', ')}\n    ${c.title}\n    in ${SECTION_FILES[c.section] ?? 'conformance/cases'}\n    target must offer: ${offers}`)
+      console.log(`${c.id}  [${c.section}]  ${c.clauses.join(', ')}\n    ${c.title}\n    in ${sectionFiles(c.section).join(', ') || 'conformance/cases'}\n    target must offer: ${offers}`)
     }
     return
   }

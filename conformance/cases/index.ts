@@ -27,6 +27,7 @@ import { jobsAndQueueCases } from './endpoints/jobs-and-queue.ts'
 import { peersCases } from './endpoints/peers.ts'
 import { authenticationCases } from './authentication.ts'
 import { eventsCases } from './events.ts'
+import { protocol7ClientEventsCases } from './events/protocol-7-clients.ts'
 import { errorsCases } from './errors.ts'
 import { limitsCases } from './limits.ts'
 import { versioningCases } from './versioning.ts'
@@ -55,6 +56,7 @@ export const ALL_CASES: Case[] = [
   ...peersCases,
   ...authenticationCases,
   ...eventsCases,
+  ...protocol7ClientEventsCases,
   ...errorsCases,
   ...limitsCases,
   ...versioningCases,

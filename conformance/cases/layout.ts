@@ -1,6 +1,7 @@
 /**
  * Where the cases of each spec section live: the file of a section holds exactly the cases whose
- * `section` (and first clause) is that section (conformance/test/case-layout.test.ts).
+ * `section` (and first clause) is that section (conformance/test/case-layout.test.ts). A section
+ * too large for one file keeps further files, one concept each, in a folder named as its file.
  */
 export const SECTION_FILES: Record<string, string> = {
   'embedding-rules': 'conformance/cases/what-the-service-does/embedding-rules.ts',
@@ -29,4 +30,15 @@ export const SECTION_FILES: Record<string, string> = {
   'errors': 'conformance/cases/errors.ts',
   'limits': 'conformance/cases/limits.ts',
   'versioning': 'conformance/cases/versioning.ts',
+}
+
+/** The further files of a section (MORE_SECTION_FILES), each under `<its file without .ts>/`. */
+export const MORE_SECTION_FILES: Record<string, string[]> = {
+  'events': ['conformance/cases/events/protocol-7-clients.ts'],
+}
+
+/** Every file holding cases of `section`, its own file first. */
+export function sectionFiles(section: string): string[] {
+  const own = SECTION_FILES[section]
+  return own ? [own, ...(MORE_SECTION_FILES[section] ?? [])] : []
 }
