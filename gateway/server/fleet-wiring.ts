@@ -70,7 +70,10 @@ export function wireFleet(options: GatewayServerOptions, sessions: SessionServic
   let stopServer: (() => void) | undefined
   directory.onLapsed(() => void superseded().catch((err) => onError(err, 'fleet lease')))
   const superseded = async () => {
-    const taken = await directory.heldElsewhere([...sessions.registry.ids()])
+    // A job's session is not counted: the queue fences its run (job-status.6), reclaims it after the
+    // lease and may rebuild its session elsewhere; that alone is no reason to stop this process.
+    const interactive = [...sessions.registry.ids()].filter((id) => typeof sessions.registry.info(id)?.meta?.jobId !== 'string')
+    const taken = await directory.heldElsewhere(interactive)
     if (!taken.length || closing) return
     onError(new Error(`fleet: this process's lease lapsed and ${taken.length} of its sessions now run elsewhere; stopping`), 'fleet lease')
     const lost = options.fleet!.onLeaseLost
