@@ -28,13 +28,13 @@ export const EXPLORE_FINDS: Record<string, string> = {
   'park-never': 'a session resting on a deferred execution with nobody attached parks (session-status-values.2)',
   'rename-while-parked': 'the park is read as a rename refused with 409 (errors.6); without it the park is never seen',
   'park-delay-ignored': 'parked no sooner than parkDelayMs after the last client left (limits.8)',
+  'concurrency-plus-one': 'one job more than the slots, submitted at once, never runs more than maxConcurrency (queue-options.1)',
   'execution-result-uncorrelated': 'each execution_result follows the execution_dispatched of its executionId (events.14)',
 }
 
 /** Deviations outside the model, with the reason. */
 export const EXPLORE_CANNOT_REACH: Record<string, string> = {
   'retry-constant-delay': 'job retry timing (job-status.7) needs a failing job judged over many timed rounds; the model asserts no timing',
-  'concurrency-plus-one': 'queue-options.1 needs many concurrent jobs against a known maxConcurrency; explore runs one command at a time',
   'peer-hops-off-by-one': 'peer messaging limits (limits.6) need two sessions relaying through the peers tools, not modelled',
   'peer-rate-off-by-one': 'peers.perMinute (limits.5) is a rate over many messages, not modelled',
   'peer-length-doubled': 'peers.maxMessageChars (limits.4) needs the peers tools, not modelled',

@@ -1,6 +1,7 @@
 /**
  * Explore commands for what a manifest may offer beyond sessions: deferred execution results
- * (first, duplicate, late after delete) and queue jobs (submit to a terminal status, cancel).
+ * (first, duplicate, late after delete) and queue jobs (submit to a terminal status, cancel, one
+ * more than the slots at once).
  */
 import { NON_TERMINAL } from '../harness/case-helpers/job-webhooks.ts'
 import { command, onSession } from './command.ts'
@@ -71,5 +72,46 @@ export function job(kind: 'complete' | 'cancel') {
     }
     const done = await waitJob(w, id, terminal, 'a terminal status')
     w.ctx.check('job-status.8', !['failed', 'canceled'].includes(done.status), 'a terminal status other than failed or canceled after a successful first turn', done.status)
+  })
+}
+
+/** The target's maxConcurrency: the manifest's, else the one QueueStats states (not a stated field). */
+function maxConcurrencyOf(w: World, stats: any): number | undefined {
+  const stated = w.ctx.manifest.queue?.maxConcurrency ?? stats?.maxConcurrency
+  return Number.isInteger(stated) ? stated : undefined
+}
+
+/**
+ * queue-options.1, limits.10: one job more than the slots, submitted at once, never runs more than
+ * maxConcurrency; the one beyond waits queued (job-status.3). Only from an idle queue, so no other
+ * client's job blurs the count, and only for a small bound (each job hangs until it is canceled).
+ */
+export function jobBurst() {
+  return command('job(burst)', () => true, async (_m, w) => {
+    if (await queuePaused(w)) return
+    const idle = (await w.ctx.http('GET', '/queue')).json?.stats
+    const max = maxConcurrencyOf(w, idle)
+    if (max === undefined || max > 4 || idle?.running !== 0) return
+    const ids: string[] = []
+    for (let i = 0; i <= max; i++) {
+      const res = await w.ctx.http('POST', '/jobs', { body: { session: { profile: w.ctx.profile('provider'), prompt: 'scenario:hang' } } })
+      w.ctx.created('jobs-and-queue.2', res, 201)
+      const id = res.json?.job?.id
+      if (typeof id !== 'string') continue
+      ids.push(id)
+      w.ctx.onCleanup(() => w.ctx.http('DELETE', `/jobs/${id}`))
+    }
+    // Every slot taken (or the deadline), then each job read: a queue that fills one slot too many has by now.
+    const deadline = Date.now() + w.deadlineMs
+    while (((await w.ctx.http('GET', '/queue')).json?.stats?.running ?? 0) < max && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+    const statuses: string[] = []
+    for (const id of ids) statuses.push((await w.ctx.http('GET', `/jobs/${id}`)).json?.job?.status)
+    const running = statuses.filter((s) => s === 'running').length
+    w.ctx.check('queue-options.1', running <= max, `at most ${max} of ${ids.length} jobs submitted at once running`, `${running} running: ${statuses.join(', ')}`)
+    const terminal = (j: any) => typeof j?.status === 'string' && !NON_TERMINAL.includes(j.status)
+    for (const id of ids) {
+      await w.ctx.http('DELETE', `/jobs/${id}`)
+      await waitJob(w, id, terminal, 'a terminal status after the cancel')
+    }
   })
 }
