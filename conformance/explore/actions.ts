@@ -9,6 +9,7 @@ import { badToken, crossTenant, list, scopedOperatorRoute, unknownId } from './a
 import { MAX_SESSIONS, type ExploreModel, type Offer } from './model.ts'
 import { deferredResult, job, jobBurst } from './queue-actions.ts'
 import { parkAndDeliver } from './park-actions.ts'
+import { peerOverLong } from './peer-actions.ts'
 import { createProfile, deleteProfile, recreateProfile, sessionOnProfile } from './profile-actions.ts'
 import { read, reattach, remove, rename } from './resource-actions.ts'
 import { bridgedTool, deliverFile } from './tool-actions.ts'
@@ -58,6 +59,8 @@ export function commandArbitraries(offer: Offer): Array<fc.Arbitrary<Cmd>> {
   }
   if (offer.attachments) arbs.push(w(1, fc.tuple(index, fc.boolean()).map(([i, a]) => attachment(i, a))))
   if (offer.cors) arbs.push(w(1, fc.tuple(fc.constantFrom('allowed', 'suffix', 'other' as const), fc.boolean()).map(([k, p]) => corsRequest(k, p))))
+  const peerMax = offer.peerMaxChars
+  if (peerMax !== undefined) arbs.push(w(1, fc.tuple(index, index).map(([a, b]) => peerOverLong(peerMax, a, b))))
   if (offer.queue) arbs.push(w(1, fc.constantFrom('complete', 'cancel' as const).map(job)), w(1, fc.constant(null).map(jobBurst)))
   return [fc.oneof(...arbs)]
 }

@@ -48,6 +48,8 @@ export interface Offer {
   profileStore: boolean
   scratchFiles: boolean
   providerModels: string[]
+  /** peers.maxMessageChars when the target offers peers and states a bound small enough to send. */
+  peerMaxChars: number | undefined
 }
 
 export function offerOf(manifest: TargetManifest): Offer {
@@ -69,6 +71,7 @@ export function offerOf(manifest: TargetManifest): Offer {
     profileStore: has('profileStore') && has('provider') && Boolean(manifest.tokens.manager),
     scratchFiles: has('scratchFiles') && has('provider'),
     providerModels: manifest.models?.provider ?? [],
+    peerMaxChars: has('peers') && has('provider') && (manifest.limits?.peerMaxMessageChars ?? Infinity) <= 60_000 ? manifest.limits?.peerMaxMessageChars : undefined,
   }
 }
 
