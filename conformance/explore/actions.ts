@@ -9,7 +9,7 @@ import { badToken, crossTenant, list, scopedOperatorRoute, unknownId } from './a
 import { MAX_SESSIONS, type ExploreModel, type Offer } from './model.ts'
 import { deferredResult, job, jobBurst } from './queue-actions.ts'
 import { parkAndDeliver } from './park-actions.ts'
-import { peerOverLong } from './peer-actions.ts'
+import { peerBurst, peerChain, peerOverLong } from './peer-actions.ts'
 import { createProfile, deleteProfile, recreateProfile, sessionOnProfile } from './profile-actions.ts'
 import { read, reattach, remove, rename } from './resource-actions.ts'
 import { bridgedTool, deliverFile } from './tool-actions.ts'
@@ -59,8 +59,15 @@ export function commandArbitraries(offer: Offer): Array<fc.Arbitrary<Cmd>> {
   }
   if (offer.attachments) arbs.push(w(1, fc.tuple(index, fc.boolean()).map(([i, a]) => attachment(i, a))))
   if (offer.cors) arbs.push(w(1, fc.tuple(fc.constantFrom('allowed', 'suffix', 'other' as const), fc.boolean()).map(([k, p]) => corsRequest(k, p))))
-  const peerMax = offer.peerMaxChars
-  if (peerMax !== undefined) arbs.push(w(1, fc.tuple(index, index).map(([a, b]) => peerOverLong(peerMax, a, b))))
-  if (offer.queue) arbs.push(w(1, fc.constantFrom('complete', 'cancel' as const).map(job)), w(1, fc.constant(null).map(jobBurst)))
+  // The peer limits as one choice: each command is long (two sessions of its own), and together they
+  // weigh what one command does, so the rest of a sequence keeps its odds.
+  const { peerMaxChars, peerPerMinute, peerMaxHops } = offer
+  const peers = [
+    ...(peerMaxChars !== undefined ? [() => peerOverLong(peerMaxChars)] : []),
+    ...(peerPerMinute !== undefined ? [() => peerBurst(peerPerMinute)] : []),
+    ...(peerMaxHops !== undefined ? [() => peerChain(peerMaxHops)] : []),
+  ]
+  if (peers.length) arbs.push(w(1, fc.constantFrom(...peers).map((make) => make())))
+  if (offer.queue) arbs.push(w(1, fc.constantFrom('complete', 'cancel', 'burst' as const).map((kind) => (kind === 'burst' ? jobBurst() : job(kind)))))
   return [fc.oneof(...arbs)]
 }

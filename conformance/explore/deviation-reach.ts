@@ -30,13 +30,13 @@ export const EXPLORE_FINDS: Record<string, string> = {
   'park-delay-ignored': 'parked no sooner than parkDelayMs after the last client left (limits.8)',
   'concurrency-plus-one': 'one job more than the slots, submitted at once, never runs more than maxConcurrency (queue-options.1)',
   'peer-length-doubled': 'a peer message one character over peers.maxMessageChars never arrives (limits.4)',
+  'peer-rate-off-by-one': 'perMinute + 1 peer messages from a new session within a minute: exactly perMinute arrive (limits.5)',
+  'peer-hops-off-by-one': 'a relay chain one hop past maxHops between two new sessions: the last relay never arrives (limits.6)',
   'execution-result-uncorrelated': 'each execution_result follows the execution_dispatched of its executionId (events.14)',
 }
 
 /** Deviations outside the model, with the reason. */
 export const EXPLORE_CANNOT_REACH: Record<string, string> = {
   'retry-constant-delay': 'job retry timing (job-status.7) needs a failing job judged over many timed rounds; the model asserts no timing',
-  'peer-hops-off-by-one': 'peer messaging limits (limits.6) need two sessions relaying through the peers tools, not modelled',
-  'peer-rate-off-by-one': 'peers.perMinute (limits.5) is a rate over many messages, not modelled',
   'webhook-no-backoff': 'webhook retry timing needs a receiver answering errors and timed rounds; the model asserts no timing',
 }

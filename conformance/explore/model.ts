@@ -50,6 +50,9 @@ export interface Offer {
   providerModels: string[]
   /** peers.maxMessageChars when the target offers peers and states a bound small enough to send. */
   peerMaxChars: number | undefined
+  /** peers.perMinute and peers.maxHops when the target states bounds small enough to reach in one command. */
+  peerPerMinute: number | undefined
+  peerMaxHops: number | undefined
 }
 
 export function offerOf(manifest: TargetManifest): Offer {
@@ -58,6 +61,7 @@ export function offerOf(manifest: TargetManifest): Offer {
   if (has('provider') && manifest.profiles.provider) roles.push('provider')
   if (has('cli_primary') && manifest.profiles.cli_primary && manifest.cwdRoot && !manifest.realEngines?.cli_primary) roles.push('cli_primary')
   const tenants = Boolean(manifest.tokens.tenantA && manifest.tokens.tenantB)
+  const peers = has('peers') && has('provider')
   return {
     roles,
     owners: tenants ? ['operator', 'tenantA', 'tenantB'] : ['operator'],
@@ -71,7 +75,9 @@ export function offerOf(manifest: TargetManifest): Offer {
     profileStore: has('profileStore') && has('provider') && Boolean(manifest.tokens.manager),
     scratchFiles: has('scratchFiles') && has('provider'),
     providerModels: manifest.models?.provider ?? [],
-    peerMaxChars: has('peers') && has('provider') && (manifest.limits?.peerMaxMessageChars ?? Infinity) <= 60_000 ? manifest.limits?.peerMaxMessageChars : undefined,
+    peerMaxChars: peers && (manifest.limits?.peerMaxMessageChars ?? Infinity) <= 60_000 ? manifest.limits?.peerMaxMessageChars : undefined,
+    peerPerMinute: peers && (manifest.limits?.peerPerMinute ?? Infinity) <= 10 ? manifest.limits?.peerPerMinute : undefined,
+    peerMaxHops: peers && (manifest.limits?.peerMaxHops ?? Infinity) <= 4 ? manifest.limits?.peerMaxHops : undefined,
   }
 }
 

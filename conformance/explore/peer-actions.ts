@@ -1,51 +1,81 @@
 /**
- * Explore commands on peer messaging (peers.1, limits.4): a session's agent sends another session
- * of the same owner a message one character over `peers.maxMessageChars`. It never arrives. The
- * kit then sends the recipient a message of its own, which queues behind every peer message sent
- * before it, so once that turn is over an over-long message that got through would be in.
+ * Explore commands on peer messaging (peers.1, limits.4-6), each between two sessions made for the
+ * command alone and deleted after it (a rate is per sender over a minute, which a sequence's own
+ * earlier sends would blur). After the agent's sends the kit sends the recipient a message of its
+ * own, which queues behind every peer message sent before it, so once that turn is over whatever
+ * got through is in: one character over `peers.maxMessageChars` never arrives, perMinute + 1 sends
+ * deliver perMinute, a relay chain one hop past maxHops never delivers its last relay.
  */
 import { call } from '../harness/case-helpers/engine-tools.ts'
+import { waitAcross, type WsClient } from '../harness/ws-client.ts'
 import { peerScenario } from '../harness/case-helpers/peers.ts'
-import type * as fc from 'fast-check'
-import { stepCounter } from './command.ts'
-import { checkAllStreams } from './invariants.ts'
-import { alive, type ExploreModel } from './model.ts'
-import { playTurn, type World } from './world.ts'
+import { command } from './command.ts'
+import type { World } from './world.ts'
 
-/** The sender and recipient `pickFrom`, `pickTo` resolve to, or undefined when the pair does not apply. */
-function pairOf(m: Readonly<ExploreModel>, pickFrom: number, pickTo: number): [number, number] | undefined {
-  const n = m.sessions.length
-  if (n < 2) return undefined
-  const from = pickFrom % n
-  const to = (from + 1 + (pickTo % (n - 1))) % n
-  const [a, b] = [m.sessions[from], m.sessions[to]]
-  return alive(m as ExploreModel, from) && alive(m as ExploreModel, to) && a.role === 'provider' && a.owner === b.owner ? [from, to] : undefined
+/** limits.4: a message one character over maxMessageChars, sent by a new session's agent, never arrives. */
+export function peerOverLong(maxChars: number) {
+  return command(`peers_send(${maxChars + 1} characters, between new sessions)`, () => true, (_m, w) => withScratchPair(w, async (a, b) => {
+    const long = `${'z'.repeat(maxChars)}!`
+    a.ws.send({ type: 'user_message', text: peerScenario(call('peers_send', { sessionId: b.session.id, text: long })) })
+    await a.ws.waitForEvent('turn_result', w.deadlineMs)
+    const marker = `explore marker ${w.ctx.random().toString(36).slice(2, 10)}`
+    b.ws.send({ type: 'user_message', text: marker })
+    await b.ws.waitForEvent('turn_result', w.deadlineMs, (e) => String(e.result).includes(marker))
+    const arrived = fromPeer(b.ws, a.session.id).some((e) => JSON.stringify(e.message ?? null).includes(long))
+    w.ctx.check('limits.4', !arrived, `a peer message of ${maxChars + 1} characters (over peers.maxMessageChars) not delivered`, 'delivered')
+  }))
 }
 
-export function peerOverLong(maxChars: number, pickFrom: number, pickTo: number): fc.AsyncCommand<ExploreModel, World> {
-  const label = (from: number, to: number) => `peers_send(s${from} → s${to}, ${maxChars + 1} characters)`
-  return {
-    check: (m) => pairOf(m, pickFrom, pickTo) !== undefined,
-    async run(m, w) {
-      const [from, to] = pairOf(m, pickFrom, pickTo)!
-      stepCounter.steps++
-      stepCounter.labels.push(label(from, to))
-      await sendOverLong(m, w, maxChars, from, to)
-      checkAllStreams(w)
-    },
-    toString: () => label(pickFrom, pickTo),
+type Scratch = { session: any; ws: WsClient }
+
+/** Two idle sessions of the operator on the provider profile, deleted when `run` is done. */
+async function withScratchPair(w: World, run: (a: Scratch, b: Scratch) => Promise<void>): Promise<void> {
+  const body = { profile: w.ctx.profile('provider') }
+  const a = await w.ctx.idleSession(body)
+  const b = await w.ctx.idleSession(body)
+  try {
+    await run(a, b)
+  } finally {
+    for (const x of [a, b]) {
+      x.ws.close()
+      await w.ctx.http('DELETE', `/sessions/${x.session.id}`)
+    }
   }
 }
 
-async function sendOverLong(m: ExploreModel, w: World, maxChars: number, from: number, to: number): Promise<void> {
-  const [sender, recipient] = [w.handle(from), w.handle(to)]
-  const long = `${'z'.repeat(maxChars)}!`
-  const text = peerScenario(call('peers_send', { sessionId: recipient.id, text: long }))
-  await playTurn(w, sender, text)
-  m.sessions[from].firstPrompt ??= text
-  const marker = `explore marker ${w.ctx.random().toString(36).slice(2, 10)}`
-  await playTurn(w, recipient, marker)
-  m.sessions[to].firstPrompt ??= marker
-  const arrived = recipient.recorder.events().some((e) => e.type === 'user_message' && e.origin?.kind === 'peer' && JSON.stringify(e.message ?? null).includes(long))
-  w.ctx.check('limits.4', !arrived, `a peer message of ${maxChars + 1} characters (over peers.maxMessageChars) not delivered`, 'delivered')
+const fromPeer = (ws: WsClient, sender: string) => ws.events().filter((e) => e.type === 'user_message' && e.origin?.kind === 'peer' && e.origin?.sessionId === sender)
+const turns = (ws: WsClient) => ws.events().filter((e) => e.type === 'turn_result').length
+
+/** limits.5: perMinute + 1 sends in one turn of a fresh sender: exactly perMinute arrive. */
+export function peerBurst(perMinute: number) {
+  return command(`peers_send burst(${perMinute + 1} from a new session)`, () => true, (_m, w) => withScratchPair(w, async (c, b) => {
+    const sends = Array.from({ length: perMinute + 1 }, (_, i) => call('peers_send', { sessionId: b.session.id, text: `burst ${i}` }))
+    c.ws.send({ type: 'user_message', text: peerScenario(...sends) })
+    await c.ws.waitForEvent('turn_result', w.deadlineMs)
+    await b.ws.waitFor(() => fromPeer(b.ws, c.session.id).length >= perMinute, w.deadlineMs, `${perMinute} messages from the sender`)
+    // A message of the kit's own queues after every one the sender sent: once its turn is over, every arrival is in.
+    const marker = `explore marker ${w.ctx.random().toString(36).slice(2, 10)}`
+    b.ws.send({ type: 'user_message', text: marker })
+    await b.ws.waitForEvent('turn_result', w.deadlineMs, (e) => String(e.result).includes(marker))
+    w.ctx.equal('limits.5', fromPeer(b.ws, c.session.id).length, perMinute, `peer messages delivered of ${perMinute + 1} sent within a minute`)
+  }))
+}
+
+/** limits.6: a relay chain one hop longer than maxHops: the relay past maxHops never arrives. */
+export function peerChain(maxHops: number) {
+  return command(`peers_send relay(${maxHops + 1} hops between new sessions)`, () => true, (_m, w) => withScratchPair(w, async (a, b) => {
+    let text = peerScenario(call('peers_send', { sessionId: b.session.id, text: 'end of the chain' }))
+    for (let hop = maxHops; hop >= 1; hop--) text = peerScenario(call('peers_send', { sessionId: hop % 2 === 1 ? b.session.id : a.session.id, text }))
+    a.ws.send({ type: 'user_message', text })
+    // a's turn, then one turn per delivered hop (the last of which attempts the refused relay).
+    await waitAcross([a.ws, b.ws], () => turns(a.ws) + turns(b.ws) >= 1 + maxHops, w.deadlineMs, `${1 + maxHops} turns along the relay chain`)
+    // Each session's own message queues behind whatever relay reached it: once both turns are over, a relay past maxHops would be in.
+    for (const x of [a, b]) {
+      const marker = `explore marker ${w.ctx.random().toString(36).slice(2, 10)}`
+      x.ws.send({ type: 'user_message', text: marker })
+      await x.ws.waitForEvent('turn_result', w.deadlineMs, (e) => String(e.result).includes(marker))
+    }
+    const arrived = [...a.ws.events(), ...b.ws.events()].filter((e) => e.type === 'user_message' && e.origin?.kind === 'peer')
+    w.ctx.check('limits.6', !arrived.some((e) => JSON.stringify(e.message ?? null).includes('end of the chain') && !JSON.stringify(e.message ?? null).includes('peers_send')), `the relay past ${maxHops} hops not delivered`, arrived.map((e) => e.origin))
+  }))
 }

@@ -100,11 +100,12 @@ describe('postgres session store fenced to a fleet process (fenceTo)', () => {
       await renewed()
       expect(told).toEqual([])
       expect(await a.heldElsewhere(['s1', 's2'])).toEqual([])
-      // A's lease ends (as a stall past leaseMs leaves it) and B adopts s2.
-      await raw.query("UPDATE gateway_fleet_members SET lease_until = clock_timestamp() - interval '1 second' WHERE process_id = 'p-a'")
-      const entry = await b.lookup('s2')
-      expect(entry?.alive).toBe(false)
-      expect(await b.adopt('s2', entry!.epoch)).toBe(true)
+      // A's lease ends (as a stall past leaseMs leaves it) and B adopts s2, in one transaction:
+      // A's next renewal (every 20 ms) must find both, whatever the machine's load.
+      await raw.query(`BEGIN;
+        UPDATE gateway_fleet_members SET lease_until = clock_timestamp() - interval '1 second' WHERE process_id = 'p-a';
+        UPDATE gateway_session_directory SET process_id = 'p-b', epoch = epoch + 1 WHERE session_id = 's2';
+        COMMIT`)
       await until(async () => told.length, (n) => n > 0, 'A told its lease had lapsed')
       expect(await a.heldElsewhere(['s1', 's2'])).toEqual(['s2'])
       await renewed()
