@@ -46,6 +46,12 @@ export interface Fleet {
   answerSession(req: IncomingMessage, res: ServerResponse, principal: Principal, id: string, state: ForwardedState): Promise<boolean>
   /** `GET /sessions`: the fleet's list to a client, this process's part to a peer. */
   answerList(req: IncomingMessage, res: ServerResponse, principal: Principal, state: ForwardedState): Promise<void>
+  /**
+   * A local wake of a park found it taken: another process woke it first (its result or its
+   * deadline reached that process). The attach follows it there once its directory row shows
+   * (within peerTimeoutMs): true when forwarded.
+   */
+  followWake(req: IncomingMessage, socket: Duplex, head: Buffer, id: string, state: ForwardedState): Promise<boolean>
   /** The WebSocket upgrade `/sessions/:id/ws`: true when forwarded or refused. */
   answerUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, principal: Principal, id: string, state: ForwardedState): Promise<boolean>
   locate(principal: Principal, id: string, state: ForwardedState): Promise<Location>
@@ -108,6 +114,18 @@ export function createFleet(options: FleetOptions, { context, onAdopted }: Fleet
       if (!answer) return refused(() => sendRefusal(res, OWNER_UNREACHABLE))
       sendRawJson(res, answer.status, answer.body)
       return true
+    },
+    async followWake(req, socket, head, id, state) {
+      if (state === 'forwarded') return false
+      for (const deadline = Date.now() + peerTimeoutMs; ;) {
+        const entry = await directory.lookup(id)
+        if (entry && entry.alive && entry.address && entry.processId !== directory.processId) {
+          forwardUpgrade(req, socket, head, entry.address, directory.processId, secret)
+          return true
+        }
+        if (Date.now() >= deadline) return false
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
     },
     async answerUpgrade(req, socket, head, principal, id, state) {
       const where = await locate(principal, id, state)

@@ -56,7 +56,12 @@ function createSessionUpgrade({ context, principalOf, admission, parking, webSoc
     } catch (err) {
       return abortHandshake(socket, refuse('engine_failed', `the session could not be rebuilt: ${(err as Error).message}`))
     }
-    if (!runner) return abortHandshake(socket, NOT_FOUND)
+    if (!runner) {
+      // Fleet: a park another process woke first (its result or deadline reached it there): the
+      // attach follows it there once its row shows (scope was checked above).
+      if (fleet && (await fleet.fleet.followWake(req, socket, head, gated.id, forward))) return
+      return abortHandshake(socket, NOT_FOUND)
+    }
     const { afterSeq, views } = attachQuery(req.url ?? '/')
     const wss = await webSockets.get()
     wss.handleUpgrade(req, socket, head, (ws) => {
