@@ -66,11 +66,50 @@ export class JobLifecycle {
     // job), and job_started goes out before job_parked.
     // Claimed while its submit was still settling in this process (a shared store): job_submitted goes out first.
     await q.announcing.get(run.id)
-    const recorded = await this.#recordStart(run)
-    started()
-    if (!recorded) return
+    // A session whose first turn ended by the end of this turn (nothing to do, or an error at
+    // once) with no progress before: its start is written by its end's write (StartStep), one
+    // write instead of two in a row. Run as below; the job in the store stays as the claim left
+    // it (running, this attempt, fenced) until that write, which records job_started first.
+    if (q.adapter.recordsStartWithEnd && await this.#endedAtOnce(runner) && !run.finalized) {
+      const patch = this.#startPatch(run)
+      run.startWithEnd = { patch, event: q.draft({ type: 'job_started' }, run.record.request) }
+      // The job as that write will find it once its start step is merged: the end needs no read.
+      run.record.info = { ...run.record.info, ...patch }
+      run.infoCurrent = true
+      started()
+    } else {
+      const recorded = await this.#recordStart(run)
+      started()
+      if (!recorded) return
+    }
     this.armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.onEvent(run, event), 0)
+  }
+
+  /**
+   * After this event-loop turn: whether the session's log holds its first turn's end (its result,
+   * an error, or its close: job-status.8) with nothing before it that the run would write or send
+   * (progress), so that the run's end is all it would write.
+   */
+  async #endedAtOnce(runner: Runner): Promise<boolean> {
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    let ended = false
+    let quiet = true
+    const off = runner.subscribe((event) => {
+      if (ended) return
+      if (event.type === 'turn_result' || event.type === 'session_error' || event.type === 'session_closed') ended = true
+      else if (progressOf(event)) quiet = false
+    }, 0)
+    off()
+    return ended && quiet
+  }
+
+  /** The attempt's start as the store records it (protocol 7's job_started names the session). */
+  #startPatch(run: JobRun): Partial<JobInfo> {
+    // Each attempt starts clean: the previous attempt's error went out with its job_retrying.
+    // The SDK session id too when the session already has it (one write, not two; system_init then writes nothing).
+    const sdkSessionId = run.runner.info().sdkSessionId
+    return { startedAt: this.#q.now(), sessionId: run.runner.id, error: undefined, ...(sdkSessionId ? { sdkSessionId } : {}) }
   }
 
   /**
@@ -83,11 +122,7 @@ export class JobLifecycle {
     const q = this.#q
     for (let tries = 0; !run.finalized; tries++) {
       try {
-        // Each attempt starts clean: the previous attempt's error went out with its job_retrying.
-        // Recorded with this write, which names the session as protocol 7's job_started does.
-        // The SDK session id too when the session already has it (one write, not two; system_init then writes nothing).
-        const sdkSessionId = run.runner.info().sdkSessionId
-        const info = await q.adapter.update(run.id, { startedAt: q.now(), sessionId: run.runner.id, error: undefined, ...(sdkSessionId ? { sdkSessionId } : {}) }, this.#fencing.fenceOf(run), q.draft({ type: 'job_started' }, run.record.request))
+        const info = await q.adapter.update(run.id, this.#startPatch(run), this.#fencing.fenceOf(run), q.draft({ type: 'job_started' }, run.record.request))
         if (!info) {
           this.#fencing.abandon(run)
           return false
