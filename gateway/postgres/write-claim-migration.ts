@@ -67,7 +67,7 @@ export function writeClaimMigration(workChannel: string, claimLock: number): str
             WHEN 'held' THEN j.status IN ('running', 'parked') AND (j.info->>'attempt')::integer = e.attempt
             ELSE true END
         RETURNING e.n, j.id, j.info, j.request, j.event_seq, e.draft, e.patch0, e.cleared0, e.draft0)
-      SELECT u.n, u.info, u.request,
+      SELECT u.n, CASE WHEN u.draft IS NULL THEN u.info END, u.request,
         CASE WHEN u.draft0 IS NOT NULL THEN gateway_record_event(u.id, u.event_seq - (u.draft IS NOT NULL)::integer, (l.info || u.patch0) - coalesce(u.cleared0, '{}'::text[]), u.draft0) END,
         CASE WHEN u.draft IS NOT NULL THEN gateway_record_event(u.id, u.event_seq, u.info, u.draft) END, false
       FROM u JOIN locked l ON l.id = u.id
