@@ -48,6 +48,7 @@ export function writeClaimMigration(workChannel: string, claimLock: number): str
   DECLARE
     v_release text;
     v_free integer;
+    v_claimed integer;
   BEGIN
     PERFORM set_config('gateway.claim_follows', 'on', true);
     -- The batch statement, its rows SKIP LOCKED (a busy write is sent again alone).
@@ -75,27 +76,33 @@ export function writeClaimMigration(workChannel: string, claimLock: number): str
       SELECT e.n, NULL::jsonb, NULL::jsonb, NULL::jsonb, NULL::jsonb, true FROM e WHERE NOT EXISTS (SELECT 1 FROM locked l WHERE l.id = e.id);
     SELECT current_setting('gateway.claim_follows'), set_config('gateway.claim_follows', '', true) INTO v_release;
     PERFORM pg_advisory_xact_lock(p_lock);
-    IF v_release = 'released' THEN -- a write freed a running slot: as the trigger would, now under the lock
+    -- A fresh snapshot: the count sees the releases just written and every claim committed before the lock.
+    v_free := p_max_running - (SELECT count(*) FROM (SELECT 1 FROM gateway_jobs j WHERE j.status = 'running' LIMIT p_max_running) r);
+    IF p_count > 0 AND v_free > 0 THEN
+      RETURN QUERY
+        WITH picked AS (
+          SELECT q.id, q.seq FROM gateway_jobs q
+          WHERE q.status = 'queued' AND (q.next_run_at IS NULL OR q.next_run_at <= p_now)
+          ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT least(v_free, p_count)
+        ), claimed AS (
+          UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"'), lease_owner = p_worker,
+            lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000)
+          FROM picked WHERE j.id = picked.id RETURNING j.info, j.request, picked.seq
+        )
+        SELECT NULL::integer, c.info, c.request, NULL::jsonb, NULL::jsonb, false FROM claimed c ORDER BY c.seq;
+      GET DIAGNOSTICS v_claimed = ROW_COUNT;
+      v_free := v_free - v_claimed;
+    ELSIF p_count > 0 THEN
+      PERFORM gateway_wait_for_slot(); -- refused for want of a slot: the next release that leaves one free wakes the fleet
+    END IF;
+    -- The writes freed running slots: processes refused one are woken, as the trigger would wake
+    -- them, now under the lock, and only while a slot is still free after this batch's own claims
+    -- took theirs (every release waking every process, whose claims then found the fleet full
+    -- again, kept four processes' pumps queueing on the lock: queue-profile.ts 4).
+    IF v_release = 'released' AND v_free > 0 THEN
       UPDATE gateway_queue_state SET slot_waiters = false WHERE slot_waiters;
       IF FOUND THEN PERFORM pg_notify('${workChannel}', ''); END IF;
     END IF;
-    IF p_count <= 0 THEN RETURN; END IF;
-    v_free := p_max_running - (SELECT count(*) FROM (SELECT 1 FROM gateway_jobs j WHERE j.status = 'running' LIMIT p_max_running) r);
-    IF v_free <= 0 THEN
-      PERFORM gateway_wait_for_slot();
-      RETURN;
-    END IF;
-    RETURN QUERY
-      WITH picked AS (
-        SELECT q.id, q.seq FROM gateway_jobs q
-        WHERE q.status = 'queued' AND (q.next_run_at IS NULL OR q.next_run_at <= p_now)
-        ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT least(v_free, p_count)
-      ), claimed AS (
-        UPDATE gateway_jobs j SET info = jsonb_set(j.info, '{status}', '"running"'), lease_owner = p_worker,
-          lease_until = clock_timestamp() + make_interval(secs => p_lease_ms / 1000)
-        FROM picked WHERE j.id = picked.id RETURNING j.info, j.request, picked.seq
-      )
-      SELECT NULL::integer, c.info, c.request, NULL::jsonb, NULL::jsonb, false FROM claimed c ORDER BY c.seq;
   END $$;
 `
 }

@@ -23,8 +23,11 @@ export class JobConclusion {
     this.#start = start
   }
 
-  /** Retries a failed attempt with a doubling delay while attempts remain; otherwise the job ends (job-status.7-8). */
-  async conclude(record: JobRecord, run: JobRun | undefined, status: JobStatus, patch: Partial<JobInfo>, current: JobInfo, total = current.usage): Promise<void> {
+  /**
+   * Retries a failed attempt with a doubling delay while attempts remain; otherwise the job ends
+   * (job-status.7-8). True when the end's write claimed the next job for the slot it freed.
+   */
+  async conclude(record: JobRecord, run: JobRun | undefined, status: JobStatus, patch: Partial<JobInfo>, current: JobInfo, total = current.usage): Promise<boolean> {
     const q = this.#q
     const retry = status === 'failed' && current.attempt < current.maxAttempts && !q.closed
     const id = current.id
@@ -46,7 +49,10 @@ export class JobConclusion {
     if (!start && q.adapter.recordsEvents && current.startedAt === undefined && current.status === 'running') {
       const body = { type: 'job_started' as const }
       const started = await q.adapter.update(id, { startedAt: q.now(), error: undefined }, fence, q.draft(body, record.request))
-      if (!started) return this.#fencing.fencedOut(id, fence)
+      if (!started) {
+        this.#fencing.fencedOut(id, fence)
+        return false
+      }
       q.announce(body, started, run, record.request)
     }
     if (retry) {
@@ -54,7 +60,7 @@ export class JobConclusion {
       const now = q.now()
       const nextRunAt = now + delay
       const body = { type: 'job_retrying' as const, nextRunAt, ...(patch.error ? { error: patch.error } : {}) }
-      await this.#complete(id, {
+      return this.#complete(id, {
         status: 'queued', attempt: current.attempt + 1, nextRunAt, error: patch.error, usage: total,
         sessionId: undefined, sdkSessionId: undefined, startedAt: undefined, result: undefined, parkedAt: undefined, parkedExecutionId: undefined,
       }, q.draft(body, record.request, now), (updated) => {
@@ -62,14 +68,14 @@ export class JobConclusion {
         announce(body, updated, now)
         q.wakeAt(nextRunAt)
       }, fence, start)
-    } else {
-      const body = { type: 'job_completed' as const }
-      await this.#complete(id, { error: undefined, ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: q.now() }, q.draft(body, record.request), (updated) => {
-        if (!updated) return this.#fencing.fencedOut(id, fence)
-        announce(body, updated)
-      }, fence, start)
-      await q.sweep()
     }
+    const body = { type: 'job_completed' as const }
+    const claimed = await this.#complete(id, { error: undefined, ...patch, status, usage: total, nextRunAt: undefined, parkedAt: undefined, parkedExecutionId: undefined, finishedAt: q.now() }, q.draft(body, record.request), (updated) => {
+      if (!updated) return this.#fencing.fencedOut(id, fence)
+      announce(body, updated)
+    }, fence, start)
+    await q.sweep()
+    return claimed
   }
 
   /**
@@ -82,14 +88,14 @@ export class JobConclusion {
    * one batch), beside a running pump: each claim is for a slot counted taken (`ending`) until
    * it lands, so the pump never claims for the same slot, and the store bounds the fleet.
    */
-  async #complete(id: string, patch: Partial<JobInfo>, event: EventDraft | undefined, done: (updated: Pick<WrittenRecord, 'info' | 'event' | 'startEvent'> | undefined) => void, fence: Fence, start?: StartStep): Promise<void> {
+  async #complete(id: string, patch: Partial<JobInfo>, event: EventDraft | undefined, done: (updated: Pick<WrittenRecord, 'info' | 'event' | 'startEvent'> | undefined) => void, fence: Fence, start?: StartStep): Promise<boolean> {
     const q = this.#q
     const adapter = q.adapter
     // The slot this attempt held is the one its final write frees (it is still counted, as `ending`).
     const freed = q.ending.has(id) ? 1 : 0
     if (!adapter.completeAndClaim || q.closed || q.resumeWaiters.length > 0 || q.slotsTaken() - freed >= q.maxConcurrency || await q.budgetExhausted()) {
       done(await adapter.update(id, patch, fence, event, start))
-      return
+      return false
     }
     const outcome = await q.claiming(adapter.completeAndClaim(id, patch, q.now(), { maxRunning: q.maxConcurrency }, fence, event, start))
     done(outcome.completed && { info: outcome.completed, ...(outcome.completedEvent ? { event: outcome.completedEvent } : {}), ...(outcome.startedEvent ? { startEvent: outcome.startedEvent } : {}) })
@@ -100,7 +106,8 @@ export class JobConclusion {
     // Started after the claim is done: its slot is held from start()'s first step
     // (q.starting), and a job that ends at once must find no claim in flight, so that its own
     // final write can claim the next job rather than leave it to one more round trip.
-    const started = claimed && this.#start(claimed)
-    await started
+    if (!claimed) return false
+    await this.#start(claimed)
+    return true
   }
 }

@@ -224,19 +224,21 @@ export class JobLifecycle {
     // A cancel meanwhile waits for the end's write: it may queue a retry, which the cancel then ends.
     const written = this.#writeEnd(run, status, patch, usage)
     q.endWrites.set(run.id, written)
-    await written
+    const claimedNext = await written
     if (q.endWrites.get(run.id) === written) q.endWrites.delete(run.id)
-    void q.pump()
+    // Its slot is free, unless its own write claimed the next job for it (then a pump would only
+    // ask the store for a slot the fleet no longer has).
+    if (!claimedNext) void q.pump()
   }
 
-  /** The attempt's tokens and its end, in the store. */
-  async #writeEnd(run: JobRun, status: JobStatus, patch: Partial<JobInfo>, usage?: AttemptUsage): Promise<void> {
+  /** The attempt's tokens and its end, in the store; true when the end's write claimed the next job for its slot. */
+  async #writeEnd(run: JobRun, status: JobStatus, patch: Partial<JobInfo>, usage?: AttemptUsage): Promise<boolean> {
     const q = this.#q
     const tokens = usage?.tokens ?? run.estimatedTokens
     if (tokens > 0) await q.adapter.addDailyTokens(dayKeyOf(q.now()), tokens).catch((err) => q.report(err, 'daily tokens'))
     // The attempt's end must reach the store, or the job stays `running` under this process's
     // renewed lease with nothing left to end it: a failed write is reported and tried again.
-    const record = async (tries: number): Promise<void> => {
+    const record = async (tries: number): Promise<boolean> => {
       try {
         // The store's copy is read unless this run's own start write answered it and nothing
         // since wrote the job (only this claim's holder writes it, and only through this run).
@@ -246,13 +248,15 @@ export class JobLifecycle {
           totalCostUsd: current.usage.totalCostUsd + (usage?.totalCostUsd ?? 0),
           numTurns: current.usage.numTurns + (usage?.numTurns ?? 0),
         }
-        await this.conclusion.conclude(run.record, run, status, patch, current, total)
+        const claimed = await this.conclusion.conclude(run.record, run, status, patch, current, total)
         if (q.ending.get(run.id) === run.record.info.attempt) q.ending.delete(run.id)
+        return claimed
       } catch (err) {
         q.report(err, 'job finalize')
         if (!q.closed) q.later(Math.min(30_000, 250 * 2 ** tries), () => void record(tries + 1))
+        return false
       }
     }
-    await record(0)
+    return record(0)
   }
 }
