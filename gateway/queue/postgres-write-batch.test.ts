@@ -172,4 +172,24 @@ describe('PostgreSQL job writes, group-committed', () => {
     expect(two.map((r) => r.claimed?.info.id)).toEqual(['c7', undefined])
     expect((await a.list()).filter((j) => j.info.status === 'running').map((j) => j.info.id)).toEqual(['c3', 'c6', 'c7'])
   })
+
+  it('leaves a job its batch claimed to the fleet when the claiming process dies before running it: reclaimed once, after the lease', async () => {
+    const url = await postgres.database()
+    const dead = postgres.track(await createPostgresQueueAdapter({ url, poolSize: 4, leaseMs: 300 }))
+    const [x, y] = [postgres.track(await createPostgresQueueAdapter({ url, poolSize: 4, leaseMs: 300 })), postgres.track(await createPostgresQueueAdapter({ url, poolSize: 4, leaseMs: 300 }))]
+    for (const id of ['d1', 'd2']) await dead.add(job(id))
+    await dead.claimNext(Date.now(), { maxRunning: 10 })
+    const { claimed } = await dead.completeAndClaim('d1', { status: 'succeeded', finishedAt: 1 }, Date.now(), { maxRunning: 10 }, { attempt: 1 }, draft('job_completed'))
+    expect(claimed?.info.id).toBe('d2')
+    await dead.close() // SIGKILL-like: no heartbeat renews d2's lease, nothing starts it
+    const reclaimed: string[] = []
+    for (let i = 0; i < 300 && reclaimed.length === 0; i++) {
+      const [a, b] = await Promise.all([x.reclaimExpired!(Date.now()), y.reclaimExpired!(Date.now())])
+      reclaimed.push(...[...a, ...b].map((r) => r.info.id))
+      if (reclaimed.length === 0) await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(reclaimed).toEqual(['d2']) // once, by one process; the ended d1 is not touched
+    expect([...await x.reclaimExpired!(Date.now()), ...await y.reclaimExpired!(Date.now())]).toEqual([])
+    expect((await x.get('d1'))?.info.status).toBe('succeeded')
+  })
 })
