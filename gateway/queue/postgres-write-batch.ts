@@ -28,15 +28,14 @@ import type { ClaimLimits, EventDraft, Fence, HeldFence, JobRecord, QueuedFence,
 import type { PgQueueContext } from './postgres-context.ts'
 import { draftOf } from './postgres-outbox.ts'
 
+/** Rows per statement at most: a bound on one statement's size (24 slots ending together fill 24 in the queue bench). */
+export const WRITE_BATCH_MAX = 64
 /**
- * Rows per statement at most. Since the ends of a moment claim with their writes, a process's 24
- * slots tend to move together (24 ends, then 24 starts): batches of 8, 4 in flight, keep the
- * database working on one while this process handles another's answer (queue-trace.ts and the
- * bench, 8 × 4 against 64 × 2: 10-20 % more jobs/s with one process, level with four).
+ * Batches in flight at once: one being written while the next fills (1, 2, 4 and 8 measured level,
+ * queue-trace.ts at load ≈ 30; 8 rows × 4 in flight against 64 × 2, after ends claimed together:
+ * within the noise, and 4 of a pool of 6 left the fleet's other statements waiting).
  */
-export const WRITE_BATCH_MAX = 8
-/** Batches in flight at once (with WRITE_BATCH_MAX: see there). */
-const MAX_IN_FLIGHT = 4
+const MAX_IN_FLIGHT = 2
 
 interface PendingWrite {
   id: string
