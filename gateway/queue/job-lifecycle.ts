@@ -66,11 +66,12 @@ export class JobLifecycle {
     // job), and job_started goes out before job_parked.
     // Claimed while its submit was still settling in this process (a shared store): job_submitted goes out first.
     await q.announcing.get(run.id)
-    // A session whose first turn ended by the end of this turn (nothing to do, or an error at
-    // once) with no progress before: its start is written by its end's write (StartStep), one
-    // write instead of two in a row. Run as below; the job in the store stays as the claim left
-    // it (running, this attempt, fenced) until that write, which records job_started first.
-    if (q.adapter.recordsStartWithEnd && await this.#endedAtOnce(runner) && !run.finalized) {
+    // A session whose first turn has its result by the end of this turn (nothing to do) with no
+    // progress before: its start is written by its end's write (StartStep), one write instead of
+    // two in a row. Run as below; the job in the store stays as the claim left it (running, this
+    // attempt, fenced) until that write, which records job_started first. Never a session that
+    // is parking (it closes without a result): a park needs its job's session in the store first.
+    if (q.adapter.recordsStartWithEnd && await this.#endedAtOnce(runner) && !run.finalized && !run.parked) {
       const patch = this.#startPatch(run)
       run.startWithEnd = { patch, event: q.draft({ type: 'job_started' }, run.record.request) }
       // The job as that write will find it once its start step is merged: the end needs no read.
@@ -87,9 +88,10 @@ export class JobLifecycle {
   }
 
   /**
-   * After this event-loop turn: whether the session's log holds its first turn's end (its result,
-   * an error, or its close: job-status.8) with nothing before it that the run would write or send
-   * (progress), so that the run's end is all it would write.
+   * After this event-loop turn: whether the session's log holds its first turn's result
+   * (job-status.8) with nothing before it that the run would write or send (progress), so that
+   * the run's end is all it would write. A session's error or close is not taken for it: a
+   * parking session closes too, and its park must find the start recorded.
    */
   async #endedAtOnce(runner: Runner): Promise<boolean> {
     await new Promise<void>((resolve) => setImmediate(resolve))
@@ -97,8 +99,8 @@ export class JobLifecycle {
     let quiet = true
     const off = runner.subscribe((event) => {
       if (ended) return
-      if (event.type === 'turn_result' || event.type === 'session_error' || event.type === 'session_closed') ended = true
-      else if (progressOf(event)) quiet = false
+      if (event.type === 'turn_result') ended = true
+      else if (event.type === 'session_error' || event.type === 'session_closed' || progressOf(event)) quiet = false
     }, 0)
     off()
     return ended && quiet

@@ -169,6 +169,20 @@ describe('JobQueue on PostgreSQL: an attempt that ends as it starts', () => {
   })
 })
 
+describe('JobQueue on PostgreSQL: a session that closes as it starts', () => {
+  it('has its start written on its own first (a parking session closes too, and its park needs the start): job_started, then its end', async () => {
+    const { queue, events, calls, idle } = await rig(1, (runner) => { runner.core.emit({ type: 'session_closed', reason: 'server' }) })
+    const job = await queue.submit({ session: { cwd: '', prompt: 'p' } }, undefined)
+    await until(() => events.some((e) => e.type === 'job_completed') && idle(), 'the job to end')
+    queue.close()
+    const mine = events.filter((e) => e.jobId === job.id)
+    expect(mine.map((e) => [e.type, e.seq])).toEqual([['job_submitted', undefined], ['job_started', 1], ['job_completed', 2]])
+    expect(mine[2]?.job).toMatchObject({ status: 'failed', error: 'session closed before completing' })
+    // Two writes: the start, then the end (no start step).
+    expect(calls.filter((c) => c === 'update' || c === 'completeAndClaim')).toHaveLength(2)
+  })
+})
+
 /** Jobs running at once at the busiest moment, read from the database's own transition history. */
 function peakRunning(history: Array<{ from_status: string | null; to_status: string }>): number {
   let running = 0
