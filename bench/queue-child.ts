@@ -2,9 +2,10 @@
  * One worker process of the queue claim-rate bench (both sides as they really run, at
  * their fastest documented settings):
  * - `ours`: the gateway's own JobQueue on PostgresQueueAdapter, running each job as it runs any
- *   (the session started through `startSession`, its start, session id and `sdkSessionId` written
- *   with the attempt as fence, the turn result's final write together with the next claim, free
- *   slots claimed together, the lapsed-claim check once per heartbeat), with a no-op session
+ *   (the session started through `startSession`, its start (session id, `sdkSessionId`) and its
+ *   end written with the attempt as fence, in one write for a session that ended at once as this
+ *   one does, the ends of a moment written together with the claims for their slots, free slots
+ *   claimed together, the lapsed-claim check once per heartbeat), with a no-op session
  *   (queue-noop-session.ts) that answers its prompt at once;
  *   `maxConcurrency` = concurrency × processes, the fleet-wide limit graphile-worker's side has,
  *   and a pool of concurrency + 1 connections, as graphile-worker's.

@@ -9,6 +9,7 @@ import { fencingMigration } from './fencing-migration.ts'
 import { outboxMigration } from './outbox-migration.ts'
 import { profilesMigration } from './profiles-migration.ts'
 import { sessionDirectoryMigration } from './session-directory-migration.ts'
+import { writeClaimMigration } from './write-claim-migration.ts'
 
 /**
  * Advisory lock keys (any fixed bigint: they only need to differ from each other).
@@ -368,6 +369,9 @@ const MIGRATIONS: string[] = [
 
   // 12: managed profiles, shared by the processes of a fleet.
   profilesMigration,
+
+  // 13: a batch of job writes and the claims for the slots it frees, in one round trip, in its own module.
+  writeClaimMigration(WORK_CHANNEL, LOCKS.claim),
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

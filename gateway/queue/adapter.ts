@@ -21,6 +21,18 @@ export interface EventDraft {
 /** A job as a write left it, with the event the write recorded (an adapter that `recordsEvents`, given a draft). */
 export interface WrittenRecord extends JobRecord {
   event?: JobEvent
+  /** The event its start step recorded, numbered before `event` (see `StartStep`). */
+  startEvent?: JobEvent
+}
+
+/**
+ * An attempt's start, written by its end's write (an adapter that `recordsStartWithEnd`): an
+ * attempt whose session ended before its start was written records both in one write, the start
+ * merged first and its event (job_started) numbered before the end's, both under the end's fence.
+ */
+export interface StartStep {
+  patch: Partial<JobInfo>
+  event?: EventDraft
 }
 
 /** A recorded event claimed for delivery by this process (see `claimOutbox`). */
@@ -65,7 +77,9 @@ export interface QueueAdapter {
    * is still `queued`: a cancel never lands on a job a claim moved on meanwhile (job-status.12).
    * With a `HeldFence` (every adapter), only while the job is running or parked in that attempt.
    */
-  update(id: string, patch: Partial<JobInfo>, fence?: Fence | QueuedFence | HeldFence, event?: EventDraft): Promise<WrittenRecord | undefined>
+  update(id: string, patch: Partial<JobInfo>, fence?: Fence | QueuedFence | HeldFence, event?: EventDraft, start?: StartStep): Promise<WrittenRecord | undefined>
+  /** `update` and `completeAndClaim` take a `StartStep` (and then write it, in the same write). */
+  readonly recordsStartWithEnd?: boolean
   /** Deletes terminal jobs finished at or before `now - olderThanMs`; returns how many. */
   prune(olderThanMs: number, now: number): Promise<number>
   addDailyTokens(dayKey: string, tokens: number): Promise<number>
@@ -154,7 +168,7 @@ export interface QueueAdapter {
    * `claimNext(now, limits)`, in one atomic step (one round trip for a database): the updated
    * job's info and the claimed job, each undefined as theirs would be.
    */
-  completeAndClaim?(id: string, patch: Partial<JobInfo>, now: number, limits: ClaimLimits, fence?: Fence, event?: EventDraft): Promise<{ completed?: JobInfo; completedEvent?: JobEvent; claimed?: JobRecord }>
+  completeAndClaim?(id: string, patch: Partial<JobInfo>, now: number, limits: ClaimLimits, fence?: Fence, event?: EventDraft, start?: StartStep): Promise<{ completed?: JobInfo; completedEvent?: JobEvent; startedEvent?: JobEvent; claimed?: JobRecord }>
   /** The job whose current session is `sessionId` (any status), wherever it runs or was parked. */
   findJobBySession?(sessionId: string): Promise<JobRecord | undefined>
 }

@@ -33,4 +33,20 @@ describe('JobEventOrder (job-status.2 across a fleet)', () => {
     expect(out).toEqual(['job_resumed4', 'job_completed5'])
     order.close()
   })
+
+  it('drops what it hears of a job after the job_completed it sent: a relay later than gapWaitMs never goes out after the end', () => {
+    vi.useFakeTimers()
+    const out: string[] = []
+    const order = new JobEventOrder((e) => out.push(`${e.type}${e.seq ?? ''}`), { gapWaitMs: 50 })
+    order.push(ev('job_submitted', undefined, 'queued'))
+    order.push(ev('job_started', 1))
+    order.push(ev('job_completed', 3, 'completed')) // its job_retrying #2 is late (its process stalled before relaying it)
+    vi.advanceTimersByTime(50)
+    expect(out).toEqual(['job_submitted', 'job_started1', 'job_completed3'])
+    order.push(ev('job_retrying', 2))
+    order.push(ev('job_progress'))
+    vi.advanceTimersByTime(500)
+    expect(out).toEqual(['job_submitted', 'job_started1', 'job_completed3'])
+    order.close()
+  })
 })

@@ -21,6 +21,8 @@ export class JobEventOrder {
   readonly #gapWaitMs: number
   readonly #maxJobs: number
   readonly #jobs = new Map<string, JobState>()
+  /** Jobs whose job_completed went out, the latest maxJobs (a late relay comes within a stall of its process). */
+  readonly #ended = new Set<string>()
   #arrivals = 0
 
   constructor(deliver: (event: JobEvent) => void, options: { gapWaitMs?: number; maxJobs?: number } = {}) {
@@ -30,6 +32,10 @@ export class JobEventOrder {
   }
 
   push(event: JobEvent): void {
+    // A relay that comes after the job's last event went out (its process stalled between its
+    // write and its relay past gapWaitMs, and the events after it were sent without it): too late
+    // to go in order, so it does not go at all, as when it never comes.
+    if (this.#ended.has(event.jobId)) return
     const state = this.#state(event.jobId)
     const numbered = event.type === 'job_submitted' ? 0 : event.seq
     if (numbered !== undefined) {
@@ -48,6 +54,7 @@ export class JobEventOrder {
   close(): void {
     for (const state of this.#jobs.values()) clearTimeout(state.timer)
     this.#jobs.clear()
+    this.#ended.clear()
   }
 
   #state(jobId: string): JobState {
@@ -68,9 +75,13 @@ export class JobEventOrder {
       state.held.shift()
       if (Number.isInteger(next.key)) state.delivered = Math.max(state.delivered, next.key)
       try { this.#deliver(next.event) } catch { /* a listener never breaks the order */ }
-      if (TERMINAL.has(next.event.job.status) && next.event.type === 'job_completed' && state.held.length === 0) {
+      if (TERMINAL.has(next.event.job.status) && next.event.type === 'job_completed') {
+        // Its last event: the job is remembered as ended, or a late relay of an earlier event
+        // would start it afresh and go out after this one.
         clearTimeout(state.timer)
         this.#jobs.delete(jobId)
+        this.#ended.add(jobId)
+        if (this.#ended.size > this.#maxJobs) this.#ended.delete(this.#ended.values().next().value!)
         return
       }
     }

@@ -66,11 +66,52 @@ export class JobLifecycle {
     // job), and job_started goes out before job_parked.
     // Claimed while its submit was still settling in this process (a shared store): job_submitted goes out first.
     await q.announcing.get(run.id)
-    const recorded = await this.#recordStart(run)
-    started()
-    if (!recorded) return
+    // A session whose first turn has its result by the end of this turn (nothing to do) with no
+    // progress before: its start is written by its end's write (StartStep), one write instead of
+    // two in a row. Run as below; the job in the store stays as the claim left it (running, this
+    // attempt, fenced) until that write, which records job_started first. Never a session that
+    // is parking (it closes without a result): a park needs its job's session in the store first.
+    if (q.adapter.recordsStartWithEnd && await this.#endedAtOnce(runner) && !run.finalized && !run.parked) {
+      const patch = this.#startPatch(run)
+      run.startWithEnd = { patch, event: q.draft({ type: 'job_started' }, run.record.request) }
+      // The job as that write will find it once its start step is merged: the end needs no read.
+      run.record.info = { ...run.record.info, ...patch }
+      run.infoCurrent = true
+      started()
+    } else {
+      const recorded = await this.#recordStart(run)
+      started()
+      if (!recorded) return
+    }
     this.armDuration(run)
     run.unsubscribe = runner.subscribe((event) => this.onEvent(run, event), 0)
+  }
+
+  /**
+   * After this event-loop turn: whether the session's log holds its first turn's result
+   * (job-status.8) with nothing before it that the run would write or send (progress), so that
+   * the run's end is all it would write. A session's error or close is not taken for it: a
+   * parking session closes too, and its park must find the start recorded.
+   */
+  async #endedAtOnce(runner: Runner): Promise<boolean> {
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    let ended = false
+    let quiet = true
+    const off = runner.subscribe((event) => {
+      if (ended) return
+      if (event.type === 'turn_result') ended = true
+      else if (event.type === 'session_error' || event.type === 'session_closed' || progressOf(event)) quiet = false
+    }, 0)
+    off()
+    return ended && quiet
+  }
+
+  /** The attempt's start as the store records it (protocol 7's job_started names the session). */
+  #startPatch(run: JobRun): Partial<JobInfo> {
+    // Each attempt starts clean: the previous attempt's error went out with its job_retrying.
+    // The SDK session id too when the session already has it (one write, not two; system_init then writes nothing).
+    const sdkSessionId = run.runner.info().sdkSessionId
+    return { startedAt: this.#q.now(), sessionId: run.runner.id, error: undefined, ...(sdkSessionId ? { sdkSessionId } : {}) }
   }
 
   /**
@@ -83,11 +124,7 @@ export class JobLifecycle {
     const q = this.#q
     for (let tries = 0; !run.finalized; tries++) {
       try {
-        // Each attempt starts clean: the previous attempt's error went out with its job_retrying.
-        // Recorded with this write, which names the session as protocol 7's job_started does.
-        // The SDK session id too when the session already has it (one write, not two; system_init then writes nothing).
-        const sdkSessionId = run.runner.info().sdkSessionId
-        const info = await q.adapter.update(run.id, { startedAt: q.now(), sessionId: run.runner.id, error: undefined, ...(sdkSessionId ? { sdkSessionId } : {}) }, this.#fencing.fenceOf(run), q.draft({ type: 'job_started' }, run.record.request))
+        const info = await q.adapter.update(run.id, this.#startPatch(run), this.#fencing.fenceOf(run), q.draft({ type: 'job_started' }, run.record.request))
         if (!info) {
           this.#fencing.abandon(run)
           return false
@@ -189,19 +226,21 @@ export class JobLifecycle {
     // A cancel meanwhile waits for the end's write: it may queue a retry, which the cancel then ends.
     const written = this.#writeEnd(run, status, patch, usage)
     q.endWrites.set(run.id, written)
-    await written
+    const claimedNext = await written
     if (q.endWrites.get(run.id) === written) q.endWrites.delete(run.id)
-    void q.pump()
+    // Its slot is free, unless its own write claimed the next job for it (then a pump would only
+    // ask the store for a slot the fleet no longer has).
+    if (!claimedNext) void q.pump()
   }
 
-  /** The attempt's tokens and its end, in the store. */
-  async #writeEnd(run: JobRun, status: JobStatus, patch: Partial<JobInfo>, usage?: AttemptUsage): Promise<void> {
+  /** The attempt's tokens and its end, in the store; true when the end's write claimed the next job for its slot. */
+  async #writeEnd(run: JobRun, status: JobStatus, patch: Partial<JobInfo>, usage?: AttemptUsage): Promise<boolean> {
     const q = this.#q
     const tokens = usage?.tokens ?? run.estimatedTokens
     if (tokens > 0) await q.adapter.addDailyTokens(dayKeyOf(q.now()), tokens).catch((err) => q.report(err, 'daily tokens'))
     // The attempt's end must reach the store, or the job stays `running` under this process's
     // renewed lease with nothing left to end it: a failed write is reported and tried again.
-    const record = async (tries: number): Promise<void> => {
+    const record = async (tries: number): Promise<boolean> => {
       try {
         // The store's copy is read unless this run's own start write answered it and nothing
         // since wrote the job (only this claim's holder writes it, and only through this run).
@@ -211,13 +250,15 @@ export class JobLifecycle {
           totalCostUsd: current.usage.totalCostUsd + (usage?.totalCostUsd ?? 0),
           numTurns: current.usage.numTurns + (usage?.numTurns ?? 0),
         }
-        await this.conclusion.conclude(run.record, run, status, patch, current, total)
+        const claimed = await this.conclusion.conclude(run.record, run, status, patch, current, total)
         if (q.ending.get(run.id) === run.record.info.attempt) q.ending.delete(run.id)
+        return claimed
       } catch (err) {
         q.report(err, 'job finalize')
         if (!q.closed) q.later(Math.min(30_000, 250 * 2 ** tries), () => void record(tries + 1))
+        return false
       }
     }
-    await record(0)
+    return record(0)
   }
 }

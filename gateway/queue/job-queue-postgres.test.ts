@@ -19,7 +19,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
   throw new Error(`timed out waiting for ${what}`)
 }
 
-async function rig(maxConcurrency: number) {
+async function rig(maxConcurrency: number, onSession?: Parameters<typeof scriptedJobQueue>[2]) {
   const url = await postgres.database()
   const real = await createPostgresQueueAdapter({ url, poolSize: 4 })
   postgres.track(real)
@@ -46,7 +46,7 @@ async function rig(maxConcurrency: number) {
       }
     },
   }) as QueueAdapter
-  const { queue, runners, events } = scriptedJobQueue({ maxConcurrency, adapter })
+  const { queue, runners, events } = scriptedJobQueue({ maxConcurrency, adapter }, undefined, onSession)
   const history = async () => {
     const client = new pg.Client({ connectionString: url })
     await client.connect()
@@ -129,10 +129,57 @@ describe('JobQueue on PostgreSQL', () => {
     expect(calls.filter((c) => c === 'get')).toHaveLength(6) // the test's own reads above
     expect(calls.filter((c) => c === 'reclaimExpired').length).toBeLessThanOrEqual(1)
     expect(calls.filter((c) => c === 'completeAndClaim')).toHaveLength(6)
-    // The first job's claim; at the end, the pump asked for while the last completion claimed
-    // (run once it settled, never dropped) and the pump after the last end, both finding none.
-    expect(calls.filter((c) => c === 'claimNext' || c === 'claimBatch')).toHaveLength(3)
+    // The first job's claim, and the pump after the last end, finding none (an end claims beside
+    // a running pump, so no pump waits for a completion's claim to run after it).
+    expect(calls.filter((c) => c === 'claimNext' || c === 'claimBatch')).toHaveLength(2)
     expect(peakRunning(await history())).toBe(1)
+  })
+})
+
+describe('JobQueue on PostgreSQL: an attempt that ends as it starts', () => {
+  it('records its start with its end in one fenced write: job_started, then its end, numbered in order, every job once', async () => {
+    // Every session ends its turn before the queue watches it (nothing to do); job 2's first attempt fails.
+    let failed = false
+    const { queue, events, calls, history, idle } = await rig(2, (runner, request) => {
+      const fail = request.prompt === 'p2' && !failed
+      if (fail) failed = true
+      runner.finish(fail)
+    })
+    const jobs = []
+    for (let i = 0; i < 5; i++) jobs.push(await queue.submit({ session: { cwd: '', prompt: `p${i}` }, attempts: 2, retryDelayMs: 0 }, undefined))
+    await until(() => events.filter((e) => e.type === 'job_completed').length === 5 && idle(), 'every job to complete')
+    queue.close()
+    for (const job of jobs) {
+      const mine = events.filter((e) => e.jobId === job.id)
+      const expected = job.prompt === 'p2'
+        ? ['job_submitted', 'job_started', 'job_retrying', 'job_started', 'job_completed']
+        : ['job_submitted', 'job_started', 'job_completed']
+      expect(mine.map((e) => e.type)).toEqual(expected)
+      // Numbered in the order written, no gaps: the start step's event before the end's.
+      expect(mine.slice(1).map((e) => e.seq)).toEqual(expected.slice(1).map((_, i) => i + 1))
+      // job_started shows the job as its start left it (running, its session named); the end the job ended.
+      const started = mine.filter((e) => e.type === 'job_started')
+      for (const e of started) expect(e.job).toMatchObject({ status: 'running', sessionId: expect.any(String), startedAt: expect.any(Number) })
+      expect(mine.at(-1)?.job).toMatchObject({ status: 'succeeded', sessionId: started.at(-1)!.job.sessionId })
+      expect((await queue.get(job.id))?.info).toMatchObject({ status: 'succeeded', sessionId: started.at(-1)!.job.sessionId })
+    }
+    // One write per attempt: no start write of its own (6 attempts: 5 jobs, one retried).
+    expect(calls.filter((c) => c === 'update' || c === 'completeAndClaim')).toHaveLength(6)
+    expect(peakRunning(await history())).toBeLessThanOrEqual(2)
+  })
+})
+
+describe('JobQueue on PostgreSQL: a session that closes as it starts', () => {
+  it('has its start written on its own first (a parking session closes too, and its park needs the start): job_started, then its end', async () => {
+    const { queue, events, calls, idle } = await rig(1, (runner) => { runner.core.emit({ type: 'session_closed', reason: 'server' }) })
+    const job = await queue.submit({ session: { cwd: '', prompt: 'p' } }, undefined)
+    await until(() => events.some((e) => e.type === 'job_completed') && idle(), 'the job to end')
+    queue.close()
+    const mine = events.filter((e) => e.jobId === job.id)
+    expect(mine.map((e) => [e.type, e.seq])).toEqual([['job_submitted', undefined], ['job_started', 1], ['job_completed', 2]])
+    expect(mine[2]?.job).toMatchObject({ status: 'failed', error: 'session closed before completing' })
+    // Two writes: the start, then the end (no start step).
+    expect(calls.filter((c) => c === 'update' || c === 'completeAndClaim')).toHaveLength(2)
   })
 })
 

@@ -1,7 +1,7 @@
 /** The live state of one running (or parked) attempt of a job: its runner, clocks and tokens. */
 import type { JobEvent, Usage } from '../protocol/index.ts'
 import type { Runner } from '../sessions/runner.ts'
-import type { JobRecord } from './adapter.ts'
+import type { JobRecord, StartStep } from './adapter.ts'
 
 export class JobRun {
   runner: Runner
@@ -29,7 +29,12 @@ export class JobRun {
    * set, the attempt's end needs no read of the job before its final write.
    */
   infoCurrent = false
-  /** Resolves once the attempt's start is recorded and job_started emitted; a park waits for it. */
+  /**
+   * The attempt's start, not yet written: its session ended before it was, and its end's write
+   * records it first (StartStep). Taken by that write; a retried end reads the store instead.
+   */
+  startWithEnd: StartStep | undefined
+  /** Resolves once the attempt's start is recorded and job_started emitted (or left to its end's write); a park waits for it. */
   started: Promise<void> = Promise.resolve()
 
   readonly record: JobRecord

@@ -192,23 +192,25 @@ describe('PostgresQueueAdapter completeAndClaim', () => {
     expect((await workers[0].list()).filter((r) => r.info.status === 'running')).toHaveLength(4)
   })
 
-  it('near a limit above max_connections, claims nothing and wakes the pump, whose exact claim takes the job', async () => {
+  it('near a limit above max_connections, still claims exactly: the freed slot goes to the next job, never one past the limit', async () => {
     const url = await postgres.database()
     const a = await adapter({}, url)
     const client = new pg.Client({ connectionString: url })
     await client.connect()
     const maxConnections = Number((await client.query('SHOW max_connections')).rows[0].max_connections)
     await client.end()
-    for (const id of ['a', 'b', 'c']) await a.add(job(id))
-    const limits = { maxRunning: maxConnections + 1 } // shared claims only while running + max_connections < the limit
+    for (const id of ['a', 'b', 'c', 'd']) await a.add(job(id))
+    const limits = { maxRunning: 2 }
     await a.claimNext(Date.now(), limits)
     await a.claimNext(Date.now(), limits)
-    const woke = new Promise<void>((resolve) => a.onWork!(resolve))
-    const r = await a.completeAndClaim('a', { status: 'succeeded', finishedAt: 1 }, Date.now(), limits) // 1 running + max_connections: too near
+    // The end's claim is taken under the exclusive claim lock whatever the limit (migration 13).
+    const r = await a.completeAndClaim('a', { status: 'succeeded', finishedAt: 1 }, Date.now(), { maxRunning: maxConnections + 1 })
     expect(r.completed?.status).toBe('succeeded')
-    expect(r.claimed).toBeUndefined()
-    await woke
-    expect((await a.claimNext(Date.now(), limits))?.info.id).toBe('c')
+    expect(r.claimed?.info.id).toBe('c')
+    // At the limit: the end frees one slot and claims one job, never two.
+    const at = await a.completeAndClaim('b', { status: 'succeeded', finishedAt: 2 }, Date.now(), limits)
+    expect(at.claimed?.info.id).toBe('d')
+    expect((await a.list()).filter((j) => j.info.status === 'running').map((j) => j.info.id)).toEqual(['c', 'd'])
   })
 
   it('claims nothing while the fleet is full, and a release elsewhere then wakes the refused process', async () => {

@@ -18,6 +18,7 @@ import { QueueLeases } from './postgres-leases.ts'
 import { JOB_EVENTS_CHANNEL, JobEventHearer, JobEventPublisher } from './postgres-job-events.ts'
 import { claimOutbox, finishOutbox } from './postgres-outbox.ts'
 import { QueueWakeups } from './postgres-wakeups.ts'
+import { JobWriteBatch } from './postgres-write-batch.ts'
 
 export interface PostgresQueueOptions extends PostgresConnectionOptions {
   /** A claim lapses this long after its last heartbeat (default 30 000 ms); heartbeats run every third of it. */
@@ -48,7 +49,9 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
   const idleInTransactionMs = options.idleInTransactionMs ?? Math.min(POOL_DEFAULTS.idleInTransactionMs, Math.max(1_000, leaseMs / 2))
   const pool = await openPool({ ...options, idleInTransactionMs })
   const ctx = createQueueContext(pool, options.workerId ?? `gw-${randomUUID()}`, leaseMs, options.onError)
-  const jobs = jobOperations(ctx)
+  // Jobs its batches claim (completeAndClaim) hold their lease from the batch's sending, as any claim's.
+  const batch = new JobWriteBatch(ctx, (id, sentAt) => leases.claimed(id, sentAt))
+  const jobs = jobOperations(ctx, batch)
   const publisher = new JobEventPublisher(pool, ctx.workerId, options.onError)
   const hearer = new JobEventHearer(ctx.workerId, async (id) => (await jobs.get(id))?.info, options.onError)
   const wakeups = new QueueWakeups(options.url, options.onError, new Map([[JOB_EVENTS_CHANNEL, hearer.hear]]))
@@ -59,8 +62,9 @@ export async function createPostgresQueueAdapter(options: PostgresQueueOptions):
     workerId: ctx.workerId,
     databaseId: databaseIdOf(options.url),
     recordsEvents: true,
+    recordsStartWithEnd: true,
     ...jobs,
-    ...claimOperations(ctx, leases, wakeups.wake),
+    ...claimOperations(ctx, leases, batch),
     ...leases.operations(),
     claimOutbox: (limit, claimMs) => claimOutbox(ctx.q, ctx.workerId, limit, claimMs),
     finishOutbox: (entry, retryAfterMs) => finishOutbox(ctx.q, entry, retryAfterMs),

@@ -5,14 +5,14 @@
  * the lock order stated at LOCKS: the job row first, then the claim lock.
  */
 import pg from 'pg'
-import type { CreateJobRequest, JobEvent, JobInfo } from '../protocol/index.ts'
+import type { JobEvent } from '../protocol/index.ts'
 import { LOCKS } from '../postgres/migrations.ts'
 import { transaction } from '../postgres/retry.ts'
 import type { ClaimLimits, QueueAdapter, ResumeAndAdoptOutcome } from './adapter.ts'
 import { RETURNING, recordOf, type PgQueueContext, type Row } from './postgres-context.ts'
-import { draftJson, resumeRecordedSql } from './postgres-outbox.ts'
-import { mergeOf } from './postgres-jobs.ts'
+import { resumeRecordedSql } from './postgres-outbox.ts'
 import type { QueueLeases } from './postgres-leases.ts'
+import type { JobWriteBatch } from './postgres-write-batch.ts'
 
 type ClaimOperations = Required<Pick<QueueAdapter, 'claimNext' | 'claimBatch' | 'resumeParked' | 'resumeAndAdopt' | 'reclaimExpired' | 'takeOverdueParked' | 'completeAndClaim'>>
 
@@ -28,7 +28,7 @@ async function slotFree(client: pg.PoolClient, limits: ClaimLimits): Promise<boo
   return false
 }
 
-export function claimOperations(ctx: PgQueueContext, leases: QueueLeases, wake: () => void): ClaimOperations {
+export function claimOperations(ctx: PgQueueContext, leases: QueueLeases, batch: JobWriteBatch): ClaimOperations {
   const { q, serial, workerId, leaseMs, leaseSql, pool } = ctx
   const toRunning = `UPDATE gateway_jobs SET info = jsonb_set(info, '{status}', '"running"'), lease_owner = $2, lease_until = ${leaseSql} WHERE id = $1`
   const claimSql = `
@@ -117,21 +117,16 @@ export function claimOperations(ctx: PgQueueContext, leases: QueueLeases, wake: 
       return rows.map((r) => recordOf(r)!)
     },
 
-    // A claim: in call order with this process's other claims (and with the job's other events).
-    completeAndClaim: (id, patch, now, limits, fence, event) => ctx.inJobOrder(id, () => serial(async () => {
-      const sentAt = Date.now()
-      const { rows } = await q<{ done_info: JobInfo | null; done_event: JobEvent | null; next_info: JobInfo | null; next_request: CreateJobRequest | null }>({
-        name: 'gw_complete_and_claim_recorded',
-        text: 'SELECT done_info, done_event, next_info, next_request FROM gateway_complete_and_claim_recorded($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
-        values: [id, ...mergeOf(patch), now, workerId, leaseMs, limits.maxRunning, LOCKS.claim, fence ? workerId : null, fence?.attempt ?? null, draftJson(event)],
-      })
-      const r = rows[0]
-      if (r?.next_info) leases.claimed(r.next_info.id, sentAt)
+    // With the process's other writes of the moment, in one batch that then claims for every
+    // slot its final writes free (migration 13), in call order with the job's other events.
+    completeAndClaim: (id, patch, now, limits, fence, event, start) => ctx.inJobOrder(id, async () => {
+      const { written, claimed } = await batch.writeAndClaim(id, patch, now, limits, fence, event, start)
       return {
-        completed: r?.done_info ?? undefined,
-        ...(r?.done_event ? { completedEvent: r.done_event } : {}),
-        claimed: r?.next_info ? { info: r.next_info, request: r.next_request! } : undefined,
+        completed: written?.info,
+        ...(written?.event ? { completedEvent: written.event } : {}),
+        ...(written?.startEvent ? { startedEvent: written.startEvent } : {}),
+        claimed: claimed ? { info: claimed.info, request: claimed.request } : undefined,
       }
-    })),
+    }),
   }
 }

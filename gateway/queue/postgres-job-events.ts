@@ -80,9 +80,11 @@ export class JobEventHearer {
   readonly #listeners = new Set<(event: JobEvent) => void>()
   readonly #onError?: (err: Error) => void
   #tail: Promise<void> = Promise.resolve()
+  readonly #ownPrefix: string
 
   constructor(origin: string, readJob: (id: string) => Promise<JobInfo | undefined>, onError?: (err: Error) => void) {
     this.#origin = origin
+    this.#ownPrefix = `{"o":${JSON.stringify(origin)},`
     this.#readJob = readJob
     this.#onError = onError
   }
@@ -93,13 +95,17 @@ export class JobEventHearer {
   }
 
   readonly hear = (payload: string): void => {
+    // Nobody here listens, or the relay is this process's own (its payload begins with its
+    // origin, as the publisher writes it): dropped before it is parsed, since every process
+    // hears every event of the fleet (job_started and job_completed of each job at least).
+    if (this.#listeners.size === 0 || payload.startsWith(this.#ownPrefix)) return
     let parsed: Payload
     try {
       parsed = JSON.parse(payload) as Payload
     } catch {
       return
     }
-    if (parsed.o === this.#origin || this.#listeners.size === 0) return
+    if (parsed.o === this.#origin) return
     this.#tail = this.#tail.then(async () => {
       const event = parsed.r ? await this.#withJob(parsed.e) : parsed.e as JobEvent
       if (!event) return

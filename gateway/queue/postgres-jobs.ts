@@ -3,23 +3,18 @@
  * updates (with their event recorded in the same statement), retention, and the daily token
  * counters (an atomic upsert per UTC day, queue-options.3).
  */
-import { TERMINAL_JOB_STATUSES, type JobInfo } from '../protocol/index.ts'
+import { TERMINAL_JOB_STATUSES } from '../protocol/index.ts'
 import type { QueueAdapter } from './adapter.ts'
 import { recordOf, type PgQueueContext, type Row } from './postgres-context.ts'
-import { JobWriteBatch } from './postgres-write-batch.ts'
+import type { JobWriteBatch } from './postgres-write-batch.ts'
 
 const TERMINAL = [...TERMINAL_JOB_STATUSES]
 
-/** An update's patch as SQL values: the defined keys to merge, the keys set to undefined to drop (JSON has no undefined). */
-export function mergeOf(patch: Partial<JobInfo>): [string, string[]] {
-  return [JSON.stringify(patch), Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] === undefined)]
-}
-
 type JobOperations = Required<Pick<QueueAdapter, 'add' | 'addOnce' | 'findJobBySession' | 'get' | 'list' | 'update' | 'prune' | 'addDailyTokens' | 'dailyTokens'>>
 
-export function jobOperations(ctx: PgQueueContext): JobOperations {
+/** `batch`: this process's group commit of job writes (shared with completeAndClaim, which claims with its writes). */
+export function jobOperations(ctx: PgQueueContext, batch: JobWriteBatch): JobOperations {
   const { q, r } = ctx
-  const batch = new JobWriteBatch(ctx)
   return {
     async add(rec) {
       await q('INSERT INTO gateway_jobs (id, info, request) VALUES ($1, $2, $3)', [rec.info.id, rec.info, rec.request])
@@ -54,7 +49,7 @@ export function jobOperations(ctx: PgQueueContext): JobOperations {
 
     // Fenced (or queued-only) and recorded as one write was, several jobs' writes per statement
     // (postgres-write-batch.ts); a job's writes one at a time, in call order (inJobOrder).
-    update: (id, patch, fence, event) => ctx.inJobOrder(id, () => batch.write(id, patch, fence, event)),
+    update: (id, patch, fence, event, start) => ctx.inJobOrder(id, () => batch.write(id, patch, fence, event, start)),
 
     async prune(olderThanMs, now) {
       // The history and settled execution ids go with their job (no foreign key: migration 2), in the same statement.

@@ -9,12 +9,7 @@ import type { EventDraft, OutboxEntry } from './adapter.ts'
 
 type Query = <R extends pg.QueryResultRow>(config: pg.QueryConfig | string, values?: unknown[]) => Promise<pg.QueryResult<R>>
 
-/** A draft as the SQL functions read it (`body`, `ts`, `webhook`), or null for none. */
-export function draftJson(event: EventDraft | undefined): string | null {
-  return event ? JSON.stringify(draftOf(event)) : null
-}
-
-/** The same draft as a value, for a statement that serialises several at once. */
+/** A draft as the SQL reads it (`body`, `ts`, `webhook`), or null for none, for a statement that serialises several at once. */
 export function draftOf(event: EventDraft | undefined): { body: EventDraft['body']; ts: number; webhook?: EventDraft['webhook'] } | null {
   return event ? { body: event.body, ts: event.ts, ...(event.webhook ? { webhook: event.webhook } : {}) } : null
 }

@@ -131,4 +131,65 @@ describe('PostgreSQL job writes, group-committed', () => {
       await holder.end()
     }
   })
+
+  it('writes a start step first in the same write: job_started, then the end, numbered in order with their outbox rows; fenced out, neither', async () => {
+    const url = await postgres.database()
+    const [a, b] = [await adapter(url), await adapter(url)]
+    for (const id of ['s1', 's2']) await a.add(job(id))
+    await a.claimNext(Date.now(), { maxRunning: 10 })
+    await b.claimNext(Date.now(), { maxRunning: 10 }) // s2 is b's
+    const start = { patch: { startedAt: 4, sessionId: 'sess', error: undefined }, event: draft('job_started', 4) }
+    const { result, sent } = await counting('gw_update_batch', () => Promise.all([
+      a.update('s1', { status: 'succeeded', finishedAt: 5 }, { attempt: 1 }, draft('job_completed', 5), start),
+      a.update('s2', { status: 'succeeded', finishedAt: 5 }, { attempt: 1 }, draft('job_completed', 5), start), // not a's claim
+    ]))
+    expect(sent).toBe(1)
+    expect(result[0]?.startEvent).toMatchObject({ type: 'job_started', seq: 1, ts: 4, job: { status: 'running', startedAt: 4, sessionId: 'sess' } })
+    expect(result[0]?.event).toMatchObject({ type: 'job_completed', seq: 2, ts: 5, job: { status: 'succeeded', startedAt: 4, sessionId: 'sess', finishedAt: 5 } })
+    expect(result[0]?.info).toMatchObject({ status: 'succeeded', startedAt: 4, sessionId: 'sess' })
+    expect(result[1]).toBeUndefined()
+    expect((await b.get('s2'))?.info).toMatchObject({ status: 'running' })
+    expect((await b.get('s2'))?.info.startedAt).toBeUndefined()
+    expect(await outbox(url)).toEqual([{ job_id: 's1', seq: 1, type: 'job_started' }, { job_id: 's1', seq: 2, type: 'job_completed' }])
+  })
+
+  it('claims with the final writes made together, one job for each in the same statement, never past the fleet-wide limit', async () => {
+    const url = await postgres.database()
+    const [a, b] = [await adapter(url), await adapter(url)]
+    for (let i = 0; i < 8; i++) await a.add(job(`c${i}`))
+    const limits = { maxRunning: 4 }
+    expect((await a.claimBatch(Date.now(), limits, 3)).map((r) => r.info.id)).toEqual(['c0', 'c1', 'c2'])
+    expect((await b.claimNext(Date.now(), limits))?.info.id).toBe('c3')
+    // Three ends at once: one statement, the three next jobs in order, the oldest to the first.
+    const { result, sent } = await counting('gw_update_batch_claim', () => Promise.all(['c0', 'c1', 'c2'].map((id) =>
+      a.completeAndClaim(id, { status: 'succeeded', finishedAt: 1 }, Date.now(), limits, { attempt: 1 }, draft('job_completed')))))
+    expect(sent).toBe(1)
+    expect(result.map((r) => [r.completed?.status, r.completedEvent?.type, r.claimed?.info.id])).toEqual([
+      ['succeeded', 'job_completed', 'c4'], ['succeeded', 'job_completed', 'c5'], ['succeeded', 'job_completed', 'c6'],
+    ])
+    // The fleet is full again (c3 elsewhere, c4-c6 here): a lowered limit frees two slots and claims only what is free.
+    const two = await Promise.all(['c4', 'c5'].map((id) => a.completeAndClaim(id, { status: 'succeeded', finishedAt: 2 }, Date.now(), { maxRunning: 3 }, { attempt: 1 })))
+    expect(two.map((r) => r.claimed?.info.id)).toEqual(['c7', undefined])
+    expect((await a.list()).filter((j) => j.info.status === 'running').map((j) => j.info.id)).toEqual(['c3', 'c6', 'c7'])
+  })
+
+  it('leaves a job its batch claimed to the fleet when the claiming process dies before running it: reclaimed once, after the lease', async () => {
+    const url = await postgres.database()
+    const dead = postgres.track(await createPostgresQueueAdapter({ url, poolSize: 4, leaseMs: 300 }))
+    const [x, y] = [postgres.track(await createPostgresQueueAdapter({ url, poolSize: 4, leaseMs: 300 })), postgres.track(await createPostgresQueueAdapter({ url, poolSize: 4, leaseMs: 300 }))]
+    for (const id of ['d1', 'd2']) await dead.add(job(id))
+    await dead.claimNext(Date.now(), { maxRunning: 10 })
+    const { claimed } = await dead.completeAndClaim('d1', { status: 'succeeded', finishedAt: 1 }, Date.now(), { maxRunning: 10 }, { attempt: 1 }, draft('job_completed'))
+    expect(claimed?.info.id).toBe('d2')
+    await dead.close() // SIGKILL-like: no heartbeat renews d2's lease, nothing starts it
+    const reclaimed: string[] = []
+    for (let i = 0; i < 300 && reclaimed.length === 0; i++) {
+      const [a, b] = await Promise.all([x.reclaimExpired!(Date.now()), y.reclaimExpired!(Date.now())])
+      reclaimed.push(...[...a, ...b].map((r) => r.info.id))
+      if (reclaimed.length === 0) await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(reclaimed).toEqual(['d2']) // once, by one process; the ended d1 is not touched
+    expect([...await x.reclaimExpired!(Date.now()), ...await y.reclaimExpired!(Date.now())]).toEqual([])
+    expect((await x.get('d1'))?.info.status).toBe('succeeded')
+  })
 })

@@ -50,7 +50,7 @@ export class QueueState {
   /** Starting attempts a cancel ended (job-status.12): their session is closed as soon as it exists, never run. */
   readonly canceledStarts = new Set<string>()
   /** Ended attempts' final writes in flight (the write may queue a retry): a cancel waits for it first. */
-  readonly endWrites = new Map<string, Promise<void>>()
+  readonly endWrites = new Map<string, Promise<unknown>>()
   /**
    * Claims sent and not yet answered: a job they claimed reads `running` in the store before its
    * start here begins (a database round trip); a cancel that finds one waits for them (job-status.12).

@@ -34,9 +34,10 @@ export class ScriptedRunner {
 
 /**
  * A JobQueue whose every job session is a ScriptedRunner (in `runners`, in start order) and whose
- * events are recorded in `events`; webhooks go nowhere.
+ * events are recorded in `events`; webhooks go nowhere. `onSession` sees each runner as its
+ * session is started (before the queue has it: one that finishes there ends at once).
  */
-export function scriptedJobQueue(options: QueueOptions, now?: () => number) {
+export function scriptedJobQueue(options: QueueOptions, now?: () => number, onSession?: (runner: ScriptedRunner, request: CreateSessionRequest) => void) {
   const runners: ScriptedRunner[] = []
   const events: JobEvent[] = []
   let n = 0
@@ -46,6 +47,7 @@ export function scriptedJobQueue(options: QueueOptions, now?: () => number) {
     async startSession(request: CreateSessionRequest) {
       const r = new ScriptedRunner(`s${++n}`, String(request.meta?.jobId))
       runners.push(r)
+      onSession?.(r, request)
       return r.runner()
     },
   })
