@@ -48,7 +48,13 @@ const SCRIPTED_ONLY: Record<string, RegExp> = {
  * Defects of the gateway the kit finds only on a real engine, each with what the client sees;
  * remove an entry once it is fixed (the case must then pass).
  */
-const KNOWN_REAL_ENGINE_DEFECTS: Record<string, string> = {}
+const KNOWN_REAL_ENGINE_DEFECTS: Record<string, string> = {
+  // An interrupt sent before the real CLI starts the turn now withdraws the queued message
+  // (cancel_queued, unstarted-turn.ts): the case passed 7 runs of 7 here, on a quiet and a loaded
+  // machine. Once, in a fresh-clone CI run under load, the CLI still ran the message after the
+  // turn had ended as interrupted, and the next message waited behind it (scenario:hang).
+  'commands-in-state-cli-primary-running': 'commands.3, commands.10: rarely, an interrupt sent before the real CLI starts the turn of the message just sent leaves that message to run later',
+}
 
 describe.skipIf(skipReason !== undefined)('the kit\'s cli_primary and cli_secondary cases against gateway serve on the real Claude Code CLI and real codex', () => {
   let target: RealEnginesTarget
