@@ -22,7 +22,7 @@ import { appendFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 
 /** A probe writes a hit at most once per window; the attribution widens each hit by the window. */
-export const HIT_WINDOW_MS = 200
+export const HIT_WINDOW_MS = 50
 /** Two processes' Date.now() compared: a tie or a millisecond's skew counts as overlap. */
 const SKEW_MS = 2
 const MARK = '#case'

@@ -65,6 +65,8 @@ export interface KitRunOptions {
   databases?: Databases
   /** Only these kit cases (exact ids, the kit's `id:` filter); the whole suite when absent. */
   cases?: string[]
+  /** Cases at once (the runner's default, 4, when absent); the reach run's attribution run takes them one at a time. */
+  concurrency?: number
   /** Runner hooks for each case's start and end (the reach run's case markers, case-reach.ts). */
   hooks?: { onStart: (c: { id: string }) => void; onResult: (r: CaseResult) => void }
 }
@@ -120,7 +122,7 @@ export async function runKit(dir: string, capMs: number, options: KitRunOptions 
   }
   const cap = setTimeout(() => settle('timeout'), capMs)
   const filters = options.cases?.length ? options.cases.map((id) => `id:${id}`) : undefined
-  const suite = runSuite({ manifest: target.manifest, seed: KIT_SEED, filters, receiver: target.receiver, restart: target.restart, onStart: options.hooks?.onStart, onResult })
+  const suite = runSuite({ manifest: target.manifest, seed: KIT_SEED, filters, concurrency: options.concurrency, receiver: target.receiver, restart: target.restart, onStart: options.hooks?.onStart, onResult })
     .then((report) => settle(report.cases.some((c) => KILLING.has(c.outcome)) ? 'killed' : 'survived'))
     .catch((err: unknown) => { killedBy.push(`harness: ${(err as Error).message}`); settle('killed') })
   const status = await decided

@@ -18,7 +18,7 @@ import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { runCurated } from './curated-run.ts'
-import { Databases, KIT_TARGETS, removeScratch, runKit, scratchCopy, withMutatedFile, type KitOutcome, type KitTarget } from './kit-run.ts'
+import { Databases, KIT_TARGETS, removeScratch, runKit, scratchCopy, withMutatedFile, type KitOutcome, type KitRunOptions, type KitTarget } from './kit-run.ts'
 import { applyMutant, mutantDiff, type GeneratedMutant } from './mutator.ts'
 import { FULL_KIT_TESTS, importGraph, loadSpawnedTests, relatedTests, runTests } from './npm-test-run.ts'
 import { globMatcher, loadClassifier } from './kit-scope.ts'
@@ -41,9 +41,11 @@ async function loadEquivalents(): Promise<Record<string, string>> {
 type PerTarget<T> = Partial<Record<KitTarget, T>>
 
 /**
- * Runs the kit once per target on an instrumented unmutated copy: each run must pass; returns,
- * per target, the mutants its run reached with the cases that reach each (case-reach.ts:
- * `all` for start-up code; undefined when not asked) and its time.
+ * Runs the kit on an instrumented unmutated copy, per target: each run must pass. The whole kit as
+ * the mutants' runs have it (four cases at once) gives the time and which mutants the kit reaches;
+ * a second run, one case at a time with the case markers, tells which cases reach each
+ * (case-reach.ts: the case running and the one before it; start-up code, `all`). A mutant the
+ * first run reached and the second did not (an overlap of cases reached it) gets the whole kit.
  */
 async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, capMs: number, probe: boolean, targets: KitTarget[], databases: Databases): Promise<{ reached?: PerTarget<Map<string, CaseReach>>; baselineMs: PerTarget<number> }> {
   const dir = await scratchCopy(ROOT)
@@ -56,19 +58,25 @@ async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, c
     }
     const reached: PerTarget<Map<string, CaseReach>> = {}
     const baselineMs: PerTarget<number> = {}
+    const passing = async (target: KitTarget, options: Omit<KitRunOptions, 'target' | 'databases'>) => {
+      const run = await runKit(dir, capMs, { target, databases, ...options })
+      if (run.status !== 'survived') throw new Error(`the unmutated scratch copy does not pass the kit on the ${target} target${options.concurrency === 1 ? ' one case at a time' : ''} (${run.status}: ${run.killedBy.join('; ')})`)
+      return run
+    }
     for (const target of targets) {
       const hitsFile = join(dir, `reach-hits-${target}.txt`)
-      const baseline = await runKit(dir, capMs, { target, databases, ...(probe ? { env: { [REACH_ENV]: hitsFile }, hooks: caseMarkers(hitsFile) } : {}) })
-      if (baseline.status !== 'survived') throw new Error(`the unmutated scratch copy does not pass the kit on the ${target} target (${baseline.status}: ${baseline.killedBy.join('; ')})`)
+      const casesFile = join(dir, `reach-cases-${target}.txt`)
+      const baseline = await passing(target, probe ? { env: { [REACH_ENV]: hitsFile } } : {})
       baselineMs[target] = baseline.ms
       if (!probe) continue
-      const hits = await readCaseReach(hitsFile)
+      const serial = await passing(target, { env: { [REACH_ENV]: casesFile }, hooks: caseMarkers(casesFile), concurrency: 1 })
+      const [whole, byCase] = [await readCaseReach(hitsFile), await readCaseReach(casesFile)]
       const mine = new Map<string, CaseReach>()
-      for (const [id, cases] of hits) if (picked[id]) mine.set(picked[id].key, cases)
+      for (const id of new Set([...whole.keys(), ...byCase.keys()])) if (picked[id]) mine.set(picked[id].key, byCase.get(id) ?? 'all')
       reached[target] = mine
       const sizes = [...mine.values()].filter((c) => c !== 'all').map((c) => c.size).sort((a, b) => a - b)
-      const all = mine.size - sizes.length
-      console.log(`baseline (${target} target): the unmutated copy passes the kit in ${(baseline.ms / 1000).toFixed(1)} s (${baseline.ran} cases); it reaches ${mine.size} of the ${picked.length} sampled mutants: ${all} from start-up (the whole kit), ${sizes.length} through some cases (median ${sizes[sizes.length >> 1] ?? 0}, max ${sizes.at(-1) ?? 0})`)
+      const onlyWhole = [...whole.keys()].filter((id) => !byCase.has(id)).length
+      console.log(`baseline (${target} target): the unmutated copy passes the kit in ${(baseline.ms / 1000).toFixed(1)} s (${baseline.ran} cases), one case at a time in ${(serial.ms / 1000).toFixed(1)} s; it reaches ${mine.size} of the ${picked.length} sampled mutants: ${mine.size - sizes.length} with the whole kit (start-up code${onlyWhole ? `, or ${onlyWhole} reached only with cases at once` : ''}), ${sizes.length} with some cases (median ${sizes[sizes.length >> 1] ?? 0}, max ${sizes.at(-1) ?? 0})`)
     }
     if (probe) {
       const any = new Set(targets.flatMap((t) => [...reached[t]!.keys()]))
