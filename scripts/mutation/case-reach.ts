@@ -16,7 +16,9 @@
  * - a case the manifest makes unsupported before it sends anything (`idle` on its end marker)
  *   takes no hit and holds no span: it cannot see a mutant, and would only widen its neighbours'.
  *
- * The error is always on the side of running too many cases for a mutant, never too few.
+ * The error is always on the side of running too many cases for a mutant, never too few. The
+ * mutation run takes these markers from a baseline run of one case at a time (run.ts `reachRun`):
+ * with four at once, every hit would also go to three neighbours and their bleed.
  */
 import { appendFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
