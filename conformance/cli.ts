@@ -15,7 +15,7 @@ import { MissingGatewayError, startSelfTarget, type SelfTarget } from './target/
 import type { Report, TargetManifest } from './types.ts'
 
 const USAGE = `usage: gateway-conformance [--target manifest.json | --target self-serve | --target self-fleet | --target self-minimal | --url <baseUrl> --token <operator token> [--profile <provider profile>]]
-         [--filter <substring|clause id|section>]... [--reports <dir>] [--concurrency N] [--timeout-ms N] [--seed N]
+         [--filter <substring|clause id|section|id:case id>]... [--reports <dir>] [--concurrency N] [--timeout-ms N] [--seed N]
          [--repeat N] [--baseline file] [--update-baseline file] [--list]
        gateway-conformance --explore [target options] [--seed N] [--budget-steps N | --budget-s S] [--reports <dir>]
        gateway-conformance compare <a/report.json> <b/report.json> [--out file.html]
@@ -38,6 +38,7 @@ const USAGE = `usage: gateway-conformance [--target manifest.json | --target sel
   realEngines names the fake model API each real CLI talks to: the kit checks it answers, or
   starts it there when that loopback port is free.
   --timeout-ms N   how long one wait may take (default 15000), plus the manifest's timers.turnMs
+  --filter id:<case id>  exactly that case (a case id is also a substring of others'); repeat for a list
   --list           the selected cases with their clauses and what the target must offer
   --repeat N       run each case N times; differing outcomes are 'flaky'
   --seed N         reproduce a run's generated inputs (the seed is printed and in report.json)

@@ -52,7 +52,12 @@ export function coverageOf(allCases: Case[], results: CaseResult[]): Coverage {
   }
 }
 
-/** Matches --filter: a clause id, a section name, or a substring of the case id or title. */
+/**
+ * Matches --filter: `id:<case id>` exactly that case (repeated, a list of cases: the mutation
+ * tool runs only the cases that reach a mutant), else a clause id, a section name, or a substring
+ * of the case id or title.
+ */
 export function matchesFilter(c: Case, filter: string): boolean {
+  if (filter.startsWith('id:')) return c.id === filter.slice(3)
   return c.clauses.includes(filter) || c.section === filter || c.id.includes(filter) || c.title.toLowerCase().includes(filter.toLowerCase())
 }

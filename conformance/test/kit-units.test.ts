@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises'
 import { checkManifest, ManifestError } from '../manifest.ts'
 import { manifestJsonSchema } from '../target/manifest-schema.ts'
 import { missingRequirement } from '../runner.ts'
+import { selectCases } from '../run-suite.ts'
 import { compareReports } from '../../reports/compare.ts'
 import { renderJunit } from '../../reports/junit.ts'
 import type { Case, CaseResult, Report } from '../types.ts'
@@ -75,6 +76,15 @@ describe('manifests and requirements', () => {
 })
 
 const report = (cases: CaseResult[]) => ({ target: { baseUrl: 'http://t/v1', features: [] }, startedAt: '2026-11-22T00:00:00.000Z', durationMs: 5, cases }) as unknown as Report
+
+describe('case selection', () => {
+  it('--filter id:<case id> selects exactly that case, where the bare id also matches longer ids; repeated filters add up', () => {
+    expect(selectCases(['jobs-cancel']).length).toBeGreaterThan(1)
+    expect(selectCases(['id:jobs-cancel']).map((c) => c.id)).toEqual(['jobs-cancel'])
+    expect(selectCases(['id:jobs-cancel', 'id:create-bypass-disabled-403']).map((c) => c.id).sort()).toEqual(['create-bypass-disabled-403', 'jobs-cancel'])
+    expect(selectCases(['id:jobs-cance'])).toEqual([])
+  })
+})
 
 describe('reports', () => {
   it('compares two reports case by case, regressions first', () => {

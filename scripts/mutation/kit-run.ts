@@ -1,7 +1,7 @@
 /**
  * One mutant against the kit alone: the mutated file is written into a scratch copy of the
  * project, the kit boots that copy's gateway on one of the three self targets and runs the whole
- * suite with the seed the three full-kit tests use: `dev` (startSelfTarget({ root }), `gateway dev`,
+ * suite, or only the cases that reach the mutant (case-reach.ts, the kit's `id:` filter), with the seed the three full-kit tests use: `dev` (startSelfTarget({ root }), `gateway dev`,
  * conformance/test/self-target.test.ts), `serve` (startServeTarget({ root }), `gateway serve
  * --config` on PostgreSQL, conformance/test/self-serve-target.test.ts), each serve run on a fresh
  * database of one PostgreSQL server the run keeps, or `minimal` (startMinimalTarget({ root }), the
@@ -37,8 +37,11 @@ export type KitStatus = 'killed' | 'survived' | 'boot' | 'timeout' | 'unreached'
  */
 export type KitTarget = 'dev' | 'serve' | 'minimal'
 export const KIT_TARGETS: readonly KitTarget[] = ['dev', 'serve', 'minimal']
-/** `target`: the target whose run decided (the killing one, else the last one run); absent for `unreached`. */
-export interface KitOutcome { status: KitStatus; killedBy: string[]; ms: number; ran: number; target?: KitTarget }
+/**
+ * `target`: the target whose run decided (the killing one, else the last one run); absent for
+ * `unreached`. `cases`: per target run, how many cases were selected for it (`all`: the whole suite).
+ */
+export interface KitOutcome { status: KitStatus; killedBy: string[]; ms: number; ran: number; target?: KitTarget; cases?: Partial<Record<KitTarget, number | 'all'>> }
 
 /** One PostgreSQL server for a whole mutation run; every serve-target kit run gets an empty database of its own. */
 export class Databases {
@@ -60,6 +63,12 @@ export interface KitRunOptions {
   env?: Record<string, string>
   /** Required for the serve target. */
   databases?: Databases
+  /** Only these kit cases (exact ids, the kit's `id:` filter); the whole suite when absent. */
+  cases?: string[]
+  /** Cases at once (the runner's default, 4, when absent); the reach run's attribution run takes them one at a time. */
+  concurrency?: number
+  /** Runner hooks for each case's start and end (the reach run's case markers, case-reach.ts). */
+  hooks?: { onStart: (c: { id: string }) => void; onResult: (r: CaseResult) => void }
 }
 
 async function startTarget(dir: string, options: KitRunOptions): Promise<SelfTarget> {
@@ -104,6 +113,7 @@ export async function runKit(dir: string, capMs: number, options: KitRunOptions 
   let settle: (s: KitStatus) => void = () => {}
   const decided = new Promise<KitStatus>((resolve) => { settle = resolve })
   const onResult = (r: CaseResult) => {
+    options.hooks?.onResult(r)
     ran++
     if (KILLING.has(r.outcome)) {
       killedBy.push(`${r.id} (${r.outcome}): ${(r.message ?? '').split('\n')[0].slice(0, 200)}`)
@@ -111,7 +121,8 @@ export async function runKit(dir: string, capMs: number, options: KitRunOptions 
     }
   }
   const cap = setTimeout(() => settle('timeout'), capMs)
-  const suite = runSuite({ manifest: target.manifest, seed: KIT_SEED, receiver: target.receiver, restart: target.restart, onResult })
+  const filters = options.cases?.length ? options.cases.map((id) => `id:${id}`) : undefined
+  const suite = runSuite({ manifest: target.manifest, seed: KIT_SEED, filters, concurrency: options.concurrency, receiver: target.receiver, restart: target.restart, onStart: options.hooks?.onStart, onResult })
     .then((report) => settle(report.cases.some((c) => KILLING.has(c.outcome)) ? 'killed' : 'survived'))
     .catch((err: unknown) => { killedBy.push(`harness: ${(err as Error).message}`); settle('killed') })
   const status = await decided
@@ -119,7 +130,7 @@ export async function runKit(dir: string, capMs: number, options: KitRunOptions 
   await target.close()
   // An abandoned suite meets a closed target and ends on its own; give it a moment so it does not overlap the next mutant.
   await Promise.race([suite, new Promise((r) => setTimeout(r, status === 'survived' ? 0 : 2000))])
-  return { status, killedBy, ms: Date.now() - started, ran, target: on }
+  return { status, killedBy, ms: Date.now() - started, ran, target: on, cases: { [on]: filters?.length ?? 'all' } }
 }
 
 export async function removeScratch(dir: string): Promise<void> {

@@ -2,19 +2,25 @@
  * Which sampled mutants the kit reaches at all. One scratch copy gets a probe before the
  * statement enclosing each sampled mutant (or inside the arrow whose expression body holds it);
  * the kit runs once on it; every probe that fired is appended to a file named by an environment
- * variable, synchronously, so a killed gateway loses nothing. A mutant whose probe never fired
+ * variable, synchronously, so a killed gateway loses nothing, with the time it fired (the kit's
+ * case markers in the same file then tell which cases reach it: case-reach.ts). A mutant whose probe never fired
  * sits in code the kit never executes: the mutated gateway behaves as the original one under
  * the kit, so the kit run is skipped and the mutant is `unreached` (a kit survivor). The probe
  * over-approximates (a statement reached does not mean each branch in it was), never the reverse.
  * Only the scratch copy is instrumented; production code carries no hook.
  */
-import { readFile } from 'node:fs/promises'
 import ts from 'typescript'
 import type { GeneratedMutant } from './mutator.ts'
+import { HIT_WINDOW_MS } from './case-reach.ts'
 
 export const REACH_ENV = 'GATEWAY_MUTATION_REACH_FILE'
 
-const PRELUDE = `function __mutationProbe(ids) { const g = globalThis; g.__mutationHits ??= new Set(); const fresh = ids.filter((id) => !g.__mutationHits.has(id)); if (!fresh.length) return; for (const id of fresh) g.__mutationHits.add(id); const f = process.env.${REACH_ENV}; if (f) process.getBuiltinModule('node:fs').appendFileSync(f, fresh.join('\\n') + '\\n') }\n`
+/**
+ * Every firing of a probe is not written (a hot statement fires thousands of times a second): a
+ * probe is written with the time, then not again for HIT_WINDOW_MS; case-reach.ts widens each
+ * written hit by that window when it attributes hits to the kit's cases.
+ */
+const PRELUDE = `function __mutationProbe(ids) { const g = globalThis; g.__mutationHits ??= new Map(); const now = Date.now(); const fresh = ids.filter((id) => !(now - (g.__mutationHits.get(id) ?? -Infinity) < ${HIT_WINDOW_MS})); if (!fresh.length) return; for (const id of fresh) g.__mutationHits.set(id, now); const f = process.env.${REACH_ENV}; if (f) process.getBuiltinModule('node:fs').appendFileSync(f, fresh.map((id) => id + ' ' + now).join('\\n') + '\\n') }\n`
 
 interface Insertion { at: number; text: string; closing: boolean }
 
@@ -63,12 +69,4 @@ export function instrument(text: string, mutants: Array<{ id: number; m: Generat
   // After a shebang line, which must stay first.
   const shebang = out.startsWith('#!') ? out.indexOf('\n') + 1 : 0
   return out.slice(0, shebang) + PRELUDE + out.slice(shebang)
-}
-
-export async function readHits(path: string): Promise<Set<number>> {
-  try {
-    return new Set((await readFile(path, 'utf8')).split('\n').filter(Boolean).map(Number))
-  } catch {
-    return new Set()
-  }
 }

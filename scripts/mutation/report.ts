@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { moduleOf } from './sources.ts'
-import type { KitOutcome, KitTarget } from './kit-run.ts'
+import type { KitOutcome, KitStatus, KitTarget } from './kit-run.ts'
 import type { TestOutcome } from './npm-test-run.ts'
 import type { GeneratedMutant } from './mutator.ts'
 import type { Classification } from './kit-scope.ts'
@@ -26,6 +26,12 @@ export interface MutantResult {
   /** The targets whose unmutated run reached the mutant (the ones it was judged on, dev first); absent without reach probes. */
   reachedOn?: KitTarget[]
   kit?: KitOutcome
+  /**
+   * --verify-survivors: a survivor of the selected cases (case-reach.ts) rerun with the whole kit
+   * on the same targets. When the whole kit kills it, `kit` holds that kill (the kit did kill it)
+   * and this records that the selection alone lost it.
+   */
+  selectionCheck?: { wholeKit: KitStatus; killedBy: string[]; ms: number }
   /** Killed by `npm test`: the kit's kill (the full-kit test of the target that killed it) or a related test file's. */
   npmTest?: { killed: boolean; via: FullKitTest | 'related tests'; tests?: TestOutcome }
 }

@@ -2,13 +2,14 @@
  * `npm run mutation`: the kit's strength measured on mutants generated mechanically from every
  * source file of gateway/ (mutator.ts), a seeded sample stratified by file (sampler.ts). Each
  * mutant is written into a scratch copy of the project and judged by the kit alone on that copy's
- * self targets (kit-run.ts): `dev` (`gateway dev`) and `serve` (`gateway serve --config` on
- * PostgreSQL), each only where its unmutated run reaches the mutant (reach.ts), dev first; a kit
- * survivor is then given to the vitest files that import the mutated module (npm-test-run.ts).
+ * self targets (kit-run.ts): `dev` (`gateway dev`), `serve` (`gateway serve --config` on
+ * PostgreSQL) and `minimal`, each only where its unmutated run reaches the mutant (reach.ts), dev
+ * first, and there only with the kit cases that reach it (case-reach.ts); a kit survivor is then given to the vitest files that import the mutated module (npm-test-run.ts).
  * Writes reports/out/mutation/<timestamp>/mutation.{json,html}.
  *
  *   npm run mutation -- [--sample N] [--seed N] [--module <glob>]... [--only <key>]... [--jobs N]
  *                       [--targets dev,serve] [--list] [--curated] [--no-npm-test] [--cap-ms N] [--test-cap-ms N]
+ *                       [--whole-kit] [--verify-survivors]
  *   npm run mutation -- --rescore <run dir> [--rescore <later run dir>]... [--keys <sample file>] [--out <dir>]   (rescore.ts)
  */
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
@@ -17,14 +18,15 @@ import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { runCurated } from './curated-run.ts'
-import { Databases, KIT_TARGETS, removeScratch, runKit, scratchCopy, withMutatedFile, type KitTarget } from './kit-run.ts'
+import { Databases, KIT_TARGETS, removeScratch, runKit, scratchCopy, withMutatedFile, type KitOutcome, type KitRunOptions, type KitTarget } from './kit-run.ts'
 import { applyMutant, mutantDiff, type GeneratedMutant } from './mutator.ts'
 import { FULL_KIT_TESTS, importGraph, loadSpawnedTests, relatedTests, runTests } from './npm-test-run.ts'
 import { globMatcher, loadClassifier } from './kit-scope.ts'
 import { classifyAll } from './classification.ts'
 import { consoleTable, tabulate, writeReport, type FullKitTest, type MutantResult, type MutationReport } from './report.ts'
 import { rescore, verdictLine } from './rescore.ts'
-import { instrument, REACH_ENV, readHits } from './reach.ts'
+import { instrument, REACH_ENV } from './reach.ts'
+import { caseMarkers, readCaseReach, type CaseReach } from './case-reach.ts'
 import { chooseSeed, sample, shuffle } from './sampler.ts'
 import { generateAll } from './sources.ts'
 import { seededRandom } from '../../conformance/harness/random.ts'
@@ -39,10 +41,13 @@ async function loadEquivalents(): Promise<Record<string, string>> {
 type PerTarget<T> = Partial<Record<KitTarget, T>>
 
 /**
- * Runs the kit once per target on an instrumented unmutated copy: each run must pass; returns,
- * per target, the keys of the mutants its run reached (undefined when not asked) and its time.
+ * Runs the kit on an instrumented unmutated copy, per target: each run must pass. The whole kit as
+ * the mutants' runs have it (four cases at once) gives the time and which mutants the kit reaches;
+ * a second run, one case at a time with the case markers, tells which cases reach each
+ * (case-reach.ts: the case running and the one before it; start-up code, `all`). A mutant the
+ * first run reached and the second did not (an overlap of cases reached it) gets the whole kit.
  */
-async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, capMs: number, probe: boolean, targets: KitTarget[], databases: Databases): Promise<{ reached?: PerTarget<Set<string>>; baselineMs: PerTarget<number> }> {
+async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, capMs: number, probe: boolean, targets: KitTarget[], databases: Databases): Promise<{ reached?: PerTarget<Map<string, CaseReach>>; baselineMs: PerTarget<number> }> {
   const dir = await scratchCopy(ROOT)
   try {
     if (probe) {
@@ -51,20 +56,30 @@ async function reachRun(picked: GeneratedMutant[], files: Map<string, string>, c
         if (mine.length) await writeFile(join(dir, file), instrument(text, mine))
       }
     }
-    const reached: PerTarget<Set<string>> = {}
+    const reached: PerTarget<Map<string, CaseReach>> = {}
     const baselineMs: PerTarget<number> = {}
+    const passing = async (target: KitTarget, options: Omit<KitRunOptions, 'target' | 'databases'>) => {
+      const run = await runKit(dir, capMs, { target, databases, ...options })
+      if (run.status !== 'survived') throw new Error(`the unmutated scratch copy does not pass the kit on the ${target} target${options.concurrency === 1 ? ' one case at a time' : ''} (${run.status}: ${run.killedBy.join('; ')})`)
+      return run
+    }
     for (const target of targets) {
       const hitsFile = join(dir, `reach-hits-${target}.txt`)
-      const baseline = await runKit(dir, capMs, { target, databases, env: probe ? { [REACH_ENV]: hitsFile } : undefined })
-      if (baseline.status !== 'survived') throw new Error(`the unmutated scratch copy does not pass the kit on the ${target} target (${baseline.status}: ${baseline.killedBy.join('; ')})`)
+      const casesFile = join(dir, `reach-cases-${target}.txt`)
+      const baseline = await passing(target, probe ? { env: { [REACH_ENV]: hitsFile } } : {})
       baselineMs[target] = baseline.ms
       if (!probe) continue
-      const hits = await readHits(hitsFile)
-      reached[target] = new Set(picked.filter((_, id) => hits.has(id)).map((m) => m.key))
-      console.log(`baseline (${target} target): the unmutated copy passes the kit in ${(baseline.ms / 1000).toFixed(1)} s; it reaches ${reached[target].size} of the ${picked.length} sampled mutants`)
+      const serial = await passing(target, { env: { [REACH_ENV]: casesFile }, hooks: caseMarkers(casesFile), concurrency: 1 })
+      const [whole, byCase] = [await readCaseReach(hitsFile), await readCaseReach(casesFile)]
+      const mine = new Map<string, CaseReach>()
+      for (const id of new Set([...whole.keys(), ...byCase.keys()])) if (picked[id]) mine.set(picked[id].key, byCase.get(id) ?? 'all')
+      reached[target] = mine
+      const sizes = [...mine.values()].filter((c) => c !== 'all').map((c) => c.size).sort((a, b) => a - b)
+      const onlyWhole = [...whole.keys()].filter((id) => !byCase.has(id)).length
+      console.log(`baseline (${target} target): the unmutated copy passes the kit in ${(baseline.ms / 1000).toFixed(1)} s (${baseline.ran} cases), one case at a time in ${(serial.ms / 1000).toFixed(1)} s; it reaches ${mine.size} of the ${picked.length} sampled mutants: ${mine.size - sizes.length} with the whole kit (start-up code${onlyWhole ? `, or ${onlyWhole} reached only with cases at once` : ''}), ${sizes.length} with some cases (median ${sizes[sizes.length >> 1] ?? 0}, max ${sizes.at(-1) ?? 0})`)
     }
     if (probe) {
-      const any = new Set(targets.flatMap((t) => [...reached[t]!]))
+      const any = new Set(targets.flatMap((t) => [...reached[t]!.keys()]))
       const notDev = [...any].filter((k) => !reached.dev?.has(k)).length
       console.log(`baseline: ${any.size} of the ${picked.length} sampled mutants reached by a target${targets.includes('dev') && targets.length > 1 ? ` (${notDev} not by the dev target)` : ''}`)
     }
@@ -81,6 +96,7 @@ async function main(): Promise<void> {
     'no-npm-test': { type: 'boolean' }, 'cap-ms': { type: 'string' }, 'test-cap-ms': { type: 'string', default: '60000' },
     out: { type: 'string' }, rescore: { type: 'string', multiple: true }, 'no-reach': { type: 'boolean' }, 'deadline-min': { type: 'string', default: '55' },
     targets: { type: 'string', default: KIT_TARGETS.join(',') }, 'npm-only': { type: 'boolean' }, 'test-jobs': { type: 'string', default: '1' },
+    'whole-kit': { type: 'boolean' }, 'verify-survivors': { type: 'boolean' },
   } })
   const targets = values.targets.split(',').map((t) => t.trim()) as KitTarget[]
   if (!targets.length || targets.some((t) => !KIT_TARGETS.includes(t))) throw new Error(`--targets: a comma-separated list of ${KIT_TARGETS.join(', ')}`)
@@ -151,6 +167,20 @@ async function main(): Promise<void> {
     }
   }
 
+  // The mutant's kit runs on each target, dev first, until one kills it; the selected cases per target, or the whole suite.
+  const runTargets = async (dir: string, m: GeneratedMutant, on: KitTarget[], casesOn: (t: KitTarget) => string[] | undefined): Promise<KitOutcome | undefined> => {
+    let outcome: KitOutcome | undefined
+    let ms = 0
+    const cases: KitOutcome['cases'] = {}
+    for (const target of on) {
+      outcome = await runKit(dir, capMs[target]!, { target, databases, cases: casesOn(target) })
+      ms += outcome.ms
+      Object.assign(cases, outcome.cases)
+      if (outcome.status !== 'survived') break
+    }
+    return outcome && { ...outcome, ms, cases }
+  }
+
   const judge = async (dir: string, m: GeneratedMutant): Promise<MutantResult> => {
     const text = files.get(m.file)!
     const { start: _s, end: _e, ...mutant } = m
@@ -163,20 +193,27 @@ async function main(): Promise<void> {
       result.reachedOn = on
       await withMutatedFile(dir, m.file, text, applyMutant(text, m), async () => {
         if (!on.length) result.kit = { status: 'unreached', killedBy: [], ms: 0, ran: 0 }
-        let ms = 0
-        for (const target of on) {
-          result.kit = await runKit(dir, capMs[target]!, { target, databases })
-          ms += result.kit.ms
-          if (result.kit.status !== 'survived') break
+        // Only the cases that reach it on that target (case-reach.ts), unless --whole-kit or start-up code.
+        const casesOn = (t: KitTarget) => {
+          const c = reached?.[t]?.get(m.key)
+          return values['whole-kit'] || c === undefined || c === 'all' ? undefined : [...c].sort()
         }
-        result.kit!.ms = ms
+        result.kit = await runTargets(dir, m, on, casesOn) ?? result.kit
+        // --verify-survivors: the whole kit on the same targets, to count the kills the selection lost.
+        const selected = on.some((t) => casesOn(t) !== undefined)
+        if (values['verify-survivors'] && result.kit!.status === 'survived' && selected) {
+          const whole = (await runTargets(dir, m, on, () => undefined))!
+          result.selectionCheck = { wholeKit: whole.status, killedBy: whole.killedBy, ms: whole.ms }
+          console.log(`verify-survivors: the whole kit ${whole.status === 'survived' ? 'agrees (survived)' : `KILLS it (${whole.status}${whole.target ? ` on ${whole.target}` : ''}): the selection lost a kill`} ${m.file}:${m.line} ${m.operator}`)
+          if (whole.status !== 'survived') result.kit = whole
+        }
         if (result.kit!.status !== 'survived' && result.kit!.status !== 'unreached') result.npmTest = { killed: true, via: basename(FULL_KIT_TESTS[result.kit!.target ?? 'dev']) as FullKitTest }
       })
     }
     const done = ++kitJudged
     const survived = result.kit?.status === 'survived' || result.kit?.status === 'unreached'
     const verdict = result.equivalent !== undefined ? 'equivalent' : survived ? (result.kit!.status === 'unreached' ? 'UNREACHED' : 'SURVIVED') : result.kit!.status
-    const where = result.kit?.target && result.kit.status !== 'unreached' ? ` [${result.kit.target}]` : ''
+    const where = result.kit?.target && result.kit.status !== 'unreached' ? ` [${result.kit.target}; cases ${Object.entries(result.kit.cases ?? {}).map(([t, n]) => `${t} ${n}`).join(', ')}]` : ''
     console.log(`[${done}/${order.length} ${((Date.now() - started) / 60000).toFixed(1)} min] ${verdict.padEnd(10)}${where} ${m.file}:${m.line} ${m.operator} ${(result.kit?.ms ?? 0) / 1000 | 0}s ${result.kit?.killedBy[0]?.slice(0, 100) ?? ''}`)
     await appendFile(join(out, 'progress.jsonl'), `${JSON.stringify(result)}\n`)
     results.push(result)
@@ -252,8 +289,17 @@ async function main(): Promise<void> {
   if (final.judged < final.sampled) console.log(`the deadline stopped the run: ${final.judged} of ${final.sampled} sampled mutants judged`)
   console.log(verdictLine(final))
   console.log(`wall ${(final.wallMs / 60000).toFixed(1)} min with ${jobs} worker(s); load average min/mean/max ${final.loadAverage.map((n) => n.toFixed(2)).join(' / ')}`)
+  console.log(kitTimeLine(results))
   console.log(`report: ${join(out, 'mutation.html')}`)
   await writeFile(join(out, 'summary.txt'), `${consoleTable(final)}\n\n${verdictLine(final)}\n`)
+}
+
+/** How long a judged mutant's kit runs took (the median), and what --verify-survivors found. */
+function kitTimeLine(results: MutantResult[]): string {
+  const ms = results.filter((r) => r.kit && r.kit.status !== 'unreached').map((r) => r.kit!.ms).sort((a, b) => a - b)
+  const checked = results.filter((r) => r.selectionCheck)
+  const lost = checked.filter((r) => r.selectionCheck!.wholeKit !== 'survived').length
+  return `kit runs: ${ms.length} mutants run, median ${((ms[ms.length >> 1] ?? 0) / 1000).toFixed(1)} s per mutant${checked.length ? `; --verify-survivors: ${checked.length} survivors of the selected cases rerun with the whole kit, ${lost} killed by it (kills the selection lost)` : ''}`
 }
 
 main().catch((err) => {
