@@ -6,6 +6,7 @@
 import type pg from 'pg'
 import type { SessionInfo } from '../protocol/index.ts'
 import { openPool } from '../postgres/pool.ts'
+import { heldByLivePeer } from '../postgres/directory-holder.ts'
 import { query, read } from '../postgres/retry.ts'
 
 export interface SessionDirectoryOptions {
@@ -150,10 +151,8 @@ export async function createSessionDirectory(options: SessionDirectoryOptions): 
     },
     async heldElsewhere(ids) {
       if (!ids.length) return []
-      const { rows } = await read<{ session_id: string }>(pool, `SELECT d.session_id FROM gateway_session_directory d
-        JOIN gateway_fleet_members m ON m.process_id = d.process_id AND m.lease_until > clock_timestamp()
-        WHERE d.session_id = ANY($1::text[]) AND d.process_id <> $2`, [ids, me])
-      return rows.map((r) => r.session_id)
+      const { rows } = await read<{ id: string }>(pool, `SELECT id FROM unnest($1::text[]) AS s(id) WHERE ${heldByLivePeer('s.id', '$2')}`, [ids, me])
+      return rows.map((r) => r.id)
     },
   }
 }

@@ -9,6 +9,7 @@
 import type pg from 'pg'
 import type { SessionInfo } from '../../protocol/index.ts'
 import { databaseIdOf, openPool, type PostgresConnectionOptions } from '../../postgres/pool.ts'
+import { heldByLivePeer } from '../../postgres/directory-holder.ts'
 import { query, read, transaction } from '../../postgres/retry.ts'
 import { SessionMovedError, type SessionStore, type StoredSession } from '../session-store.ts'
 
@@ -42,9 +43,6 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
   // row. A dead holder's row does not fence: whoever rebuilds its session writes before its own
   // claim has landed, and the holder can no longer write anyway.
   let fence: string | undefined
-  const heldElsewhere = (idParam: string, meParam: string) => `EXISTS (SELECT 1 FROM gateway_session_directory d
-    JOIN gateway_fleet_members m ON m.process_id = d.process_id AND m.lease_until > clock_timestamp()
-    WHERE d.session_id = ${idParam} AND d.process_id <> ${meParam})`
 
   const settleSql = `INSERT INTO gateway_settled_executions (execution_id, session_id, job_id, info) VALUES ($1, $2, $3, $4::jsonb)
     ON CONFLICT (execution_id) DO NOTHING`
@@ -64,8 +62,8 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
             ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, record = EXCLUDED.record, saved_at = now()`, [record.id, record.kind, json])
         } else {
           const { rowCount } = await client.query(`
-            INSERT INTO gateway_sessions (id, kind, record, saved_at) SELECT $1, $2, $3::jsonb, now() WHERE NOT ${heldElsewhere('$1', '$4')}
-            ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, record = EXCLUDED.record, saved_at = now() WHERE NOT ${heldElsewhere('$1', '$4')}`,
+            INSERT INTO gateway_sessions (id, kind, record, saved_at) SELECT $1, $2, $3::jsonb, now() WHERE NOT ${heldByLivePeer('$1', '$4')}
+            ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, record = EXCLUDED.record, saved_at = now() WHERE NOT ${heldByLivePeer('$1', '$4')}`,
           [record.id, record.kind, json, me])
           if (rowCount !== 1) throw new SessionMovedError(record.id)
         }
@@ -85,7 +83,7 @@ export async function createPostgresSessionStore(options: PostgresSessionStoreOp
     delete: (id) => enqueue(id, async () => {
       // Fenced, a delete of a session another process runs now is a no-op: its record is not ours to drop.
       if (fence === undefined) await q('DELETE FROM gateway_sessions WHERE id = $1', [id])
-      else await q(`DELETE FROM gateway_sessions WHERE id = $1 AND NOT ${heldElsewhere('$1', '$2')}`, [id, fence])
+      else await q(`DELETE FROM gateway_sessions WHERE id = $1 AND NOT ${heldByLivePeer('$1', '$2')}`, [id, fence])
     }),
     async list() {
       await Promise.all(tails.values())
