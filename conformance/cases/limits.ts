@@ -1,7 +1,7 @@
 /** The cases of § Limits: each case's first clause is `limits.N`. */
 import { waitAcross } from '../harness/ws-client.ts'
 import { Unsupported, type Case } from '../types.ts'
-import { call, idle, peerScenario, jsonOfBytes } from '../harness/case-helpers/index.ts'
+import { afterPeerArrivals, burstScenario, call, chainEndArrived, fromPeer, idle, jsonOfBytes, peerScenario, relayChain, turnCount } from '../harness/case-helpers/index.ts'
 
 export const limitsCases: Case[] = [
   {
@@ -40,36 +40,27 @@ export const limitsCases: Case[] = [
       // protocol 7 has no peers): what is checked is what arrives, and exactly the allowed part does.
       const a = await idle(ctx)
       const b = await idle(ctx)
-      const fromPeer = (ws: typeof a.ws, sender: string) => ws.events().filter((e) => e.type === 'user_message' && e.origin?.kind === 'peer' && e.origin?.sessionId === sender)
-      const turns = (ws: typeof a.ws) => ws.events().filter((e) => e.type === 'turn_result').length
       a.ws.send({ type: 'user_message', text: peerScenario(call('peers_send', { sessionId: b.session.id, text: 'x'.repeat(maxChars + 1) })) })
       await a.ws.waitForEvent('turn_result', ctx.deadlineMs)
       a.ws.send({ type: 'user_message', text: peerScenario(call('peers_send', { sessionId: b.session.id, text: 'y'.repeat(maxChars) })) })
-      await a.ws.waitFor(() => turns(a.ws) === 2, ctx.deadlineMs, 'the second turn')
+      await a.ws.waitFor(() => turnCount(a.ws) === 2, ctx.deadlineMs, 'the second turn')
       await b.ws.waitFor(() => fromPeer(b.ws, a.session.id).length >= 1, ctx.deadlineMs, 'a message of exactly maxMessageChars')
       ctx.check('limits.4', !JSON.stringify(fromPeer(b.ws, a.session.id)).includes('x'.repeat(maxChars + 1)), `the message over ${maxChars} characters not delivered`, 'delivered')
       ctx.check('limits.4', JSON.stringify(fromPeer(b.ws, a.session.id)).includes('y'.repeat(maxChars)), `a message of exactly ${maxChars} characters delivered`, 'not delivered')
-      // A chain of relays one longer than maxHops: hop k's session plays the scenario it received
-      // and relays it on; the relay past maxHops must not arrive.
-      const before = turns(a.ws) + turns(b.ws)
-      let text = peerScenario(call('peers_send', { sessionId: b.session.id, text: 'end of the chain' }))
-      for (let hop = maxHops; hop >= 1; hop--) text = peerScenario(call('peers_send', { sessionId: hop % 2 === 1 ? b.session.id : a.session.id, text }))
-      a.ws.send({ type: 'user_message', text })
+      // A chain of relays one longer than maxHops: the relay past maxHops must not arrive.
+      const before = turnCount(a.ws) + turnCount(b.ws)
+      a.ws.send({ type: 'user_message', text: relayChain(a.session.id, b.session.id, maxHops) })
       // a's turn, then one turn per delivered hop (the last of which attempts the refused relay).
-      await waitAcross([a.ws, b.ws], () => turns(a.ws) + turns(b.ws) >= before + 1 + maxHops, ctx.deadlineMs, `${1 + maxHops} turns along the relay chain`)
-      const arrived = [...a.ws.events(), ...b.ws.events()].filter((e) => e.type === 'user_message' && e.origin?.kind === 'peer')
-      ctx.check('limits.6', !arrived.some((e) => JSON.stringify(e.message ?? null).includes('end of the chain') && !JSON.stringify(e.message ?? null).includes('peers_send')), `the relay past ${maxHops} hops not delivered`, arrived.map((e) => e.origin))
+      await waitAcross([a.ws, b.ws], () => turnCount(a.ws) + turnCount(b.ws) >= before + 1 + maxHops, ctx.deadlineMs, `${1 + maxHops} turns along the relay chain`)
+      const chain = chainEndArrived([a.ws, b.ws])
+      ctx.check('limits.6', !chain.pastLimit, `the relay past ${maxHops} hops not delivered`, chain.arrived.map((e) => e.origin))
       // perMinute + 1 sends in one minute: exactly perMinute arrive.
       const c = await idle(ctx)
-      const sends = Array.from({ length: perMinute + 1 }, (_, i) => call('peers_send', { sessionId: b.session.id, text: `burst ${i}` }))
-      c.ws.send({ type: 'user_message', text: peerScenario(...sends) })
+      c.ws.send({ type: 'user_message', text: burstScenario(b.session.id, perMinute + 1) })
       await c.ws.waitForEvent('turn_result', ctx.deadlineMs)
       await b.ws.waitFor(() => fromPeer(b.ws, c.session.id).length >= perMinute, ctx.deadlineMs, `${perMinute} messages from the third session`)
-      // An extra message would be queued behind b's turns (peers.1): a message of the kit's own,
-      // sent now, queues after every one c sent, so once its turn is over every arrival is in.
-      const marker = `after the burst ${Math.floor(ctx.random() * 1e9)}`
-      b.ws.send({ type: 'user_message', text: marker })
-      await b.ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => String(e.result).includes(marker))
+      // An extra message would be queued behind b's turns (peers.1).
+      await afterPeerArrivals(b.ws, `after the burst ${Math.floor(ctx.random() * 1e9)}`, ctx.deadlineMs)
       ctx.equal('limits.5', fromPeer(b.ws, c.session.id).length, perMinute, `messages delivered of ${perMinute + 1} sent within a minute`)
     },
   },

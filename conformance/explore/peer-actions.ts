@@ -8,7 +8,7 @@
  */
 import { call } from '../harness/case-helpers/engine-tools.ts'
 import { waitAcross, type WsClient } from '../harness/ws-client.ts'
-import { peerScenario } from '../harness/case-helpers/peers.ts'
+import { afterPeerArrivals, burstScenario, chainEndArrived, fromPeer, peerScenario, relayChain, turnCount } from '../harness/case-helpers/peers.ts'
 import { command } from './command.ts'
 import type { World } from './world.ts'
 
@@ -18,9 +18,7 @@ export function peerOverLong(maxChars: number) {
     const long = `${'z'.repeat(maxChars)}!`
     a.ws.send({ type: 'user_message', text: peerScenario(call('peers_send', { sessionId: b.session.id, text: long })) })
     await a.ws.waitForEvent('turn_result', w.deadlineMs)
-    const marker = `explore marker ${w.ctx.random().toString(36).slice(2, 10)}`
-    b.ws.send({ type: 'user_message', text: marker })
-    await b.ws.waitForEvent('turn_result', w.deadlineMs, (e) => String(e.result).includes(marker))
+    await afterPeerArrivals(b.ws, marker(w), w.deadlineMs)
     const arrived = fromPeer(b.ws, a.session.id).some((e) => JSON.stringify(e.message ?? null).includes(long))
     w.ctx.check('limits.4', !arrived, `a peer message of ${maxChars + 1} characters (over peers.maxMessageChars) not delivered`, 'delivered')
   }))
@@ -43,20 +41,13 @@ async function withScratchPair(w: World, run: (a: Scratch, b: Scratch) => Promis
   }
 }
 
-const fromPeer = (ws: WsClient, sender: string) => ws.events().filter((e) => e.type === 'user_message' && e.origin?.kind === 'peer' && e.origin?.sessionId === sender)
-const turns = (ws: WsClient) => ws.events().filter((e) => e.type === 'turn_result').length
-
 /** limits.5: perMinute + 1 sends in one turn of a fresh sender: exactly perMinute arrive. */
 export function peerBurst(perMinute: number) {
   return command(`peers_send burst(${perMinute + 1} from a new session)`, () => true, (_m, w) => withScratchPair(w, async (c, b) => {
-    const sends = Array.from({ length: perMinute + 1 }, (_, i) => call('peers_send', { sessionId: b.session.id, text: `burst ${i}` }))
-    c.ws.send({ type: 'user_message', text: peerScenario(...sends) })
+    c.ws.send({ type: 'user_message', text: burstScenario(b.session.id, perMinute + 1) })
     await c.ws.waitForEvent('turn_result', w.deadlineMs)
     await b.ws.waitFor(() => fromPeer(b.ws, c.session.id).length >= perMinute, w.deadlineMs, `${perMinute} messages from the sender`)
-    // A message of the kit's own queues after every one the sender sent: once its turn is over, every arrival is in.
-    const marker = `explore marker ${w.ctx.random().toString(36).slice(2, 10)}`
-    b.ws.send({ type: 'user_message', text: marker })
-    await b.ws.waitForEvent('turn_result', w.deadlineMs, (e) => String(e.result).includes(marker))
+    await afterPeerArrivals(b.ws, marker(w), w.deadlineMs)
     w.ctx.equal('limits.5', fromPeer(b.ws, c.session.id).length, perMinute, `peer messages delivered of ${perMinute + 1} sent within a minute`)
   }))
 }
@@ -64,18 +55,15 @@ export function peerBurst(perMinute: number) {
 /** limits.6: a relay chain one hop longer than maxHops: the relay past maxHops never arrives. */
 export function peerChain(maxHops: number) {
   return command(`peers_send relay(${maxHops + 1} hops between new sessions)`, () => true, (_m, w) => withScratchPair(w, async (a, b) => {
-    let text = peerScenario(call('peers_send', { sessionId: b.session.id, text: 'end of the chain' }))
-    for (let hop = maxHops; hop >= 1; hop--) text = peerScenario(call('peers_send', { sessionId: hop % 2 === 1 ? b.session.id : a.session.id, text }))
-    a.ws.send({ type: 'user_message', text })
+    a.ws.send({ type: 'user_message', text: relayChain(a.session.id, b.session.id, maxHops) })
     // a's turn, then one turn per delivered hop (the last of which attempts the refused relay).
-    await waitAcross([a.ws, b.ws], () => turns(a.ws) + turns(b.ws) >= 1 + maxHops, w.deadlineMs, `${1 + maxHops} turns along the relay chain`)
-    // Each session's own message queues behind whatever relay reached it: once both turns are over, a relay past maxHops would be in.
-    for (const x of [a, b]) {
-      const marker = `explore marker ${w.ctx.random().toString(36).slice(2, 10)}`
-      x.ws.send({ type: 'user_message', text: marker })
-      await x.ws.waitForEvent('turn_result', w.deadlineMs, (e) => String(e.result).includes(marker))
-    }
-    const arrived = [...a.ws.events(), ...b.ws.events()].filter((e) => e.type === 'user_message' && e.origin?.kind === 'peer')
-    w.ctx.check('limits.6', !arrived.some((e) => JSON.stringify(e.message ?? null).includes('end of the chain') && !JSON.stringify(e.message ?? null).includes('peers_send')), `the relay past ${maxHops} hops not delivered`, arrived.map((e) => e.origin))
+    await waitAcross([a.ws, b.ws], () => turnCount(a.ws) + turnCount(b.ws) >= 1 + maxHops, w.deadlineMs, `${1 + maxHops} turns along the relay chain`)
+    // Each session's own message queues behind whatever relay reached it.
+    for (const x of [a, b]) await afterPeerArrivals(x.ws, marker(w), w.deadlineMs)
+    const chain = chainEndArrived([a.ws, b.ws])
+    w.ctx.check('limits.6', !chain.pastLimit, `the relay past ${maxHops} hops not delivered`, chain.arrived.map((e) => e.origin))
   }))
 }
+
+/** A seeded marker text, so a run replays the same commands. */
+const marker = (w: World) => `explore marker ${w.ctx.random().toString(36).slice(2, 10)}`
