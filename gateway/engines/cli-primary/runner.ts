@@ -11,7 +11,7 @@ import { SessionCore, type SessionCoreRestore } from '../../sessions/session-cor
 import type { RunnerSnapshot } from '../../sessions/session-store.ts'
 import { dormantSnapshot } from '../dormancy.ts'
 import { questionBehaviorOf } from '../questions.ts'
-import { errorOutcome, interruptedOutcome, TurnMachinery } from '../turn-machinery.ts'
+import { errorOutcome, interruptedOutcome, TurnMachinery, type TurnOutcome } from '../turn-machinery.ts'
 import { RespawnPolicy, type RespawnOptions } from '../respawn.ts'
 import { Approvals } from './approvals.ts'
 import { InputQueue } from './input-queue.ts'
@@ -163,8 +163,7 @@ export class ClaudeRunner implements Runner {
     if (this.#turnActive) {
       this.#turnActive = false
       this.#interrupted = false
-      const info = this.#turns.info()
-      this.#turns.endTurn(errorOutcome(summary), { durationMs: 0, numTurns: info.numTurns, totalCostUsd: info.totalCostUsd }, { stayBusy: true })
+      this.#endTurnHere(errorOutcome(summary), true)
     }
     this.#turns.core.setStatus('idle')
   }
@@ -363,9 +362,14 @@ export class ClaudeRunner implements Runner {
       this.#interrupted = false
       if (withdrawn === 'part') return // the messages sent since still run, as this turn
       this.#turnActive = false
-      const info = this.#turns.info()
-      this.#turns.endTurn(interruptedOutcome(), { durationMs: 0, numTurns: info.numTurns, totalCostUsd: info.totalCostUsd })
+      this.#endTurnHere(interruptedOutcome())
     })
+  }
+
+  /** A turn the CLI will report nothing more of (its process died, its messages were withdrawn) ends here, with the session's figures so far. */
+  #endTurnHere(outcome: TurnOutcome, stayBusy = false): void {
+    const info = this.#turns.info()
+    this.#turns.endTurn(outcome, { durationMs: 0, numTurns: info.numTurns, totalCostUsd: info.totalCostUsd }, { stayBusy })
   }
 
   setPermissionMode(mode: PermissionMode): void {
