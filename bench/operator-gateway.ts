@@ -2,8 +2,8 @@
  * The gateway as an operator runs it: `gateway serve --config <file>` in its own
  * process, bearer authentication from a principals file, the provider engine on the fake model
  * server in a third process, and the two CLI engines on the kit's fake CLIs (which the gateway
- * spawns, as it spawns real ones). The compiled package (packages/gateway/dist, `npm run build`)
- * under plain `node` when it is built, else the sources under tsx. The bench process is the client.
+ * spawns, as it spawns real ones). The compiled package (packages/gateway/dist, built again first
+ * when a source is newer) under plain `node`, or the sources under tsx when asked. The bench process is the client.
  *
  * `cpuNs()` reads the gateway process's CPU time from /proc (every thread's `schedstat`, in ns:
  * the main thread, V8's GC helpers and libuv's pool), so a figure is the gateway's own, never the
@@ -11,18 +11,17 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer, type AddressInfo } from 'node:net'
-import { existsSync } from 'node:fs'
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { randomBytes } from 'node:crypto'
 import { hashToken } from '../gateway/config/principals.ts'
+import { COMPILED_BIN, ensureCompiledPackage } from './compiled-package.ts'
 import { FAKE_CLAUDE_CLI_NODE_ARGS, FAKE_CLAUDE_CLI_PATH } from '../fake-engines/claude-cli/index.ts'
 import { FAKE_CODEX_APP_SERVER_NODE_ARGS, FAKE_CODEX_APP_SERVER_PATH } from '../fake-engines/codex-app-server/index.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
-export const COMPILED_BIN = join(ROOT, 'packages/gateway/dist/gateway/bin.js')
 const MODEL_MAIN = join(ROOT, 'fake-engines/provider-model/main.ts')
 
 export interface OperatorGateway {
@@ -178,7 +177,9 @@ allowedCwdRoots: [${JSON.stringify(work)}]
 allowedConfigDirRoots: [${JSON.stringify(work)}]
 ${options.logLevel ? `logging: { level: ${options.logLevel} }\n` : ''}${options.extraYaml ?? ''}`
   await writeFile(join(work, 'gateway.yaml'), config)
-  const compiled = options.bin !== undefined || (!options.source && existsSync(COMPILED_BIN))
+  // The compiled package unless told otherwise, rebuilt first when a source is newer than it.
+  const compiled = options.bin !== undefined || !options.source
+  if (compiled && options.bin === undefined) await ensureCompiledPackage()
   const entry = compiled ? [options.bin ?? COMPILED_BIN] : ['--import', 'tsx', join(ROOT, 'gateway/bin.ts')]
   const args = [...(options.nodeArgs ?? []), ...entry, 'serve', '--config', join(work, 'gateway.yaml')]
   const { child, value: url } = quiet

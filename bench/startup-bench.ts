@@ -13,18 +13,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { median, minMedMax, pairedRow, row, type BenchRow } from './stats.ts'
-import { COMPILED_BIN, processCpuNs } from './operator-gateway.ts'
+import { processCpuNs } from './operator-gateway.ts'
+import { buildGatewayPackage, COMPILED_BIN } from './compiled-package.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const BARE = "require('node:http').createServer((q, s) => s.end()).listen(0, '127.0.0.1', () => console.log('listening'))"
-
-/** The compiled package, as `npm run build --prefix packages/gateway` makes it. */
-function buildGatewayPackage(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts/build-package.mjs')], { cwd: join(ROOT, 'packages/gateway'), stdio: 'inherit' })
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`building packages/gateway exited ${code}`))))
-  })
-}
 
 /**
  * Milliseconds from spawn to the first stdout line matching `ready`, and the process's CPU time by
