@@ -4,6 +4,7 @@ import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { pino } from 'pino'
+import { LogDestination } from './log-destination.ts'
 import { createLogger, flatLinesLogger, LOG_BUFFER_BYTES, LOG_FLUSH_INTERVAL_MS } from './logger.ts'
 
 function capture(options: Parameters<typeof createLogger>[0]) {
@@ -36,8 +37,8 @@ describe('createLogger', () => {
     // Not a terminal here, so not pino-pretty: the plain JSON destination serve and dev use.
     const logger = createLogger({ level: 'info' })
     const stream = (logger as any)[pino.symbols.streamSym]
-    expect(stream.constructor.name).toBe('SonicBoom')
-    expect(stream).toMatchObject({ fd: 1, sync: false, minLength: LOG_BUFFER_BYTES, _periodicFlush: LOG_FLUSH_INTERVAL_MS })
+    expect(stream).toBeInstanceOf(LogDestination)
+    expect(stream).toMatchObject({ fd: 1, options: { batchBytes: LOG_BUFFER_BYTES, flushIntervalMs: LOG_FLUSH_INTERVAL_MS } })
   })
 
   it('writes flat lines (the access log) as the root logger does, still scrubbing credential values and the configured paths', async () => {
@@ -53,7 +54,7 @@ describe('createLogger', () => {
   })
 
   it('loses no buffered line when the process dies of an uncaught exception', () => {
-    // A process of its own: the lines are still in the buffer (far below its 8 KiB) when it throws.
+    // A process of its own: the lines are still in the buffer (far below a batch) when it throws.
     const script = `
       const { createLogger } = await import(${JSON.stringify(fileURLToPath(new URL('./logger.ts', import.meta.url)))})
       const logger = createLogger({ level: 'info' })

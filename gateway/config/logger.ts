@@ -6,12 +6,14 @@
  *
  * Lines go to stdout through a buffered, asynchronous destination, so no request waits on
  * stdout (a synchronous write stalls every request while stdout is slow to read): lines are
- * gathered and written off the request's path when enough have gathered or on a short timer.
- * `flushLog` empties the buffer before an orderly exit; pino flushes it synchronously on any
- * `exit` (uncaught errors included), so a crash loses at most what a SIGKILL would.
+ * gathered and written off the request's path when enough have gathered or on a short timer
+ * (`log-destination.ts`). `flushLog` empties the buffer before an orderly exit; the destination
+ * writes it synchronously on any `exit` (uncaught errors included), so a crash loses at most what
+ * a SIGKILL would.
  */
 import { createRequire } from 'node:module'
 import type { Logger } from 'pino'
+import { LogDestination } from './log-destination.ts'
 
 // pino is CommonJS: required, not imported, because an ES import of a CommonJS package makes Node
 // parse every one of its ~25 files for named exports first (cjs-module-lexer), which cost about
@@ -23,8 +25,8 @@ const REDACT_PATHS = [
   '*.apiKey', '*.token', '*.password', '*.secret', 'env.*',
 ]
 
-/** Bytes gathered before a write (a few dozen access lines); below sonic-boom's 16 KiB maximum write. */
-export const LOG_BUFFER_BYTES = 8192
+/** Bytes gathered before a write (a few dozen access lines). */
+export const LOG_BUFFER_BYTES = 32768
 /** The longest a line waits in the buffer when traffic is too light to fill it. */
 export const LOG_FLUSH_INTERVAL_MS = 100
 /**
@@ -82,10 +84,8 @@ function createRootLogger(options: LoggerOptions): Logger {
   return pino(settings as never, stdoutDestination())
 }
 
-function stdoutDestination() {
-  return pino.destination({
-    dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS, maxLength: LOG_MAX_BUFFERED_BYTES,
-  })
+function stdoutDestination(): LogDestination {
+  return new LogDestination(1, { batchBytes: LOG_BUFFER_BYTES, flushIntervalMs: LOG_FLUSH_INTERVAL_MS, maxBufferedBytes: LOG_MAX_BUFFERED_BYTES })
 }
 
 /** How long an orderly exit waits for the log's writes in flight before it writes the rest synchronously. */
