@@ -213,7 +213,7 @@ async function main(): Promise<void> {
     }
     if (values.explore) {
       const { explore } = await import('./explore/cli-run.ts')
-      process.exitCode = await explore({ manifest, seed, timeoutMs, reports: values.reports, budgetSteps: values['budget-steps'], budgetS: values['budget-s'], path: values['explore-path'], replayPath: values['replay-path'] })
+      process.exitCode = await explore({ manifest, receiver, seed, timeoutMs, reports: values.reports, budgetSteps: values['budget-steps'], budgetS: values['budget-s'], path: values['explore-path'], replayPath: values['replay-path'] })
       return
     }
     console.log(`running ${selected.length} cases against ${manifest.baseUrl} (seed ${seed}; --seed ${seed} reproduces its inputs)`)

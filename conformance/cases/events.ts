@@ -1,10 +1,9 @@
 /** The cases of § Events: each case's first clause is `events.N`. Those a protocol-7 client relies on are in events/protocol-7-clients.ts. */
-import { exponentialProblem, judgeRetryWaits, waitsBetween } from '../harness/backoff.ts'
 import { permissionRequestIdOf } from '../harness/permission-request.ts'
 import { scripted } from '../harness/scripted-engine.ts'
 import { Unsupported, type Case } from '../types.ts'
 import { isDeepStrictEqual } from 'node:util'
-import { resumeAfterCrash, subAgentEvents, primary, secondary, turnDeliveries, openCwdSession, submitCwdJob, engineDeath, delivered, untilNotified, holds, jobSession, eventShapesCase } from '../harness/case-helpers/index.ts'
+import { resumeAfterCrash, subAgentEvents, primary, secondary, turnDeliveries, openCwdSession, submitCwdJob, engineDeath, delivered, untilNotified, holds, jobSession, eventShapesCase, checkNotificationBackoff } from '../harness/case-helpers/index.ts'
 
 export const eventsCases: Case[] = [
   ...(['cli_primary', 'cli_secondary'] as const).flatMap((engine): Case[] => [
@@ -107,32 +106,7 @@ export const eventsCases: Case[] = [
   {
     id: 'notifications-retry-backoff', title: 'a notification answered 500 twice is retried with exponential backoff from retryDelayMs, then delivered once', section: 'events',
     clauses: ['events.24', 'limits.14', 'server-configuration.23'], requires: ['provider', 'notifications', 'receiver', 'timer:notificationRetryDelayMs'],
-    async run(ctx) {
-      const base = Number(ctx.manifest.timers?.notificationRetryDelayMs)
-      if (base < 20) throw new Unsupported(`notificationRetryDelayMs ${base} ms is too short to tell a backoff from jitter (20 ms or more)`)
-      // Notifications share one configured URL: only this session's deliveries are made to fail.
-      const path = new URL(ctx.manifest.webhookUrl ?? ctx.receiver!.url).pathname
-      const measure = async () => {
-        const session = await ctx.createSession()
-        const mine = (body: any) => body?.sessionId === session.id && body?.type === 'turn_completed'
-        ctx.receiver!.answerNextWhere(path, mine, [500, 500])
-        const ws = await ctx.ws(session.id)
-        ws.send({ type: 'user_message', text: 'scenario:hello' })
-        await ws.waitForEvent('turn_result', ctx.deadlineMs)
-        const attempts = () => ctx.receiver!.deliveries.filter((d) => d.path === path && mine(d.body))
-        // Three attempts (the default, limits.14) take base + growth; past that the target gave up early.
-        const deadline = Date.now() + ctx.deadlineMs + 8 * base
-        while (!attempts().some((d) => d.status < 300) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
-        const seen = attempts()
-        if (seen.length < 3 && !seen.some((d) => d.status < 300)) throw new Unsupported(`the target stopped after ${seen.length} attempt(s): its notifications.attempts is below the default 3`)
-        ctx.equal('events.24', seen.map((d) => d.status), [500, 500, 200], 'attempts of the turn_completed notification (retried after each 500, delivered once)')
-        return waitsBetween(seen.map((d) => d.at))
-      }
-      // Several sessions (backoff.ts, judgeRetryWaits): a loaded machine cannot fail a conforming target,
-      // and one lucky round cannot pass a constant delay when the base is small.
-      const problem = await judgeRetryWaits(base, measure, (waits) => exponentialProblem(waits, base))
-      ctx.check('limits.14', problem === undefined, `retry waits growing exponentially from retryDelayMs ${base} ms`, problem)
-    },
+    run: checkNotificationBackoff,
   },
   {
     id: 'cli-primary-turn-events', title: 'a cli_primary turn: system_init, capabilities without the default row, messages, turn_result, context_usage', section: 'events',

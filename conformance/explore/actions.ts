@@ -7,7 +7,7 @@
 import * as fc from 'fast-check'
 import { badToken, crossTenant, list, scopedOperatorRoute, unknownId } from './access-actions.ts'
 import { MAX_SESSIONS, type ExploreModel, type Offer } from './model.ts'
-import { deferredResult, job, jobBurst } from './queue-actions.ts'
+import { deferredResult, job, jobBurst, retryTiming } from './queue-actions.ts'
 import { parkAndDeliver } from './park-actions.ts'
 import { peerBurst, peerChain, peerOverLong } from './peer-actions.ts'
 import { createProfile, deleteProfile, recreateProfile, sessionOnProfile } from './profile-actions.ts'
@@ -69,5 +69,7 @@ export function commandArbitraries(offer: Offer): Array<fc.Arbitrary<Cmd>> {
   ]
   if (peers.length) arbs.push(w(1, fc.constantFrom(...peers).map((make) => make())))
   if (offer.queue) arbs.push(w(1, fc.constantFrom('complete', 'cancel', 'burst' as const).map((kind) => (kind === 'burst' ? jobBurst() : job(kind)))))
+  const timings = [...(offer.jobRetryTiming ? ['job' as const] : []), ...(offer.notificationBackoff ? ['notification' as const] : [])]
+  if (timings.length) arbs.push(w(1, fc.constantFrom(...timings).map(retryTiming)))
   return [fc.oneof(...arbs)]
 }

@@ -6,10 +6,13 @@
 import { join, resolve } from 'node:path'
 import { Unsupported, type TargetManifest } from '../types.ts'
 import { renderExplore, writeExploreReport } from './report.ts'
+import type { WebhookReceiver } from '../harness/webhook-receiver.ts'
 import { runExplore } from './run.ts'
 
 export interface ExploreCliOptions {
   manifest: TargetManifest
+  /** The kit's webhook receiver, when the target delivers webhooks to this host. */
+  receiver?: WebhookReceiver
   seed: number
   timeoutMs: number
   reports?: string
@@ -34,7 +37,7 @@ export async function explore(options: ExploreCliOptions): Promise<number> {
   let result
   try {
     result = await runExplore({
-      manifest: options.manifest, seed: options.seed, timeoutMs: options.timeoutMs, path: options.path, replayPath: options.replayPath,
+      manifest: options.manifest, receiver: options.receiver, seed: options.seed, timeoutMs: options.timeoutMs, path: options.path, replayPath: options.replayPath,
       budgetSteps: budgetSteps === undefined ? undefined : Math.floor(budgetSteps as number), budgetS: budgetS as number | undefined,
     })
   } catch (err) {

@@ -33,10 +33,9 @@ export const EXPLORE_FINDS: Record<string, string> = {
   'peer-rate-off-by-one': 'perMinute + 1 peer messages from a new session within a minute: exactly perMinute arrive (limits.5)',
   'peer-hops-off-by-one': 'a relay chain one hop past maxHops between two new sessions: the last relay never arrives (limits.6)',
   'execution-result-uncorrelated': 'each execution_result follows the execution_dispatched of its executionId (events.14)',
+  'retry-constant-delay': 'a job failing every run: its retries wait retryDelayMs doubled each time (job-status.7)',
+  'webhook-no-backoff': 'a notification answered 500 twice: its retries back off exponentially from the retry delay (limits.14)',
 }
 
 /** Deviations outside the model, with the reason. */
-export const EXPLORE_CANNOT_REACH: Record<string, string> = {
-  'retry-constant-delay': 'job retry timing (job-status.7) needs a failing job judged over many timed rounds; the model asserts no timing',
-  'webhook-no-backoff': 'webhook retry timing needs a receiver answering errors and timed rounds; the model asserts no timing',
-}
+export const EXPLORE_CANNOT_REACH: Record<string, string> = {}

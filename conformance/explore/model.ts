@@ -3,6 +3,7 @@
  * know of each session it created from the spec's words alone. It depends on the generated
  * command sequence only (never on the target's answers), so a seed fixes the sequence.
  */
+import { MIN_JUDGED_RETRY_DELAY_MS } from '../harness/case-helpers/retry-timing.ts'
 import type { TargetManifest } from '../types.ts'
 
 export type Owner = 'operator' | 'tenantA' | 'tenantB'
@@ -53,9 +54,14 @@ export interface Offer {
   /** peers.perMinute and peers.maxHops when the target states bounds small enough to reach in one command. */
   peerPerMinute: number | undefined
   peerMaxHops: number | undefined
+  /** A webhook receiver the target delivers to: a job's retry waits are judged (job-status.7). */
+  jobRetryTiming: boolean
+  /** Notifications to that receiver with a retry delay long enough to judge: their backoff is (events.24, limits.14). */
+  notificationBackoff: boolean
 }
 
-export function offerOf(manifest: TargetManifest): Offer {
+/** `receiver`: the run has the kit's webhook receiver, where the manifest's webhooks and notifications arrive. */
+export function offerOf(manifest: TargetManifest, receiver = false): Offer {
   const has = (f: string) => (manifest.features as string[]).includes(f)
   const roles: Role[] = []
   if (has('provider') && manifest.profiles.provider) roles.push('provider')
@@ -78,6 +84,8 @@ export function offerOf(manifest: TargetManifest): Offer {
     peerMaxChars: peers && (manifest.limits?.peerMaxMessageChars ?? Infinity) <= 60_000 ? manifest.limits?.peerMaxMessageChars : undefined,
     peerPerMinute: peers && (manifest.limits?.peerPerMinute ?? Infinity) <= 10 ? manifest.limits?.peerPerMinute : undefined,
     peerMaxHops: peers && (manifest.limits?.peerMaxHops ?? Infinity) <= 4 ? manifest.limits?.peerMaxHops : undefined,
+    jobRetryTiming: receiver && has('queue') && has('provider'),
+    notificationBackoff: receiver && has('notifications') && has('provider') && Number(manifest.timers?.notificationRetryDelayMs) >= MIN_JUDGED_RETRY_DELAY_MS,
   }
 }
 

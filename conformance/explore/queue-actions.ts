@@ -1,9 +1,11 @@
 /**
  * Explore commands for what a manifest may offer beyond sessions: deferred execution results
- * (first, duplicate, late after delete) and queue jobs (submit to a terminal status, cancel, one
- * more than the slots at once).
+ * (first, duplicate, late after delete), queue jobs (submit to a terminal status, cancel, one
+ * more than the slots at once) and the retry timing of jobs and notifications.
  */
 import { NON_TERMINAL } from '../harness/case-helpers/job-webhooks.ts'
+import { checkJobRetryDoubling, checkNotificationBackoff } from '../harness/case-helpers/retry-timing.ts'
+import { Unsupported } from '../types.ts'
 import { command, onSession } from './command.ts'
 import { alive } from './model.ts'
 import { eventAfter, playTurn, type World } from './world.ts'
@@ -112,6 +114,27 @@ export function jobBurst() {
     for (const id of ids) {
       await w.ctx.http('DELETE', `/jobs/${id}`)
       await waitJob(w, id, terminal, 'a terminal status after the cancel')
+    }
+  })
+}
+
+/**
+ * The retry-timing rules, judged as their cases judge them (retry-timing.ts): a job failing every
+ * run is retried after retryDelayMs doubled each time (job-status.7); a notification answered 500
+ * twice backs off exponentially from its retry delay (events.24, limits.14). Long commands (a few
+ * timed rounds each), drawn rarely.
+ */
+export function retryTiming(kind: 'job' | 'notification') {
+  return command(`retry timing(${kind})`, () => true, async (_m, w) => {
+    if (kind === 'job') {
+      if (await queuePaused(w)) return
+      return checkJobRetryDoubling(w.ctx)
+    }
+    try {
+      await checkNotificationBackoff(w.ctx)
+    } catch (err) {
+      // A target configured with fewer attempts than the default has nothing to judge here.
+      if (!(err instanceof Unsupported)) throw err
     }
   })
 }

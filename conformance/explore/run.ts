@@ -11,9 +11,12 @@ import { stepCounter } from './command.ts'
 import { newModel, offerOf } from './model.ts'
 import { createSession } from './session-actions.ts'
 import { World } from './world.ts'
+import type { WebhookReceiver } from '../harness/webhook-receiver.ts'
 
 export interface ExploreOptions {
   manifest: TargetManifest
+  /** The kit's webhook receiver, where the manifest's webhooks and notifications arrive: its commands judge retry timing. */
+  receiver?: WebhookReceiver
   seed: number
   /** Runs start while fewer steps than this ran (a run may finish past it, by fewer than maxCommands). */
   budgetSteps?: number
@@ -61,7 +64,7 @@ export const MAX_SEQUENCES = 5000
 
 export async function runExplore(options: ExploreOptions): Promise<ExploreResult> {
   const { manifest, seed } = options
-  const offer = offerOf(manifest)
+  const offer = offerOf(manifest, options.receiver !== undefined)
   if (!offer.roles.length) throw new Unsupported('the manifest offers no provider or fake cli_primary profile to explore with')
   const maxCommands = Math.max(1, Math.min(options.maxCommands ?? 20, options.budgetSteps ?? Infinity))
   const budgetSteps = options.budgetS === undefined ? (options.budgetSteps ?? DEFAULT_BUDGET_STEPS) : options.budgetSteps
@@ -79,7 +82,7 @@ export async function runExplore(options: ExploreOptions): Promise<ExploreResult
     else shrinkRuns++
     stepCounter.labels = []
     // Each sequence names what it leaves on the target (profiles) apart from the others'.
-    const world = new World(manifest, seed + runs + shrinkRuns, options.timeoutMs ?? 15_000)
+    const world = new World(manifest, seed + runs + shrinkRuns, options.timeoutMs ?? 15_000, options.receiver)
     const before = stepCounter.steps
     try {
       // Every sequence starts from one session (s0) on the first role, a tenant's where there are

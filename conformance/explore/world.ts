@@ -4,6 +4,7 @@
  * recorder socket attached from seq 0 at creation — the live stream every replay is compared with.
  */
 import { CaseContext } from '../harness/context.ts'
+import type { WebhookReceiver } from '../harness/webhook-receiver.ts'
 import type { WsClient } from '../harness/ws-client.ts'
 import type { TargetManifest } from '../types.ts'
 import type { Owner, Role } from './model.ts'
@@ -30,8 +31,8 @@ export class World {
   /** Managed profile names by model index. */
   readonly profiles: string[] = []
 
-  constructor(manifest: TargetManifest, seed: number, deadlineMs: number) {
-    this.ctx = new CaseContext(manifest, seed, deadlineMs)
+  constructor(manifest: TargetManifest, seed: number, deadlineMs: number, receiver?: WebhookReceiver) {
+    this.ctx = new CaseContext(manifest, seed, deadlineMs, receiver)
   }
 
   get deadlineMs(): number {

@@ -40,10 +40,10 @@ describe('--explore finds each deviation its model observes, through the variati
     let replayed: ExploreResult | undefined
     const outcome = await judgeDeviation(project!.dir, mutant, {}, async (target) => {
       for (const seed of SEEDS) {
-        result = await runExplore({ manifest: target.manifest, seed, budgetSteps: BUDGET_STEPS, timeoutMs: 8000 })
+        result = await runExplore({ manifest: target.manifest, receiver: target.receiver, seed, budgetSteps: BUDGET_STEPS, timeoutMs: 8000 })
         // The printed seed and path replay the minimal failing sequence.
         if (result.failure) {
-          replayed = await runExplore({ manifest: target.manifest, seed, budgetSteps: BUDGET_STEPS, timeoutMs: 8000, path: result.failure.path, replayPath: result.failure.replayPath })
+          replayed = await runExplore({ manifest: target.manifest, receiver: target.receiver, seed, budgetSteps: BUDGET_STEPS, timeoutMs: 8000, path: result.failure.path, replayPath: result.failure.replayPath })
           return [result.failure.error]
         }
       }

@@ -16,7 +16,7 @@ export const CI_BUDGET_STEPS = 120
 async function exploreOn(start: () => Promise<SelfTarget>, seed: number): Promise<ExploreResult> {
   const target = await start()
   try {
-    return await runExplore({ manifest: target.manifest, seed, budgetSteps: CI_BUDGET_STEPS })
+    return await runExplore({ manifest: target.manifest, receiver: target.receiver, seed, budgetSteps: CI_BUDGET_STEPS })
   } finally {
     await target.close()
   }
@@ -40,7 +40,7 @@ describe('--explore is deterministic for a seed', () => {
     const target = await startSelfTarget()
     const sequences = async (seed: number) => {
       const played: string[] = []
-      await runExplore({ manifest: target.manifest, seed, budgetSteps: 40, onRun: (_runs, _steps, labels) => played.push(labels.join(' ; ')) })
+      await runExplore({ manifest: target.manifest, receiver: target.receiver, seed, budgetSteps: 40, onRun: (_runs, _steps, labels) => played.push(labels.join(' ; ')) })
       return played
     }
     try {

@@ -1,8 +1,7 @@
 /** The cases of § Job status: each case's first clause is `job-status.N`. */
-import { doublingProblem, judgeRetryWaits } from '../../harness/backoff.ts'
 import { jobEventMentions, jobEventType } from '../../harness/job-event.ts'
 import type { Case } from '../../types.ts'
-import { submitCwdJob, deliveredTypes, MAX_DURATION_MS, ORDER, RETRY_BASE_MS, deliveries, requireRunningQueue, submit, terminal, waitForJob, cancelEveryPhaseCase } from '../../harness/case-helpers/index.ts'
+import { submitCwdJob, deliveredTypes, MAX_DURATION_MS, ORDER, deliveries, requireRunningQueue, submit, terminal, waitForJob, cancelEveryPhaseCase, checkJobRetryDoubling } from '../../harness/case-helpers/index.ts'
 
 export const jobStatusCases: Case[] = [
   {
@@ -50,33 +49,7 @@ export const jobStatusCases: Case[] = [
   {
     id: 'jobs-retry-doubling', title: 'a failed run is retried with retryDelayMs doubled each time, then fails', section: 'job-status',
     clauses: ['job-status.7', 'limits.12'], requires: ['provider', 'queue', 'receiver'],
-    async run(ctx) {
-      // "doubled each retry" is exact: the waits are RETRY_BASE_MS then twice that. The JobEvent
-      // layout is not shown: where job_retrying carries `nextRunAt` (a JobInfo field, other-shapes.5)
-      // and `ts`, the target's own delays are read; otherwise each wait is measured from a
-      // job_retrying to the next job_started at the receiver (backoff.ts: differences of waits,
-      // jitter tolerance half the base, up to three jobs so a loaded machine cannot fail it).
-      const measure = async (round: number) => {
-        const hook = ctx.receiver!.urlFor(`retry-${Math.floor(ctx.random() * 1e9)}`)
-        const job = await submit(ctx, { session: { prompt: 'scenario:model-error' }, attempts: 3, retryDelayMs: RETRY_BASE_MS, webhook: { url: hook.url } })
-        const done = await waitForJob(ctx, job.id, (j) => j.status === 'failed', 'failed')
-        const order = await deliveries(ctx, hook.path, (t) => t.endsWith('C'))
-        if (round === 0) {
-          if ('attempt' in done) ctx.equal('job-status.7', done.attempt, 3, 'attempts used')
-          ctx.equal('job-status.7', order, 'SYSYSC', 'webhook sequence')
-        }
-        const got = ctx.receiver!.received(hook.path)
-        const retrying = got.filter((d) => jobEventType(d.body) === 'job_retrying')
-        const stated = retrying.map((d) => (d.body?.event ?? d.body) as any).map((e) => (typeof e?.nextRunAt === 'number' && typeof e?.ts === 'number' ? e.nextRunAt - e.ts : undefined))
-        const waits = stated.every((w) => w !== undefined)
-          ? stated as number[]
-          : retrying.map((d) => (got.find((n) => n.at >= d.at && n !== d && jobEventType(n.body) === 'job_started')?.at ?? Infinity) - d.at)
-        ctx.check('job-status.7', waits.length === 2, 'two retries', waits)
-        return waits
-      }
-      const problem = await judgeRetryWaits(RETRY_BASE_MS, measure, (waits) => doublingProblem(waits, RETRY_BASE_MS))
-      ctx.check('job-status.7', problem === undefined, `retry waits of ${RETRY_BASE_MS} then ${2 * RETRY_BASE_MS} ms (retryDelayMs doubled each retry)`, problem)
-    },
+    run: checkJobRetryDoubling,
   },
   {
     id: 'jobs-progress-completion-only', title: "webhook.progress 'completion' quiets job_progress deliveries", section: 'job-status',
