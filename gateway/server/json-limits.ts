@@ -11,34 +11,27 @@ export const MAX_JSON_DEPTH = 64
 /** Members of one object or elements of one array. */
 export const MAX_JSON_ENTRIES = 10_000
 
-const OPEN_BRACE = 0x7b, OPEN_BRACKET = 0x5b, CLOSE_BRACE = 0x7d, CLOSE_BRACKET = 0x5d
-const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c
-
 /**
- * One linear pass over the text, no recursion: the reason the text is too complex, or undefined.
- * Runs on text that may not be valid JSON; `JSON.parse` judges validity after it, so a scan of
- * garbage only has to stay linear and never throw.
+ * The reason a parsed value is too complex, or undefined. The check walks the parsed value, not
+ * the text: V8's JSON.parse does not recurse (a value nested a million deep parses), so only the
+ * consumers after it need the limit, and a walk costs one step per container and member where a
+ * scan of the text cost one per character (a 90 KB prompt: ~300 µs scanned, more than the parse
+ * itself, against a few µs walked). Iterative, so the walk itself never overflows the stack.
  */
-export function jsonComplexity(text: string): string | undefined {
-  // entries[d] counts the commas seen at depth d; an empty container's count is harmless.
-  const entries: number[] = []
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === BACKSLASH) i++
-      else if (c === QUOTE) inString = false
-      continue
-    }
-    if (c === QUOTE) inString = true
-    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > MAX_JSON_DEPTH) return `JSON nests deeper than ${MAX_JSON_DEPTH} levels`
-      entries[depth] = 1
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      if (depth > 0) depth--
-    } else if (c === COMMA && depth > 0) {
-      if (++entries[depth] > MAX_JSON_ENTRIES) return `a JSON object or array has more than ${MAX_JSON_ENTRIES} entries`
+export function jsonComplexity(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined
+  const nodes: object[] = [value]
+  const depths: number[] = [1]
+  while (nodes.length) {
+    const node = nodes.pop()!
+    const depth = depths.pop()!
+    if (depth > MAX_JSON_DEPTH) return `JSON nests deeper than ${MAX_JSON_DEPTH} levels`
+    const members: unknown[] = Array.isArray(node) ? node : Object.values(node)
+    if (members.length > MAX_JSON_ENTRIES) return `a JSON object or array has more than ${MAX_JSON_ENTRIES} entries`
+    for (const member of members) {
+      if (member === null || typeof member !== 'object') continue
+      nodes.push(member)
+      depths.push(depth + 1)
     }
   }
   return undefined
@@ -46,13 +39,14 @@ export function jsonComplexity(text: string): string | undefined {
 
 export type ParsedJson = { ok: true; value: unknown } | { ok: false; refusal: Refusal }
 
-/** The one parser of client JSON: complexity first (400 `json_too_complex`), then syntax (400 `invalid_json`). */
+/** The one parser of client JSON: syntax (400 `invalid_json`), then depth and breadth (400 `json_too_complex`). */
 export function parseClientJson(text: string): ParsedJson {
-  const tooComplex = jsonComplexity(text)
-  if (tooComplex) return { ok: false, refusal: refuse('json_too_complex', tooComplex) }
+  let value: unknown
   try {
-    return { ok: true, value: JSON.parse(text) }
+    value = JSON.parse(text)
   } catch (err) {
     return { ok: false, refusal: refuse('invalid_json', `malformed JSON body: ${(err as Error).message}`) }
   }
+  const tooComplex = jsonComplexity(value)
+  return tooComplex ? { ok: false, refusal: refuse('json_too_complex', tooComplex) } : { ok: true, value }
 }

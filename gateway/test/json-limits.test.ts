@@ -68,6 +68,16 @@ describe('JSON depth and breadth limits', () => {
     expect(await listStatus('operator')).toBe(200)
   })
 
+  it('judges syntax first: a malformed body nested past the limit is 400 invalid_json', async () => {
+    const res = await gw.request('POST', '/sessions', { raw: `{"meta":${nested(5000)}`, headers: { 'content-type': 'application/json' } })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ code: 'invalid_json' })
+  })
+
+  it('a body nested 200,000 deep (within the size limit) is still refused, the check overflowing no stack', async () => {
+    expectTooComplex(await gw.request('POST', '/sessions', { raw: `{"meta":${'['.repeat(200_000)}${']'.repeat(200_000)}}`, headers: { 'content-type': 'application/json' } }))
+  })
+
   it('strings that look like brackets do not count as nesting', async () => {
     const text = '['.repeat(10_000) + '{"\\"'
     const res = await gw.request('POST', '/sessions', { body: { meta: { text } } })

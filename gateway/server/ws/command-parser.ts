@@ -38,14 +38,14 @@ export type ParsedFrame = { ok: true; command: SessionCommand } | { ok: false; m
 
 export function parseCommand(data: string): ParsedFrame {
   if (data.length > MAX_FRAME_BYTES) return { ok: false, message: 'frame too large' }
-  const tooComplex = jsonComplexity(data)
-  if (tooComplex) return { ok: false, message: tooComplex }
   let value: unknown
   try {
     value = JSON.parse(data)
   } catch {
     return { ok: false, message: 'invalid JSON frame' }
   }
+  const tooComplex = jsonComplexity(value)
+  if (tooComplex) return { ok: false, message: tooComplex }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, message: 'a command must be a JSON object' }
   }
