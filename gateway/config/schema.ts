@@ -80,6 +80,13 @@ const providerProfile = z.strictObject({
   session: sessionGrants.optional(),
 })
 
+
+/**
+ * An idle keep-alive connection's lifetime: Node's default (5 s) is below every common load
+ * balancer's idle timeout (AWS ALB 60 s, Google Cloud 600 s), so a balancer reusing a connection
+ * the gateway is closing gets a reset and answers 502. Above the ALB's default.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000
 export const profileSchema = z.discriminatedUnion('engine', [cliPrimaryProfile, cliSecondaryProfile, providerProfile])
 
 /** A deferred or bridged tool the provider engine offers: what the model is told, and how long a call may wait. */
@@ -156,7 +163,10 @@ const webhook = z.strictObject({
 
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
-  listen: z.strictObject({ host: z.string().default('127.0.0.1'), port: nonNegativeInt.max(65535).default(8787) }).default({ host: '127.0.0.1', port: 8787 }),
+  listen: z.strictObject({
+    host: z.string().default('127.0.0.1'), port: nonNegativeInt.max(65535).default(8787),
+    keepAliveTimeoutMs: positiveInt.default(KEEP_ALIVE_TIMEOUT_MS).describe('how long an idle keep-alive connection stays open; above a load balancer\'s idle timeout (AWS ALB: 60 s), or the balancer may reuse a connection the gateway is closing and answer 502'),
+  }).default({ host: '127.0.0.1', port: 8787, keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS }),
   /** Module exporting authenticate, authorizeSession, buildRunnerConfig, fallback, toolBackends; relative to this file. */
   hooks: z.string().min(1).optional(),
   auth: z.strictObject({

@@ -15,6 +15,7 @@ import { preflight } from './preflight.ts'
 import { readinessDependencies } from './run-time-checks.ts'
 import { createLogger, flushLog, flushLogSync } from './logger.ts'
 import { buildServerOptions, loadHooks } from './server-options.ts'
+import type { Server } from 'node:http'
 import type { LivePrincipals } from './live-principals.ts'
 import type { GatewayConfig } from './schema.ts'
 
@@ -113,6 +114,7 @@ export async function serveConfigFile(file: string, overrides: ServeOptions = {}
   const gateway = createGatewayServer(options)
   metrics = gateway.metrics
   attachAccessLog(gateway.server, logger)
+  keepConnectionsAlive(gateway.server, config.listen.keepAliveTimeoutMs)
   logSessionLifecycle(gateway, logger)
   const { port, url } = await gateway.listen(overrides.port ?? config.listen.port, overrides.host ?? config.listen.host)
   logger.info({ kind: 'lifecycle', url, profiles: (config.profiles ?? []).map((p) => p.name) }, 'gateway listening')
@@ -208,4 +210,13 @@ export function exitOnSignals(starting: RunningGateway | Promise<RunningGateway>
   }), () => {})
   // SIGHUP: read the principals file again (revocation without a restart), never a stop.
   process.on('SIGHUP', () => void Promise.resolve(starting).then((running) => running.reloadPrincipals('SIGHUP'), () => {}))
+}
+
+/**
+ * listen.keepAliveTimeoutMs. Node wants a request's headers timeout above the keep-alive timeout,
+ * or a connection reused at the last moment can be cut while its request's headers arrive.
+ */
+function keepConnectionsAlive(server: Server, ms: number): void {
+  server.keepAliveTimeout = ms
+  server.headersTimeout = Math.max(server.headersTimeout, ms + 1000)
 }
