@@ -41,8 +41,10 @@ export interface PartPump {
 export function pumpParts(response: IncomingMessage, mapping: MapperOptions, ctx: BodyContext, sink: PartSink): PartPump {
   let settled = false
   let onAbort: (() => void) | undefined
+  let stall: { read(): void; stop(): void } | undefined
   const settle = () => {
     settled = true
+    stall?.stop()
     if (onAbort) ctx.signal?.removeEventListener('abort', onAbort)
   }
   const fail = (error: unknown) => {
@@ -71,6 +73,7 @@ export function pumpParts(response: IncomingMessage, mapping: MapperOptions, ctx
   response.setEncoding('utf8')
   response.on('data', (text: string) => {
     if (settled) return
+    stall!.read()
     try {
       parser.feed(text)
     } catch (error) {
@@ -94,11 +97,34 @@ export function pumpParts(response: IncomingMessage, mapping: MapperOptions, ctx
     responseHeaders: ctx.responseHeaders, requestBodyValues: ctx.values, isRetryable: true,
   }))
   response.on('error', cut)
-  response.setTimeout(ctx.timeoutMs, () => cut(new Error('Body Timeout Error')))
+  stall = stallWatch(ctx.timeoutMs, () => cut(new Error('Body Timeout Error')))
   response.on('close', () => {
     if (!response.complete) cut(new Error('terminated'))
   })
   return pump
+}
+
+/**
+ * Calls `onStall` once no body chunk arrived for `timeoutMs` (undici's bodyTimeout), judged on a
+ * coarse clock, a quarter of the timeout: so between `timeoutMs` and 1.25 × that. A socket timeout
+ * would re-arm its timer on every read, one per delta of a paced stream, a cost on every delta
+ * for a check that matters once.
+ */
+function stallWatch(timeoutMs: number, onStall: () => void): { read(): void; stop(): void } {
+  let reads = 0
+  let seen = 0
+  let quietSince = Date.now()
+  const timer = setInterval(() => {
+    if (reads !== seen) {
+      seen = reads
+      quietSince = Date.now()
+    } else if (Date.now() - quietSince >= timeoutMs) {
+      clearInterval(timer)
+      onStall()
+    }
+  }, Math.max(1, Math.ceil(timeoutMs / 4)))
+  timer.unref()
+  return { read: () => { reads++ }, stop: () => clearInterval(timer) }
 }
 
 export function streamParts(response: IncomingMessage, mapping: MapperOptions, ctx: BodyContext): ReadableStream<StreamPart> {
