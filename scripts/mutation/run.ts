@@ -267,7 +267,8 @@ async function main(): Promise<void> {
   const claimed = new Set<string>()
   const byKey = new Map(picked.map((m) => [m.key, m]))
   // The test suite's mutants are in the report from the start, classified, without a kit run.
-  const suiteDuty: MutantResult[] = picked.filter((m) => npmOnly || !isSpec(m)).map((m) => {
+  // In a seeded random order, so a deadline leaves a random part of the sample unjudged, not the last files of the alphabet.
+  const suiteDuty: MutantResult[] = shuffle(picked.filter((m) => npmOnly || !isSpec(m)), seededRandom(seed + 1)).map((m) => {
     const { start: _s, end: _e, ...mutant } = m
     const c = classification.byKey.get(m.key)!
     return { mutant, diff: mutantDiff(files.get(m.file)!, m), classification: c, ...(c.class !== 'spec' ? { outsideKit: c.reason } : {}), ...(equivalents[m.key] !== undefined ? { equivalent: equivalents[m.key] } : {}) }
