@@ -27,4 +27,9 @@ describe('configuration bounds', () => {
     expect(problemsOf({ health: { healthPath: 'healthz' } })).toEqual([expect.stringMatching(/^health\.healthPath: /)])
     expect(problemsOf({ queue: { adapter: { kind: 'redis' } } })).toEqual([expect.stringMatching(/^queue\.adapter\.kind: /)])
   })
+
+  it("suggests the closest key inside a map's entries too (an MCP server named by the operator)", () => {
+    expect(problemsOf({ engines: { provider: { mcpServers: { docs: { url: 'http://127.0.0.1:9/mcp', bearerTokenEnvv: 'DOCS_TOKEN' } } } } }))
+      .toEqual(["engines.provider.mcpServers.docs.bearerTokenEnvv: unknown key (did you mean 'bearerTokenEnv'?)"])
+  })
 })
