@@ -25,6 +25,15 @@ describe('createLogger', () => {
     expect(lines[1].err.message).toBe('upstream said [REDACTED]')
   })
 
+  it('logs an object that refers to itself, scrubbed as deep as the scrub goes, without throwing', async () => {
+    const { logger, lines } = capture({ level: 'info', secrets: ['sk-live-123456'] })
+    const loop: Record<string, unknown> = { note: 'sk-live-123456' }
+    loop.self = loop
+    expect(() => logger.info({ loop }, 'cyclic')).not.toThrow()
+    await new Promise((r) => setImmediate(r))
+    expect(lines[0]).toMatchObject({ msg: 'cyclic', loop: { note: '[REDACTED]', self: { note: '[REDACTED]' } } })
+  })
+
   it('honours the level', async () => {
     const { logger, lines } = capture({ level: 'warn' })
     logger.info('quiet')
