@@ -25,6 +25,19 @@ describe('createLogger', () => {
     expect(lines[1].err.message).toBe('upstream said [REDACTED]')
   })
 
+  it('logs an object or array that refers to itself, scrubbed as deep as the scrub goes, without throwing', async () => {
+    const { logger, lines } = capture({ level: 'info', secrets: ['sk-live-123456'] })
+    const loop: Record<string, unknown> = { note: 'sk-live-123456' }
+    loop.self = loop
+    const list: unknown[] = ['sk-live-123456']
+    list.push(list)
+    expect(() => logger.info({ loop }, 'cyclic')).not.toThrow()
+    expect(() => logger.info({ list }, 'cyclic list')).not.toThrow()
+    await new Promise((r) => setImmediate(r))
+    expect(lines[0]).toMatchObject({ msg: 'cyclic', loop: { note: '[REDACTED]', self: { note: '[REDACTED]' } } })
+    expect(lines[1]).toMatchObject({ msg: 'cyclic list', list: ['[REDACTED]', ['[REDACTED]', expect.anything()]] })
+  })
+
   it('honours the level', async () => {
     const { logger, lines } = capture({ level: 'warn' })
     logger.info('quiet')

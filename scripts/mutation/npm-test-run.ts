@@ -109,6 +109,32 @@ export async function runTests(dir: string, files: string[], capMs: number): Pro
   return { status: 'killed', files: files.length, ms, detail: await firstFailure(json, dir) ?? `vitest exit ${code}: ${output.slice(-300)}` }
 }
 
+/**
+ * The unit tests beside the sources first (a file outside every `test/` folder), the rest after:
+ * vitest starts the largest files first, so with a dozen process-spawning importers in the run a
+ * one-second unit test that kills the mutant waited behind them until the cap. A kill in the
+ * first tier ends the judgement; otherwise the second tier gets what is left of the cap.
+ */
+export function testTiers(files: string[]): string[][] {
+  const inTestFolder = (f: string) => f.split('/').slice(0, -1).includes('test')
+  return [files.filter((f) => !inTestFolder(f)), files.filter(inTestFolder)].filter((tier) => tier.length)
+}
+
+/** `runTests` tier by tier (testTiers), within one cap: the first kill, else the last tier's verdict. */
+export async function runTestsInTiers(dir: string, files: string[], capMs: number): Promise<TestOutcome> {
+  const started = Date.now()
+  let last: TestOutcome = { status: 'no-tests', files: 0, ms: 0 }
+  let ran = 0
+  for (const tier of testTiers(files)) {
+    const left = capMs - (Date.now() - started)
+    if (left <= 0) return { status: 'timeout', files: ran, ms: Date.now() - started }
+    last = await runTests(dir, tier, left)
+    ran += tier.length
+    if (last.status === 'killed' || last.status === 'timeout') break
+  }
+  return { ...last, files: ran, ms: Date.now() - started }
+}
+
 interface VitestJson { testResults: Array<{ name: string; message?: string; assertionResults: Array<{ fullName: string; status: string }> }> }
 
 async function firstFailure(path: string, dir: string): Promise<string | undefined> {

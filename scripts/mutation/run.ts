@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util'
 import { runCurated } from './curated-run.ts'
 import { Databases, KIT_TARGETS, removeScratch, runKit, scratchCopy, withMutatedFile, type KitOutcome, type KitRunOptions, type KitTarget } from './kit-run.ts'
 import { applyMutant, mutantDiff, type GeneratedMutant } from './mutator.ts'
-import { FULL_KIT_TESTS, importGraph, loadSpawnedTests, relatedTests, runTests } from './npm-test-run.ts'
+import { FULL_KIT_TESTS, importGraph, loadSpawnedTests, relatedTests, runTestsInTiers } from './npm-test-run.ts'
 import { globMatcher, loadClassifier } from './kit-scope.ts'
 import { classifyAll } from './classification.ts'
 import { consoleTable, tabulate, writeReport, type FullKitTest, type MutantResult, type MutationReport } from './report.ts'
@@ -255,7 +255,7 @@ async function main(): Promise<void> {
         claimed.add(r.mutant.key)
         const m = byKey.get(r.mutant.key)!
         const text = files.get(m.file)!
-        const tests = await withMutatedFile(dir, m.file, text, applyMutant(text, m), () => runTests(dir, testsFor(m.file), Number(values['test-cap-ms'])))
+        const tests = await withMutatedFile(dir, m.file, text, applyMutant(text, m), () => runTestsInTiers(dir, testsFor(m.file), Number(values['test-cap-ms'])))
         r.npmTest = { killed: tests.status === 'killed', via: 'related tests', tests }
         console.log(`npm test column [${r.classification?.class}]: ${tests.status.padEnd(9)} ${m.file}:${m.line} ${m.operator} (${tests.files} files, ${(tests.ms / 1000).toFixed(0)} s) ${tests.detail?.slice(0, 100) ?? ''}`)
         await reportNow()
@@ -267,7 +267,8 @@ async function main(): Promise<void> {
   const claimed = new Set<string>()
   const byKey = new Map(picked.map((m) => [m.key, m]))
   // The test suite's mutants are in the report from the start, classified, without a kit run.
-  const suiteDuty: MutantResult[] = picked.filter((m) => npmOnly || !isSpec(m)).map((m) => {
+  // In a seeded random order, so a deadline leaves a random part of the sample unjudged, not the last files of the alphabet.
+  const suiteDuty: MutantResult[] = shuffle(picked.filter((m) => npmOnly || !isSpec(m)), seededRandom(seed + 1)).map((m) => {
     const { start: _s, end: _e, ...mutant } = m
     const c = classification.byKey.get(m.key)!
     return { mutant, diff: mutantDiff(files.get(m.file)!, m), classification: c, ...(c.class !== 'spec' ? { outsideKit: c.reason } : {}), ...(equivalents[m.key] !== undefined ? { equivalent: equivalents[m.key] } : {}) }
