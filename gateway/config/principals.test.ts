@@ -39,7 +39,7 @@ describe('readPrincipals', () => {
   it('names a key that is not a token hash by its path', async () => {
     const file = join(dir, 'principals.json')
     await writeFile(file, JSON.stringify({ version: 1, principals: { 'not-a-hash': { id: 'x' } } }))
-    await expect(readPrincipals(file)).rejects.toThrow(/principals\.json: principals\.not-a-hash: /)
+    await expect(readPrincipals(file)).rejects.toThrow(/principals\.json: principals\.not-a-hash: the key is not a SHA-256 hex digest/)
     expect(await readFile(file, 'utf8')).toContain('not-a-hash')
   })
 })

@@ -46,7 +46,7 @@ export async function readPrincipals(file: string, { missingOk = false } = {}): 
   }
   const parsed = principalsFile.safeParse(raw)
   if (!parsed.success) {
-    throw new Error(`principals file ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; ')}`)
+    throw new Error(`principals file ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${issueMessage(i)}`).join('; ')}`)
   }
   return parsed.data
 }
@@ -84,4 +84,10 @@ export async function createToken(file: string, entry: PrincipalEntry, { replace
   await writeFile(tmp, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })
   await rename(tmp, file)
   return token
+}
+
+/** zod reports a record key it refused as 'Invalid key in record'; the key's own rule says what a key must be. */
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_key' && issue.issues[0]) return `the key is not ${issue.issues[0].message}`
+  return issue.message
 }
