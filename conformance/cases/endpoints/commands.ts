@@ -1,6 +1,6 @@
 /** The cases of § Commands (SessionCommand): each case's first clause is `commands.N`. */
 import { NonStrict, Unsupported, type Case } from '../../types.ts'
-import { primary, secondary, MODEL_ECHO, turnText, bridgedTurn, openCwdSession, startupCase, casesInStates, groupedCasesInStates, GROUPED_COMMANDS, PERMISSION_DECISION_IN_STATES, CLOSE_IN_STATES } from '../../harness/case-helpers/index.ts'
+import { primary, secondary, MODEL_ECHO, turnText, bridgedTurn, openCwdSession, startupCase, casesInStates, groupedCasesInStates, GROUPED_COMMANDS, PERMISSION_DECISION_IN_STATES, CLOSE_IN_STATES, acceptEditsReachesEngineCase } from '../../harness/case-helpers/index.ts'
 
 export const commandsCases: Case[] = [
   {
@@ -218,6 +218,9 @@ export const commandsCases: Case[] = [
 startupCase('provider'),
  startupCase('cli_primary'),
  startupCase('cli_secondary'),
+  // A mode set on a running conversation is the mode its next turn runs in, on each engine that asks.
+  acceptEditsReachesEngineCase('cli_primary'),
+  acceptEditsReachesEngineCase('cli_secondary'),
   // Each command on every engine and in every state it can be sent in (conformance/matrix): the
   // commands that leave the session open one after another on one session per cell; on a parked
   // session, and close, one case each.
