@@ -204,9 +204,10 @@ export const commandsCases: Case[] = [
     async run(ctx) {
       // commands.1: user_message carries `text`, any text. Punctuation inside a JSON string is
       // text, not structure: a frame that is valid JSON with a modest text is no bad input
-      // (errors.12), so it must be taken, shown as the user_message and answered by a turn.
+      // (errors.12), so it must be taken, shown as the user_message and answered by a turn. A quote
+      // and a backslash come first: escaped in the frame, they end no string.
       const { ws } = await ctx.idleSession()
-      const text = `kit punctuation ${'{['.repeat(80)}${','.repeat(40)}${']}'.repeat(80)}`
+      const text = `kit punctuation after a "quote and a \\ backslash ${'{['.repeat(80)}${','.repeat(40)}${']}'.repeat(80)}`
       const start = ws.frames.length
       ws.send({ type: 'user_message', text })
       const end = await ws.waitFor((f) => ws.frames.indexOf(f) >= start && (f.type === 'protocol_error' || (f.type === 'event' && f.event?.type === 'turn_result')), ctx.deadlineMs, 'turn_result or protocol_error')
