@@ -30,6 +30,12 @@ export const engineSessionStoresAndHostFilesCases: Case[] = [
       // SdkSessionSummary's shape is not shown: the engine session id anywhere in the answer will do.
       ctx.check('authentication.9', listed.text.includes(init.sdkSessionId), 'the finished session stored in the profile\'s config directory', listed.text.slice(0, 300))
       ctx.errorStatus('server-configuration.4', await ctx.http('GET', `/sdk-sessions?profile=${profile}&dir=/`), 403)
+      // limit and offset are the route's query (engine-session-stores-and-host-files.1): values that
+      // are no count may be refused or ignored, never fail the server.
+      for (const query of ['limit=-1', 'limit=many', 'offset=-5']) {
+        const odd = await ctx.http('GET', `/sdk-sessions?profile=${profile}&dir=${encodeURIComponent(ctx.manifest.cwdRoot!)}&${query}`)
+        ctx.check('engine-session-stores-and-host-files.1', odd.status < 500, `/sdk-sessions?${query} answered (a refusal or a listing), not a server error`, `HTTP ${odd.status} ${odd.text.slice(0, 120)}`)
+      }
       // authentication.4: refused to a scoped principal; "the status code of that refusal: not shown" (protocol 7: 404).
       const scoped = await ctx.http('GET', `/sdk-sessions?profile=${profile}`, { as: 'tenantA' })
       ctx.check('authentication.4', scoped.status >= 400, '/sdk-sessions refused to a scoped principal', `HTTP ${scoped.status}`)
