@@ -16,8 +16,11 @@ export const engineSessionStoresAndHostFilesCases: Case[] = [
     clauses: ['engine-session-stores-and-host-files.1', 'server-configuration.4', 'authentication.4', 'events.10', 'createsessionrequest.1', 'authentication.9'], requires: ['cli_primary', 'principal:tenantA'],
     async run(ctx) {
       const word = `teal-${Math.floor(ctx.random() * 1e9)}`
-      const { session, ws } = await primary(ctx, { prompt: `remember ${word}` })
-      await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      // allowedTools: the second turn's Bash runs unasked, so the history holds a tool result.
+      const { session, ws } = await primary(ctx, { prompt: `remember ${word}`, allowedTools: ['Bash'] })
+      const first = await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      ws.send({ type: 'user_message', text: 'scenario:permission-write' })
+      await ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.seq > first.seq)
       // The engine session id from SessionInfo (session.1), or from system_init when the target sends one.
       const sdkSessionId = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session?.sdkSessionId ?? ws.events().find((e) => e.type === 'system_init')?.sdkSessionId
       if (typeof sdkSessionId !== 'string') throw new Unsupported('the session reports no sdkSessionId to resume from')
@@ -43,6 +46,10 @@ export const engineSessionStoresAndHostFilesCases: Case[] = [
       const resumed = await primary(ctx, { resume: init.sdkSessionId })
       const replayed = await resumed.ws.waitForEvent('assistant_message', ctx.deadlineMs, (e) => e.replay === true)
       ctx.check('events.10', JSON.stringify(replayed.message).includes(word), 'the resumed history arrives flagged replay: true', replayed)
+      // events.10: user messages carry `synthetic` for tool results, replayed ones as live ones.
+      const toolResult = (e: any) => Array.isArray(e.message?.content) && e.message.content.some((b: any) => b?.type === 'tool_result')
+      const replayedResult = await resumed.ws.waitForEvent('user_message', ctx.deadlineMs, (e) => e.replay === true && toolResult(e))
+      ctx.check('events.10', replayedResult.synthetic === true, 'a replayed tool result is a user_message with synthetic: true', replayedResult)
     },
   },
   {
@@ -63,6 +70,10 @@ export const engineSessionStoresAndHostFilesCases: Case[] = [
       const resumed = await secondary(ctx, { resume: init.sdkSessionId })
       const replayed = await resumed.ws.waitForEvent('assistant_message', ctx.deadlineMs, (e) => e.replay === true)
       ctx.check('events.10', JSON.stringify(replayed.message).includes(word), 'the resumed history arrives flagged replay: true', replayed)
+      // events.10: user messages carry `synthetic` for tool results, replayed ones as live ones.
+      const toolResult = (e: any) => Array.isArray(e.message?.content) && e.message.content.some((b: any) => b?.type === 'tool_result')
+      const replayedResult = await resumed.ws.waitForEvent('user_message', ctx.deadlineMs, (e) => e.replay === true && toolResult(e))
+      ctx.check('events.10', replayedResult.synthetic === true, 'a replayed tool result is a user_message with synthetic: true', replayedResult)
       resumed.ws.send({ type: 'user_message', text: 'continue' })
       const next = await resumed.ws.waitForEvent('turn_result', ctx.deadlineMs)
       ctx.check('createsessionrequest.1', next.isError === false, 'the resumed thread runs a new turn', next)
