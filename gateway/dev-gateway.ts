@@ -46,6 +46,7 @@ const ALLOWED_ORIGIN = 'http://allowed.example'
 const MAX_BODY_BYTES = 64 * 1024
 /** Small attachment caps, so the kit can show both 413s with little traffic. */
 const ATTACHMENTS = { maxFileBytes: 32 * 1024, maxSessionBytes: 80 * 1024 }
+const HOST_FILES = { write: true, maxFileBytes: 64 * 1024 }
 /** Small peer limits, so the kit reaches each with a handful of messages. */
 const PEERS = { maxMessageChars: 4000, perMinute: 3, maxHops: 2 }
 const PROVIDER_MODELS = ['fake-small', 'fake-large']
@@ -116,7 +117,7 @@ export interface TargetManifest {
   profiles: Record<string, string>
   cwdRoot: string
   timers: Record<string, number | null>
-  limits: { maxBodyBytes: number; attachmentMaxFileBytes?: number; attachmentMaxSessionBytes?: number; peerMaxMessageChars?: number; peerPerMinute?: number; peerMaxHops?: number }
+  limits: { maxBodyBytes: number; attachmentMaxFileBytes?: number; attachmentMaxSessionBytes?: number; peerMaxMessageChars?: number; peerPerMinute?: number; peerMaxHops?: number; hostFilesMaxFileBytes?: number }
   cors: { allowedOrigin: string }
   fallback: { path: string }
   policy: { disableBypassPermissions: boolean }
@@ -179,7 +180,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     maxBodyBytes: MAX_BODY_BYTES,
     attachments: ATTACHMENTS,
     peers: PEERS,
-    hostFiles: { write: true, maxFileBytes: 64 * 1024 },
+    hostFiles: HOST_FILES,
     profileStore: createMemoryProfileStore(),
     allowedConfigDirRoots: [cwdRoot],
     disableBypassPermissions: true,
@@ -215,7 +216,7 @@ export async function startDevGateway(options: DevGatewayOptions) {
     },
     queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit },
     limits: { maxBodyBytes: MAX_BODY_BYTES, attachmentMaxFileBytes: ATTACHMENTS.maxFileBytes, attachmentMaxSessionBytes: ATTACHMENTS.maxSessionBytes,
-      peerMaxMessageChars: PEERS.maxMessageChars, peerPerMinute: PEERS.perMinute, peerMaxHops: PEERS.maxHops },
+      peerMaxMessageChars: PEERS.maxMessageChars, peerPerMinute: PEERS.perMinute, peerMaxHops: PEERS.maxHops, hostFilesMaxFileBytes: HOST_FILES.maxFileBytes },
     cors: { allowedOrigin: ALLOWED_ORIGIN },
     fallback: { path: '/healthz' },
     policy: { disableBypassPermissions: true },

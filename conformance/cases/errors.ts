@@ -1,6 +1,7 @@
 /** The cases of § Errors: each case's first clause is `errors.N`. */
 import { Unsupported, type Case } from '../types.ts'
 import { upload, secondary, postJob, requireRunningQueue, parked, statusOf, transcript } from '../harness/case-helpers/index.ts'
+import { permissionRequestIdOf } from '../harness/permission-request.ts'
 
 export const errorsCases: Case[] = [
   {
@@ -137,6 +138,34 @@ export const errorsCases: Case[] = [
         }
       }
       ctx.errorStatus('limits.3', last!, 413)
+    },
+  },
+  {
+    id: 'host-files-read-over-cap-413', title: '/fs/read of a file over hostFiles.maxFileBytes is 413; a file of exactly the cap is read', section: 'errors',
+    clauses: ['errors.7', 'server-configuration.8', 'engine-session-stores-and-host-files.5'], requires: ['hostFiles', 'cli_secondary'],
+    async run(ctx) {
+      // errors.7: "413 | /fs/read over maxFileBytes". /fs/write is bounded too, so the files come from
+      // the engine: one shell command in the session's cwd (inside the host-file roots, which follow
+      // allowedCwdRoots), answered `allow` if the engine asks.
+      const cap = ctx.manifest.limits?.hostFilesMaxFileBytes
+      if (!cap) throw new Unsupported('the manifest gives no limits.hostFilesMaxFileBytes')
+      const root = ctx.manifest.cwdRoot!
+      const [atCap, overCap] = [`${ctx.unique('kit-at-cap')}.txt`, `${ctx.unique('kit-over-cap')}.txt`]
+      const command = `head -c ${cap} /dev/zero | tr '\\000' x > ${atCap} && head -c ${cap + 1} /dev/zero | tr '\\000' x > ${overCap}`
+      const { session, ws } = await secondary(ctx)
+      ws.send({ type: 'user_message', text: `scenario:${JSON.stringify({ name: 'kit-big-files', steps: [{ type: 'tool', name: 'Bash', input: { command } }, { type: 'text', text: 'made them' }] })}` })
+      const answered = new Set<number>()
+      for (;;) {
+        const { event } = await ws.waitFor((f) => f.type === 'event' && (f.event.type === 'turn_result' || (f.event.type === 'permission_requested' && !answered.has(f.event.seq))), ctx.deadlineMs, 'permission_requested or turn_result')
+        if (event.type === 'turn_result') break
+        answered.add(event.seq)
+        await ctx.http('POST', `/sessions/${session.id}/permissions/${permissionRequestIdOf(event)}`, { body: { behavior: 'allow' } })
+      }
+      const read = (name: string) => ctx.http('GET', `/fs/read?path=${encodeURIComponent(`${root}/${name}`)}`)
+      const whole = await read(atCap)
+      if (whole.status === 404) throw new Unsupported(`the engine's command made no file in cwdRoot (${whole.text.slice(0, 120)})`)
+      ctx.check('engine-session-stores-and-host-files.5', whole.status === 200 && whole.json?.content === 'x'.repeat(cap), `a file of exactly maxFileBytes (${cap}) read whole`, `HTTP ${whole.status} ${whole.text.slice(0, 120)}`)
+      ctx.errorStatus('errors.7', await read(overCap), 413)
     },
   },
   {

@@ -131,7 +131,7 @@ export const eventsCases: Case[] = [
   },
   {
     id: 'cli-primary-engine-death', title: 'an engine process that dies mid-turn fails the session (session_error) or only its turn (the session goes on); other sessions keep working', section: 'events',
-    clauses: ['events.21', 'session-status-values.1'], requires: ['cli_primary', scripted('cli_primary', 'crash')],
+    clauses: ['events.21', 'session-status-values.1', 'sessions.9', 'errors.9'], requires: ['cli_primary', scripted('cli_primary', 'crash')],
     run: (ctx) => engineDeath(ctx, (body) => primary(ctx, body)),
   },
   {
@@ -160,7 +160,7 @@ export const eventsCases: Case[] = [
   },
   {
     id: 'cli-secondary-engine-death', title: 'cli_secondary: an engine process that dies mid-turn fails the session (session_error) or only its turn (the session goes on); other sessions keep working', section: 'events',
-    clauses: ['events.21', 'session-status-values.1'], requires: ['cli_secondary', scripted('cli_secondary', 'crash')],
+    clauses: ['events.21', 'session-status-values.1', 'sessions.9', 'errors.9'], requires: ['cli_secondary', scripted('cli_secondary', 'crash')],
     run: (ctx) => engineDeath(ctx, (body) => secondary(ctx, body)),
   },
   {

@@ -56,6 +56,7 @@ export const manifestSchema = z.strictObject({
   limits: z.strictObject({
     maxBodyBytes: count.optional(), attachmentMaxFileBytes: count.optional(), attachmentMaxSessionBytes: count.optional(),
     peerMaxMessageChars: count.optional(), peerPerMinute: count.optional(), peerMaxHops: count.optional(),
+    hostFilesMaxFileBytes: count.optional().describe('The configured hostFiles.maxFileBytes (its default is not shown, limits.16): a larger file read through /fs/read is a 413.'),
   }).optional(),
   cors: z.strictObject({ allowedOrigin: origin.optional() }).optional(),
   fallback: z.strictObject({ path: z.string().startsWith('/') }).optional(),

@@ -24,7 +24,10 @@ import { MAX_BODY_BYTES, principalsByHash, PROVIDER_MODELS, randomTokens } from 
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const PROGRAM = 'conformance/target/minimal-gateway.ts'
-const PROFILES = { provider: 'default', providerAlt: 'alt' }
+// providerMcpBroken: a provider profile naming an MCP server the embedder wired none of (embedding-rules.10).
+const PROFILES = { provider: 'default', providerAlt: 'alt', providerMcpBroken: 'mcp-unwired' }
+/** notifications.retryDelayMs as the spec fixes its default (limits.15); minimal-gateway.ts leaves it unset. */
+const SPEC_NOTIFICATION_RETRY_DELAY_MS = 500
 
 export interface MinimalTargetOptions {
   /** Extra environment for the gateway process (the mutation runner's reach probes). */
@@ -36,9 +39,11 @@ export interface MinimalTargetOptions {
 /** What the child program reads (its inputs file): the manifest declares the same names and models. */
 export interface MinimalInputs {
   modelUrl: string
+  /** The notification webhook (the kit's receiver). */
+  webhookUrl: string
   /** By the SHA-256 of each bearer token, never the token. */
   principals: Record<string, object>
-  profiles: { provider: string; providerAlt: string }
+  profiles: { provider: string; providerAlt: string; providerMcpBroken: string }
   /** The provider profile's model catalog; the alt profile offers only the last one. */
   models: string[]
 }
@@ -57,21 +62,23 @@ export async function startMinimalTarget(options: MinimalTargetOptions = {}): Pr
   const stop = (c: ListeningProcess) => processes.stop(c, 5000)
 
   try {
-    // No notifications are configured; the receiver is there because every self target hands the runner one.
+    // The notification webhook's receiver: notifications are configured with only a URL, so their
+    // delivery runs on the spec's defaults (attempts 3, retryDelayMs 500; limits.15), which the
+    // other two targets override with short timers.
     const receiver = new WebhookReceiver()
     await receiver.start()
     processes.closers.push(() => receiver.close())
     const model = await startFakeModelServer({ host: '127.0.0.1', port: 0 })
     processes.closers.push(() => model.close())
     const tokens = randomTokens()
-    const inputs: MinimalInputs = { modelUrl: model.baseURL, principals: principalsByHash(tokens), profiles: PROFILES, models: PROVIDER_MODELS }
+    const inputs: MinimalInputs = { modelUrl: model.baseURL, webhookUrl: receiver.url, principals: principalsByHash(tokens), profiles: PROFILES, models: PROVIDER_MODELS }
     const inputsFile = join(dir, 'inputs.json')
     await writeFile(inputsFile, JSON.stringify(inputs), { mode: 0o600 })
     let current = spawnChild(inputsFile, 0)
     processes.closers.push(() => stop(current))
     const baseUrl = await current.url
     const { checkManifest } = await import('../manifest.ts')
-    const manifest = checkManifest(minimalManifest(baseUrl, tokens, cwdRoot), 'the self-minimal target')
+    const manifest = checkManifest(minimalManifest(baseUrl, tokens, cwdRoot, receiver.url), 'the self-minimal target')
     // Nothing survives a restart here (no store); restart cases need `persistence`, which this target does not offer.
     const restart = async () => {
       await stop(current)
@@ -86,7 +93,7 @@ export async function startMinimalTarget(options: MinimalTargetOptions = {}): Pr
 }
 
 /** What minimal-gateway.ts configures, as the kit reads it. */
-function minimalManifest(baseUrl: string, tokens: ReturnType<typeof randomTokens>, cwdRoot: string): z.input<typeof manifestSchema> {
+function minimalManifest(baseUrl: string, tokens: ReturnType<typeof randomTokens>, cwdRoot: string, webhookUrl: string): z.input<typeof manifestSchema> {
   return {
     baseUrl,
     tokens,
@@ -95,8 +102,11 @@ function minimalManifest(baseUrl: string, tokens: ReturnType<typeof randomTokens
     // The gateway's defaults, which the spec fixes (limits.1).
     limits: { maxBodyBytes: MAX_BODY_BYTES },
     models: { provider: PROVIDER_MODELS },
-    features: ['provider'],
+    features: ['provider', 'notifications'],
+    webhookUrl,
+    // The notifications' spec default (limits.15): nothing configures it here.
+    timers: { notificationRetryDelayMs: SPEC_NOTIFICATION_RETRY_DELAY_MS },
     // What minimal-gateway.ts does not configure: only these run the cases about a gateway without them.
-    absent: ['queue', 'profileStore', 'hostFiles', 'hostFilesWrite', 'notifications', 'cors', 'fallback', 'cli_primary', 'cli_secondary', 'mcp'],
+    absent: ['queue', 'profileStore', 'hostFiles', 'hostFilesWrite', 'cors', 'fallback', 'cli_primary', 'cli_secondary', 'mcp'],
   }
 }

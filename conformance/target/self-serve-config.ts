@@ -19,6 +19,7 @@ export const MAX_BODY_BYTES = 1024 * 1024
  * (limits.2), which the manifest declares. The session cap stays small, so the kit can reach it.
  */
 export const ATTACHMENTS = { maxFileBytes: 10 * 1024 * 1024, maxSessionBytes: 80 * 1024 }
+export const HOST_FILES = { write: true, maxFileBytes: 64 * 1024 }
 export const PEERS = { maxMessageChars: 4000, perMinute: 3, maxHops: 2 }
 export const PROVIDER_MODELS = ['fake-small', 'fake-large']
 export const DEFERRED_TOOLS = {
@@ -196,7 +197,7 @@ export function gatewayConfig(inputs: ConfigInputs): Record<string, unknown> {
     cors: { origins: [ALLOWED_ORIGIN] },
     attachments: { maxSessionBytes: ATTACHMENTS.maxSessionBytes },
     peers: PEERS,
-    hostFiles: { write: true, maxFileBytes: 64 * 1024 },
+    hostFiles: HOST_FILES,
     profileStore: { kind: 'file', file: './managed-profiles.json' },
     disableBypassPermissions: true,
     checkCredentials: true,

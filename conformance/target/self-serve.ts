@@ -27,7 +27,7 @@ import { bundleFakeClis } from './fake-cli-bundle.ts'
 import { gatewayCommand, typeScriptArgs, type SelfTarget } from './self.ts'
 import { TargetProcesses, type ListeningProcess } from './target-processes.ts'
 import {
-  ALLOWED_ORIGIN, ATTACHMENTS, DATABASE_ENV, DEFERRED_TOOLS, detectingConfig, detectingHooksModule, EXPIRED_GRACE_MS, FALLBACK_PATH, gatewayConfig, hooksModule,
+  ALLOWED_ORIGIN, ATTACHMENTS, HOST_FILES, DATABASE_ENV, DEFERRED_TOOLS, detectingConfig, detectingHooksModule, EXPIRED_GRACE_MS, FALLBACK_PATH, gatewayConfig, hooksModule,
   JOB_WEBHOOK_RETRY_DELAY_MS,
   MAX_BODY_BYTES, NOTIFICATION_HEADER, PARK_DELAY_MS, PEERS, principalsFile, PROVIDER_MODELS, QUEUE, randomTokens, STAMP, writeFixtures, yamlText,
 } from './self-serve-config.ts'
@@ -186,7 +186,7 @@ function serveManifest(m: ManifestInputs): z.input<typeof manifestSchema> {
     queue: { maxConcurrency: QUEUE.maxConcurrency, dailyTokenLimit: QUEUE.dailyTokenLimit },
     limits: {
       maxBodyBytes: MAX_BODY_BYTES, attachmentMaxFileBytes: ATTACHMENTS.maxFileBytes, attachmentMaxSessionBytes: ATTACHMENTS.maxSessionBytes,
-      peerMaxMessageChars: PEERS.maxMessageChars, peerPerMinute: PEERS.perMinute, peerMaxHops: PEERS.maxHops,
+      peerMaxMessageChars: PEERS.maxMessageChars, peerPerMinute: PEERS.perMinute, peerMaxHops: PEERS.maxHops, hostFilesMaxFileBytes: HOST_FILES.maxFileBytes,
     },
     cors: { allowedOrigin: ALLOWED_ORIGIN },
     fallback: { path: FALLBACK_PATH },

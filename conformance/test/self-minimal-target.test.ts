@@ -46,6 +46,6 @@ describe('the suite against the library embedding without optional features (the
     expect((await fetch(`${base}/profiles`, { method: 'POST', headers: manager, body: JSON.stringify({ name: 'new-one', engine: 'provider' }) })).status).toBe(404)
     // And the features it offers do work: its provider profiles are listed.
     const profiles = (await (await fetch(`${base}/profiles`, { headers: auth })).json()) as { profiles: Array<{ name: string }> }
-    expect(profiles.profiles.map((p) => p.name).sort()).toEqual(['alt', 'default'])
+    expect(profiles.profiles.map((p) => p.name).sort()).toEqual(['alt', 'default', 'mcp-unwired'])
   })
 })

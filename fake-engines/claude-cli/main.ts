@@ -6,7 +6,7 @@
  * See reference/claude-cli-protocol.md; every control request it does not support gets an error.
  */
 import { randomUUID } from 'node:crypto'
-import { relative, resolve } from 'node:path'
+import { isAbsolute, relative, resolve } from 'node:path'
 import { echoScenario, selectScenario } from '../scenario/select.ts'
 import { ScenarioError } from '../scenario/format.ts'
 import { accountOf, CLI_VERSION, COMMANDS, MODELS, resolveModel, TOOLS } from './catalog.ts'
@@ -160,8 +160,17 @@ function askDescription(input: unknown): { description?: string } {
   return {}
 }
 
+/** `acceptEdits`, as the real CLI plays it: a file tool's edit inside the working directory is taken unasked (other tools still ask). */
+function acceptedEdit(toolName: string, input: unknown): boolean {
+  const path = (input as { file_path?: unknown } | undefined)?.file_path
+  if (state.permissionMode !== 'acceptEdits' || !FILE_EDIT_TOOLS.has(toolName) || typeof path !== 'string') return false
+  const inside = relative(process.cwd(), resolve(process.cwd(), path))
+  return inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)
+}
+const FILE_EDIT_TOOLS = new Set(['Write', 'Edit'])
+
 function askPermission(toolName: string, input: unknown, toolUseId: string): Promise<Record<string, unknown> | undefined> {
-  if (!state.askTools || state.permissionMode === 'bypassPermissions' || state.allowedTools.includes(toolName)) return Promise.resolve(undefined)
+  if (!state.askTools || state.permissionMode === 'bypassPermissions' || state.allowedTools.includes(toolName) || acceptedEdit(toolName, input)) return Promise.resolve(undefined)
   const requestId = `ask_${randomUUID().slice(0, 8)}`
   if (reportsState) send({ type: 'system', subtype: 'session_state_changed', state: 'requires_action', sdk_host_only: true, session_id: state.sessionId, uuid: randomUUID() })
   send({ type: 'control_request', request_id: requestId, request: { subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: toolUseId, display_name: toolName, ...askDescription(input) } })

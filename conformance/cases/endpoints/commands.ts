@@ -1,6 +1,6 @@
 /** The cases of § Commands (SessionCommand): each case's first clause is `commands.N`. */
 import { NonStrict, Unsupported, type Case } from '../../types.ts'
-import { primary, secondary, MODEL_ECHO, turnText, bridgedTurn, openCwdSession, startupCase, casesInStates, groupedCasesInStates, GROUPED_COMMANDS, PERMISSION_DECISION_IN_STATES, CLOSE_IN_STATES } from '../../harness/case-helpers/index.ts'
+import { primary, secondary, MODEL_ECHO, turnText, bridgedTurn, openCwdSession, startupCase, casesInStates, groupedCasesInStates, GROUPED_COMMANDS, PERMISSION_DECISION_IN_STATES, CLOSE_IN_STATES, acceptEditsReachesEngineCase } from '../../harness/case-helpers/index.ts'
 
 export const commandsCases: Case[] = [
   {
@@ -204,9 +204,10 @@ export const commandsCases: Case[] = [
     async run(ctx) {
       // commands.1: user_message carries `text`, any text. Punctuation inside a JSON string is
       // text, not structure: a frame that is valid JSON with a modest text is no bad input
-      // (errors.12), so it must be taken, shown as the user_message and answered by a turn.
+      // (errors.12), so it must be taken, shown as the user_message and answered by a turn. A quote
+      // and a backslash come first: escaped in the frame, they end no string.
       const { ws } = await ctx.idleSession()
-      const text = `kit punctuation ${'{['.repeat(80)}${','.repeat(40)}${']}'.repeat(80)}`
+      const text = `kit punctuation after a "quote and a \\ backslash ${'{['.repeat(80)}${','.repeat(40)}${']}'.repeat(80)}`
       const start = ws.frames.length
       ws.send({ type: 'user_message', text })
       const end = await ws.waitFor((f) => ws.frames.indexOf(f) >= start && (f.type === 'protocol_error' || (f.type === 'event' && f.event?.type === 'turn_result')), ctx.deadlineMs, 'turn_result or protocol_error')
@@ -218,6 +219,9 @@ export const commandsCases: Case[] = [
 startupCase('provider'),
  startupCase('cli_primary'),
  startupCase('cli_secondary'),
+  // A mode set on a running conversation is the mode its next turn runs in, on each engine that asks.
+  acceptEditsReachesEngineCase('cli_primary'),
+  acceptEditsReachesEngineCase('cli_secondary'),
   // Each command on every engine and in every state it can be sent in (conformance/matrix): the
   // commands that leave the session open one after another on one session per cell; on a parked
   // session, and close, one case each.

@@ -16,8 +16,11 @@ export const engineSessionStoresAndHostFilesCases: Case[] = [
     clauses: ['engine-session-stores-and-host-files.1', 'server-configuration.4', 'authentication.4', 'events.10', 'createsessionrequest.1', 'authentication.9'], requires: ['cli_primary', 'principal:tenantA'],
     async run(ctx) {
       const word = `teal-${Math.floor(ctx.random() * 1e9)}`
-      const { session, ws } = await primary(ctx, { prompt: `remember ${word}` })
-      await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      // allowedTools: the second turn's Bash runs unasked, so the history holds a tool result.
+      const { session, ws } = await primary(ctx, { prompt: `remember ${word}`, allowedTools: ['Bash'] })
+      const first = await ws.waitForEvent('turn_result', ctx.deadlineMs)
+      ws.send({ type: 'user_message', text: 'scenario:permission-write' })
+      await ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.seq > first.seq)
       // The engine session id from SessionInfo (session.1), or from system_init when the target sends one.
       const sdkSessionId = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session?.sdkSessionId ?? ws.events().find((e) => e.type === 'system_init')?.sdkSessionId
       if (typeof sdkSessionId !== 'string') throw new Unsupported('the session reports no sdkSessionId to resume from')
@@ -30,6 +33,12 @@ export const engineSessionStoresAndHostFilesCases: Case[] = [
       // SdkSessionSummary's shape is not shown: the engine session id anywhere in the answer will do.
       ctx.check('authentication.9', listed.text.includes(init.sdkSessionId), 'the finished session stored in the profile\'s config directory', listed.text.slice(0, 300))
       ctx.errorStatus('server-configuration.4', await ctx.http('GET', `/sdk-sessions?profile=${profile}&dir=/`), 403)
+      // limit and offset are the route's query (engine-session-stores-and-host-files.1): values that
+      // are no count may be refused or ignored, never fail the server.
+      for (const query of ['limit=-1', 'limit=many', 'offset=-5']) {
+        const odd = await ctx.http('GET', `/sdk-sessions?profile=${profile}&dir=${encodeURIComponent(ctx.manifest.cwdRoot!)}&${query}`)
+        ctx.check('engine-session-stores-and-host-files.1', odd.status < 500, `/sdk-sessions?${query} answered (a refusal or a listing), not a server error`, `HTTP ${odd.status} ${odd.text.slice(0, 120)}`)
+      }
       // authentication.4: refused to a scoped principal; "the status code of that refusal: not shown" (protocol 7: 404).
       const scoped = await ctx.http('GET', `/sdk-sessions?profile=${profile}`, { as: 'tenantA' })
       ctx.check('authentication.4', scoped.status >= 400, '/sdk-sessions refused to a scoped principal', `HTTP ${scoped.status}`)
@@ -37,6 +46,10 @@ export const engineSessionStoresAndHostFilesCases: Case[] = [
       const resumed = await primary(ctx, { resume: init.sdkSessionId })
       const replayed = await resumed.ws.waitForEvent('assistant_message', ctx.deadlineMs, (e) => e.replay === true)
       ctx.check('events.10', JSON.stringify(replayed.message).includes(word), 'the resumed history arrives flagged replay: true', replayed)
+      // events.10: user messages carry `synthetic` for tool results, replayed ones as live ones.
+      const toolResult = (e: any) => Array.isArray(e.message?.content) && e.message.content.some((b: any) => b?.type === 'tool_result')
+      const replayedResult = await resumed.ws.waitForEvent('user_message', ctx.deadlineMs, (e) => e.replay === true && toolResult(e))
+      ctx.check('events.10', replayedResult.synthetic === true, 'a replayed tool result is a user_message with synthetic: true', replayedResult)
     },
   },
   {

@@ -1,6 +1,6 @@
 /** The cases of § Peers: each case's first clause is `peers.N`. */
 import { Unsupported, type Case } from '../../types.ts'
-import { CLI_PEERS_SEND, call, toolThenResult, peerEdgeScenario, idle, peerScenario } from '../../harness/case-helpers/index.ts'
+import { CLI_PEERS_SEND, call, toolThenResult, peerEdgeScenario, idle, peerScenario, fromPeer, maxSeq } from '../../harness/case-helpers/index.ts'
 
 export const peersCases: Case[] = [
   {
@@ -15,6 +15,30 @@ export const peersCases: Case[] = [
       ctx.check('what-the-service-does.12', arrived.origin.sessionId === a.session.id && JSON.stringify(arrived.message ?? null).includes('hello peer'), 'the message with origin {kind: peer, sessionId: sender}', arrived)
       // `hops` is optional on the origin (peers.1: `hops?`): counted when present.
       if ('hops' in arrived.origin) ctx.check('server-configuration.24', arrived.origin.hops === 1, 'hops counts the relay', arrived.origin)
+    },
+  },
+  {
+    id: 'peers-visibility-is-the-sender-scope', title: "a scoped session's peers_list names its scope-mates, not another tenant's sessions nor unscoped ones; a send to those arrives nowhere", section: 'peers',
+    clauses: ['peers.1', 'scope.1', 'authentication.3'], requires: ['provider', 'peers', 'principal:tenantA', 'principal:tenantB'],
+    async run(ctx) {
+      // peers.1: visibility is the sender session's scope under the default rule (authentication.3:
+      // every key the scope pins must match). A tenantA session sees the other tenantA session; a
+      // tenantB session and an unscoped (operator) one pin no matching value, so neither is visible,
+      // and a peers_send naming one of them delivers nothing there.
+      const mate = await ctx.idleSession({}, 'tenantA')
+      const other = await ctx.idleSession({}, 'tenantB')
+      const unscoped = await ctx.idleSession({}, 'operator')
+      const sender = await ctx.idleSession({}, 'tenantA')
+      sender.ws.send({ type: 'user_message', text: peerScenario(call('peers_list', {})) })
+      const listed = String((await sender.ws.waitForEvent('turn_result', ctx.deadlineMs)).result ?? '')
+      ctx.check('peers.1', listed.includes(mate.session.id), 'peers_list names the session in the sender\'s scope (by the id peers_send takes)', listed.slice(0, 400))
+      ctx.check('peers.1', !listed.includes(other.session.id) && !listed.includes(unscoped.session.id), 'peers_list names neither another tenant\'s session nor an unscoped one', listed.slice(0, 400))
+      const mark = maxSeq(sender.ws.events())
+      sender.ws.send({ type: 'user_message', text: peerScenario(call('peers_send', { sessionId: other.session.id, text: 'kit across tenants' }), call('peers_send', { sessionId: unscoped.session.id, text: 'kit to the unscoped' }), call('peers_send', { sessionId: mate.session.id, text: 'kit to the mate' })) })
+      await sender.ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.seq > mark)
+      // The send to the visible mate arrives; the two invisible sessions received nothing by then (one sender, one turn, in order).
+      await mate.ws.waitForEvent('user_message', ctx.deadlineMs, (e) => e.origin?.kind === 'peer' && e.origin?.sessionId === sender.session.id)
+      ctx.check('peers.1', fromPeer(other.ws, sender.session.id).length === 0 && fromPeer(unscoped.ws, sender.session.id).length === 0, 'no peer message arrives at a session outside the sender\'s scope', [...fromPeer(other.ws, sender.session.id), ...fromPeer(unscoped.ws, sender.session.id)])
     },
   },
   {

@@ -16,8 +16,8 @@ export const permissionRequestCases: Case[] = [
     },
   },
   {
-    id: 'cli-primary-permission-flow', title: 'a permission is requested, the session awaits approval, an edited allow reaches the tool, a second answer is 404', section: 'permission-request',
-    clauses: ['permission-request.1', 'events.13', 'errors.3', 'sessions.13', 'session-status-values.1', 'events.3'], requires: ['cli_primary'],
+    id: 'cli-primary-permission-flow', title: 'a permission is requested, the session awaits approval, an edited allow reaches the tool, a deny message reaches the agent, a second answer is 404', section: 'permission-request',
+    clauses: ['permission-request.1', 'events.13', 'errors.3', 'sessions.13', 'session-status-values.1', 'events.3', 'other-shapes.2'], requires: ['cli_primary'],
     async run(ctx) {
       const { session, ws } = await primary(ctx)
       // A mutating command: a real CLI runs a read-only one (`echo`) without asking.
@@ -39,6 +39,14 @@ export const permissionRequestCases: Case[] = [
       const again = await ctx.http('POST', `/sessions/${session.id}/permissions/${permissionRequestIdOf(asked)}`, { body: { behavior: 'deny' } })
       ctx.errorStatus('errors.3', again, 404)
       ctx.errorStatus('errors.3', await ctx.http('POST', `/sessions/${session.id}/permissions/never-asked`, { body: { behavior: 'allow' } }), 404)
+      // other-shapes.2: a deny carries its own `message`, as an allow its `updatedInput`: the refused
+      // tool's result is that message (the kit's CLI repeats the tool's result, as above).
+      ws.send({ type: 'user_message', text: 'scenario:permission-write' })
+      const second = await ws.waitForEvent('permission_requested', ctx.deadlineMs, (e) => permissionRequestIdOf(e) !== permissionRequestIdOf(asked))
+      const why = `kit-denied-${Math.floor(ctx.random() * 1e9)}`
+      ctx.created('sessions.13', await ctx.http('POST', `/sessions/${session.id}/permissions/${permissionRequestIdOf(second)}`, { body: { behavior: 'deny', message: why } }), 200)
+      const denied = await ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.seq > result.seq)
+      ctx.check('other-shapes.2', String(denied.result).includes(why), `the deny's message (${why}) reaches the agent as the refused tool's result`, denied.result)
     },
   },
   {

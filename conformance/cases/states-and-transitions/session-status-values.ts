@@ -88,7 +88,7 @@ export const sessionStatusValuesCases: Case[] = [
   },
   {
     id: 'parking-survives-restart', title: 'after a restart, a parked session is adopted and wakes on its result; a persisted live session rebuilds on attach', section: 'session-status-values',
-    clauses: ['session-status-values.7', 'session-status-values.8', 'session-status-values.5', 'embedding-rules.14', 'limits.9', 'embedding-rules.9', 'websocket-framing.1', 'event-and-command-envelope.1', 'job-status.6'],
+    clauses: ['session-status-values.7', 'session-status-values.8', 'session-status-values.5', 'embedding-rules.14', 'limits.9', 'embedding-rules.9', 'websocket-framing.1', 'event-and-command-envelope.1', 'job-status.6', 'job-status.11'],
     requires: ['provider', 'parking', 'persistence', 'restart'], isolation: 'global',
     cells: { states: ['parked'] },
     async run(ctx) {

@@ -1,6 +1,6 @@
 /** The cases of § Embedding rules (contract with the host application): each case's first clause is `embedding-rules.N`. */
 import { Unsupported, type Case } from '../../types.ts'
-import { finishedTurn, resumed, NO_SYSTEM_INIT, call, toolThenResult, EVAL_SIX_BY_SEVEN, mcpLookup } from '../../harness/case-helpers/index.ts'
+import { finishedTurn, resumed, NO_SYSTEM_INIT, call, toolThenResult, EVAL_SIX_BY_SEVEN, mcpLookup, requireRunningQueue, waitForJob, terminal } from '../../harness/case-helpers/index.ts'
 
 export const embeddingRulesCases: Case[] = [
   {
@@ -60,6 +60,30 @@ export const embeddingRulesCases: Case[] = [
       ctx.check('errors.14', broken.status >= 400, 'the create refused when a named MCP server does not connect', `${broken.status} ${broken.text.slice(0, 160)}`)
       // errors.14 says the session refuses to build and gives no status: protocol 7's 500 is only observed.
       ctx.observe(broken.status === 500, `a failed MCP connect refused with ${broken.status} (protocol 7: 500; errors.14 gives no status)`)
+    },
+  },
+  {
+    id: 'provider-mcp-unconnected-refuses-build', title: 'a session on a provider profile naming an MCP server that is not connected is refused at build, not built tool-less', section: 'embedding-rules',
+    clauses: ['embedding-rules.10', 'errors.14', 'queue-options.12', 'job-status.7', 'job-status.1', 'jobs-and-queue.2'], requires: ['provider', 'profile:providerMcpBroken'],
+    async run(ctx) {
+      // embedding-rules.10: the MCP connection is made as required, so a failed connect fails the
+      // build instead of yielding a silently tool-less session; errors.14 gives no status. The
+      // manifest's providerMcpBroken profile names a server the target cannot connect: one that
+      // never answers, or one its host never wired at all.
+      const res = await ctx.http('POST', '/sessions', { body: { profile: ctx.profile('providerMcpBroken') } })
+      if (res.status >= 200 && res.status < 300) await ctx.http('DELETE', `/sessions/${res.json?.session?.id}`)
+      ctx.check('errors.14', res.status >= 400, 'the create refused when a named MCP server is not connected', `${res.status} ${res.text.slice(0, 160)}`)
+      // A job's session is an ordinary registry session (queue-options.12): on that profile it cannot
+      // build either, so the job is refused at submit or its failed run ends it (job-status.7, job-status.1), never hangs.
+      if (!(ctx.manifest.features ?? []).includes('queue')) return
+      await requireRunningQueue(ctx)
+      const job = await ctx.http('POST', '/jobs', { body: { session: { profile: ctx.profile('providerMcpBroken'), prompt: 'hello', ...(ctx.manifest.cwdRoot ? { cwd: ctx.manifest.cwdRoot } : {}) } } })
+      if (job.status >= 400) return
+      const id = job.json?.job?.id
+      ctx.check('jobs-and-queue.2', typeof id === 'string', 'a {job} envelope with an id', job.text.slice(0, 200))
+      ctx.onCleanup(() => ctx.http('DELETE', `/jobs/${id}`))
+      const ended = await waitForJob(ctx, id, terminal, 'a terminal status for a job whose session cannot build').catch(() => undefined)
+      ctx.check('job-status.7', ended !== undefined, 'the job on a profile whose MCP server is not connected ends (a terminal status)', ended ?? 'still not terminal')
     },
   },
   {

@@ -44,4 +44,10 @@ export async function subAgentEvents(ctx: CaseContext, engine: CliEngine): Promi
   // events.10 names parentToolUseId without its type: a present value names something, so a non-empty string.
   ctx.check('events.10', parents.every((p) => typeof p === 'string' && p.length > 0), 'every non-null parentToolUseId is a non-empty string', parents)
   ctx.observe(parents.length > 0, 'no message of the sub-agent\'s turn carried a parentToolUseId: a client cannot tell the sub-agent\'s messages from the session\'s own (events.10 names the field, not its use)')
+  // The field's name says what it holds: the id of the tool use the message belongs under. Where the
+  // turn shows tool_use blocks (the spawning call as a card), a parent names one of them; a turn
+  // with no card at all leaves nothing to name, and is not judged here.
+  const uses = new Set(messages.filter((e) => e.type === 'assistant_message').flatMap((e) => (Array.isArray(e.message?.content) ? e.message.content : []))
+    .filter((b: any) => b?.type === 'tool_use' && typeof b.id === 'string').map((b: any) => b.id as string))
+  if (uses.size > 0) ctx.check('events.10', parents.every((p) => uses.has(p)), 'each parentToolUseId names a tool_use block the session showed (the spawning call)', { parents, uses: [...uses] })
 }

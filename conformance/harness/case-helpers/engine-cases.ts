@@ -99,6 +99,14 @@ export const eventShapesCase = (engine: Engine): Case => ({
     }
     for (const caps of of('capabilities')) ctx.check('events.4', Array.isArray(caps.models), 'capabilities.models, a ModelOption[]', caps)
     for (const skills of of('skills')) ctx.check('events.15', Array.isArray(skills.skills), 'SkillInfo[] after init', skills)
+    // system_init carries `skills` (events.2) and the skills event follows init (events.15): the two
+    // describe one engine's skills, so a skill the event lists right after an init is named by it.
+    const nameOf = (s: any) => (typeof s === 'string' ? s : s?.name)
+    for (const init of of('system_init').filter((e) => Array.isArray(e.skills))) {
+      const next = of('skills').find((e) => e.seq > init.seq && Array.isArray(e.skills))
+      const listed = (next?.skills ?? []).map(nameOf).filter((n: unknown) => typeof n === 'string')
+      ctx.check('events.2', listed.every((n: string) => init.skills.some((s: any) => nameOf(s) === n)), 'system_init.skills names each skill the skills event after it lists', { init: init.skills, skills: listed })
+    }
     for (const titles of of('tool_titles')) ctx.check('events.16', typeof titles.titles === 'object' && titles.titles !== null && Object.values(titles.titles).every((t) => typeof t === 'string' && t.length > 0), 'non-empty labels keyed by wire tool name', titles)
     // context_usage is "polled after each turn": one shows up once the turn ended, when the engine reports usage.
     for (const usage of of('context_usage')) ctx.check('events.7', typeof usage.seq === 'number', 'a context_usage snapshot', usage)

@@ -13,9 +13,9 @@ const slug = (engine: Engine) => engine.replace('_', '-')
 
 export const createRefusalsCase = (engine: Engine): Case => ({
   id: `create-refusals-${slug(engine)}`,
-  title: `${engine}: a create naming a field the record forswears, a mode outside the record, or no cwd where the engine needs one is a 400`,
+  title: `${engine}: a create naming a field the record forswears, a mode outside the record, or no cwd where the engine needs one is a 400; a field the record holds true is taken`,
   section: 'createsessionrequest',
-  clauses: ['createsessionrequest.3', 'createsessionrequest.2', 'profile.10', 'errors.4'],
+  clauses: ['createsessionrequest.3', 'createsessionrequest.2', 'createsessionrequest.1', 'sessions.2', 'profile.10', 'errors.4'],
   requires: [engine],
   async run(ctx) {
     const profile = ctx.profile(engine)
@@ -32,6 +32,14 @@ export const createRefusalsCase = (engine: Engine): Case => ({
     const modes: unknown = record.permissionModes
     for (const mode of Array.isArray(modes) ? ['default', 'acceptEdits', 'bypassPermissions', 'dontAsk', 'auto'].filter((m) => !modes.includes(m)) : []) await refused('profile.10', { permissionMode: mode }, `${mode}, outside the record ${JSON.stringify(modes)}`)
     if (record.hostCwd === true) await refused('createsessionrequest.2', {}, 'a create without cwd on an engine with hostCwd', { profile })
+    // The other side of createsessionrequest.3: a listed field (createsessionrequest.1) whose key the
+    // record holds explicitly `true` is taken (sessions.2: 201), not refused as forsworn. Not resume
+    // or forkSession: those name an engine session the kit would have to make first.
+    for (const [field, key] of FIELD_KEYS.filter(([f, k]) => record[k] === true && !('resume' in f) && !('forkSession' in f))) {
+      const res = await ctx.http('POST', '/sessions', { body: { ...body, ...field } })
+      if (res.status >= 200 && res.status < 300) await ctx.http('DELETE', `/sessions/${res.json?.session?.id}`)
+      ctx.check('createsessionrequest.1', res.status === 201, `201 for ${JSON.stringify(field)} (the record has ${key}: true)`, `HTTP ${res.status} ${res.text.slice(0, 120)}`)
+    }
   },
 })
 

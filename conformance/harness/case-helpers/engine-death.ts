@@ -13,7 +13,13 @@ export async function engineDeath(ctx: CaseContext, open: (body?: Record<string,
     ctx.check('events.21', typeof closed.reason === 'string', 'session_closed with a reason', closed)
     ctx.observe(closed.reason === 'error', `session_closed after the engine died has reason ${JSON.stringify(closed.reason)}, not 'error' (protocol 7's reasons: client, server, error)`)
   } else {
-    // Only the turn ended: the session is not terminal, and its next message is answered.
+    // Only the turn ended: the session is not terminal. Before its next message (its engine perhaps
+    // between processes) GET /mcp answers as in any live state: the list, or 501 where the record
+    // has no mcpStatus (sessions.9, errors.9; no clause lists another refusal for a live session).
+    const mcp = await ctx.http('GET', `/sessions/${session.id}/mcp`)
+    if (session.capabilities?.mcpStatus === false) ctx.errorStatus('errors.9', mcp, 501)
+    else ctx.check('sessions.9', mcp.status === 200 && typeof mcp.json === 'object', 'GET /sessions/:id/mcp answers its McpServersResponse after the engine died mid-turn', `HTTP ${mcp.status} ${mcp.text.slice(0, 160)}`)
+    // Its next message is answered.
     ws.send({ type: 'user_message', text: 'after the crash' })
     const next = await ws.waitForEvent('turn_result', ctx.deadlineMs, (e) => e.seq > end.event.seq)
     const info = (await ctx.http('GET', `/sessions/${session.id}`)).json?.session

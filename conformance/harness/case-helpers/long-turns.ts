@@ -1,5 +1,6 @@
 /** Case helpers: long turns. Shared by the cases of every section through case-helpers/index.ts. */
 import type { CaseContext } from '../context.ts'
+import { missingFromReplay } from './replay-check.ts'
 
 /**
  * Nestings from merely deep to deep enough to overflow a recursive consumer (serialiser, validator,
@@ -55,5 +56,19 @@ export async function longTurnAcrossRestart(ctx: CaseContext): Promise<() => Pro
     const next = await again.waitForEvent('turn_result', ctx.deadlineMs, (e) => String(e.result ?? '').includes('after the restart'))
     const after = again.events().filter((e) => e.type === 'user_message' && JSON.stringify(e.message ?? null).includes('after the restart'))
     ctx.check('event-and-command-envelope.1', next.seq > shown && after.every((e) => e.seq > shown), `a persisted session restarted in the middle of a long streamed turn numbers the turn after the restart after seq ${shown}, the last one shown before it`, { userMessage: after.map((e) => e.seq), turnResult: next.seq })
+    // websocket-framing.1 for an afterSeq past the numbering the restart may have skipped: the replay
+    // starts right after it (nothing at or below it, every later event), wherever the gap lies.
+    const from = after.length ? after[0].seq : next.seq - 1
+    const seen = again.events()
+    again.close()
+    const replay = await ctx.ws(session.id, { afterSeq: from })
+    // The replay is sent before any command is answered, so the answer to a bad frame marks its end.
+    replay.send('not a command')
+    await replay.waitFor((f) => f.type === 'protocol_error', ctx.deadlineMs, 'a protocol_error after the replay')
+    const early = replay.events().filter((e) => e.seq <= from)
+    const missing = missingFromReplay(seen.filter((e) => e.seq <= next.seq), replay.events(), from)
+    replay.close()
+    ctx.check('websocket-framing.1', early.length === 0 && missing.length === 0, `an attach after seq ${from} (past the restart) replays exactly the events after it`,
+      { early: early.map((e) => `${e.seq} ${e.type}`), missing: missing.map((e) => `${e.seq} ${e.type}`) })
   }
 }
