@@ -58,6 +58,18 @@ describe('LogDestination', () => {
     close()
   })
 
+  it('tells how many lines it dropped, once per period while dropping, not once a line', async () => {
+    const reported: number[] = []
+    const { destination, close } = fileDestination({ batchBytes: 1 << 20, flushIntervalMs: 10, maxBufferedBytes: 10 * line(0).length, onDropped: (n) => reported.push(n) })
+    for (let n = 0; n < 15; n++) destination.write(line(n))
+    await expect.poll(() => reported).toEqual([5])
+    // Once the first ten went out (the interval's write), the next burst drops its own overflow.
+    await flushed(destination)
+    for (let n = 0; n < 13; n++) destination.write(line(n))
+    await expect.poll(() => reported).toEqual([5, 3])
+    close()
+  })
+
   it('after its fd fails (closed), drops what it holds and still answers flush', async () => {
     const { destination, close } = fileDestination()
     close()

@@ -20,6 +20,11 @@ export interface LogDestinationOptions {
   maxBufferedBytes: number
   /** The system calls that write (node:fs's, unless given). */
   io?: LogWriteCalls
+  /**
+   * Told how many lines were dropped, at most once per `flushIntervalMs` × 10 while lines are
+   * being dropped: the log itself cannot carry that news when its stdout is what stalled.
+   */
+  onDropped?: (count: number) => void
 }
 
 export interface LogWriteCalls {
@@ -51,6 +56,8 @@ export class LogDestination {
   #waiters: Array<() => void> = []
   #broken = false
   #dropped = 0
+  #reported = 0
+  #reportTimer: ReturnType<typeof setTimeout> | undefined
 
   constructor(fd: number, options: LogDestinationOptions) {
     this.fd = fd
@@ -77,6 +84,7 @@ export class LogDestination {
     const size = Buffer.byteLength(line)
     if (this.#bytes + (this.#inFlight?.length ?? 0) + size > this.options.maxBufferedBytes) {
       this.#dropped++
+      this.#reportDrops()
       return false
     }
     this.#lines.push(line)
@@ -108,6 +116,17 @@ export class LogDestination {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RETRY_MS)
       }
     }
+  }
+
+  #reportDrops(): void {
+    if (!this.options.onDropped || this.#reportTimer) return
+    this.#reportTimer = setTimeout(() => {
+      this.#reportTimer = undefined
+      const count = this.#dropped - this.#reported
+      this.#reported = this.#dropped
+      if (count > 0) this.options.onDropped!(count)
+    }, this.options.flushIntervalMs * 10)
+    this.#reportTimer.unref()
   }
 
   #take(): string {

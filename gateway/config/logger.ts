@@ -85,7 +85,11 @@ function createRootLogger(options: LoggerOptions): Logger {
 }
 
 function stdoutDestination(): LogDestination {
-  return new LogDestination(1, { batchBytes: LOG_BUFFER_BYTES, flushIntervalMs: LOG_FLUSH_INTERVAL_MS, maxBufferedBytes: LOG_MAX_BUFFERED_BYTES })
+  return new LogDestination(1, {
+    batchBytes: LOG_BUFFER_BYTES, flushIntervalMs: LOG_FLUSH_INTERVAL_MS, maxBufferedBytes: LOG_MAX_BUFFERED_BYTES,
+    // On stderr: stdout is the stream that stopped being read.
+    onDropped: (count) => process.stderr.write(`gateway: ${count} log line(s) dropped: stdout is not being read (over ${LOG_MAX_BUFFERED_BYTES} bytes waiting)\n`),
+  })
 }
 
 /** How long an orderly exit waits for the log's writes in flight before it writes the rest synchronously. */
