@@ -18,7 +18,7 @@ export const MAX_JSON_ENTRIES = 10_000
  * scan of the text cost one per character (a 90 KB prompt: ~300 µs scanned, more than the parse
  * itself, against a few µs walked). Iterative, so the walk itself never overflows the stack.
  */
-export function jsonComplexity(value: unknown): string | undefined {
+function jsonComplexity(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') return undefined
   const nodes: object[] = [value]
   const depths: number[] = [1]

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod'
 import { isToolExecutionOutput, typedOutput, type SessionCommand } from '../../protocol/index.ts'
-import { jsonComplexity } from '../json-limits.ts'
+import { parseClientJson } from '../json-limits.ts'
 
 /** A frame larger than this is refused without parsing. */
 export const MAX_FRAME_BYTES = 1024 * 1024
@@ -38,14 +38,10 @@ export type ParsedFrame = { ok: true; command: SessionCommand } | { ok: false; m
 
 export function parseCommand(data: string): ParsedFrame {
   if (data.length > MAX_FRAME_BYTES) return { ok: false, message: 'frame too large' }
-  let value: unknown
-  try {
-    value = JSON.parse(data)
-  } catch {
-    return { ok: false, message: 'invalid JSON frame' }
-  }
-  const tooComplex = jsonComplexity(value)
-  if (tooComplex) return { ok: false, message: tooComplex }
+  // The same parser as a REST body's (syntax, then depth and breadth); a frame's answer names less.
+  const json = parseClientJson(data)
+  if (!json.ok) return { ok: false, message: json.refusal.code === 'invalid_json' ? 'invalid JSON frame' : json.refusal.error }
+  const value = json.value
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, message: 'a command must be a JSON object' }
   }
