@@ -80,13 +80,6 @@ const providerProfile = z.strictObject({
   session: sessionGrants.optional(),
 })
 
-
-/**
- * An idle keep-alive connection's lifetime: Node's default (5 s) is below every common load
- * balancer's idle timeout (AWS ALB 60 s, Google Cloud 600 s), so a balancer reusing a connection
- * the gateway is closing gets a reset and answers 502. Above the ALB's default.
- */
-export const KEEP_ALIVE_TIMEOUT_MS = 65_000
 export const profileSchema = z.discriminatedUnion('engine', [cliPrimaryProfile, cliSecondaryProfile, providerProfile])
 
 /** A deferred or bridged tool the provider engine offers: what the model is told, and how long a call may wait. */
@@ -160,6 +153,13 @@ const webhook = z.strictObject({
   headersFromEnv: z.record(z.string(), envName).optional(),
   events: z.array(z.string()).optional(),
 })
+
+/**
+ * An idle keep-alive connection's lifetime: Node's default (5 s) is below every common load
+ * balancer's idle timeout (AWS ALB 60 s, Google Cloud 600 s), so a balancer reusing a connection
+ * the gateway is closing gets a reset and answers 502. Above the ALB's default.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000
 
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),

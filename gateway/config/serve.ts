@@ -3,6 +3,7 @@
  * routes and a graceful shutdown. Nothing here is test-only; the development gateway on the fakes
  * is `gateway dev` (dev-gateway.ts).
  */
+import type { Server } from 'node:http'
 import { dirname } from 'node:path'
 import type { Logger } from 'pino'
 import { createGatewayServer, type GatewayServer } from '../server/create-server.ts'
@@ -15,7 +16,6 @@ import { preflight } from './preflight.ts'
 import { readinessDependencies } from './run-time-checks.ts'
 import { createLogger, flushLog, flushLogSync } from './logger.ts'
 import { buildServerOptions, loadHooks } from './server-options.ts'
-import type { Server } from 'node:http'
 import type { LivePrincipals } from './live-principals.ts'
 import type { GatewayConfig } from './schema.ts'
 
